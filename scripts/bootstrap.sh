@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what zkv needs on a fresh Debian 12 machine; idempotent and quick when all is present.
+# Assumption: run as root or with passwordless sudo (CI and the dev machines run as root).
+set -euo pipefail
+
+need_pkgs=()
+have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+for p in openjdk-17-jdk-headless maven cmake make gcc g++ liburing-dev pkg-config cargo; do
+  have "$p" || need_pkgs+=("$p")
+done
+# cargo may come from rustup instead of Debian: accept any cargo on PATH.
+if command -v cargo >/dev/null 2>&1; then
+  need_pkgs=("${need_pkgs[@]/cargo}")
+fi
+pkgs=()
+for p in "${need_pkgs[@]}"; do [ -n "$p" ] && pkgs+=("$p"); done
+if [ ${#pkgs[@]} -gt 0 ]; then
+  echo "zkv bootstrap: installing ${pkgs[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+fi
+# RocksDB 9.7.3 headers are fetched by the native build itself (zkv-native/src/main/native/fetch-rocksdb-headers.sh).

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The README's test command: installs what is missing, builds everything and runs every test:
+# the C device tests (plain and under AddressSanitizer/UBSan) and all Java tests (-Xcheck:jni).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/bootstrap.sh
+jobs=2 # the machines have 2 cores
+
+echo "== C device tests"
+cmake -S zkv-native/src/main/native -B build/ctest -DZKV_JNI=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build/ctest -j"$jobs" >/dev/null
+ctest --test-dir build/ctest --output-on-failure
+
+echo "== C device tests under AddressSanitizer + UBSan"
+cmake -S zkv-native/src/main/native -B build/ctest-asan -DZKV_JNI=OFF -DZKV_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build build/ctest-asan -j"$jobs" >/dev/null
+ctest --test-dir build/ctest-asan --output-on-failure
+
+echo "== Java build, format check and tests"
+mvn -B -ntp install

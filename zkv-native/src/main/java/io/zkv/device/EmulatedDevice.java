@@ -1,0 +1,56 @@
+package io.zkv.device;
+
+import io.zkv.nativelib.ZkvNative;
+import java.nio.file.Path;
+
+/**
+ * The emulated zoned device: a sparse backing file with NVMe ZNS semantics, a persistent zone table
+ * and an optional timing profile. File format: {@code docs/formats/emulated-device.md}.
+ */
+public final class EmulatedDevice {
+  /** Timing profiles, see {@code docs/calibration.md}. */
+  public static final String[] PROFILES = {"instant", "zn540", "pm1731a", "confzns"};
+
+  /** The native names of the {@link DeviceGeometry#toArray()} fields, for error messages. */
+  private static final String[] GEOMETRY_FIELDS = {
+    "lba_size", "nr_zones", "zone_size", "zone_cap", "max_open", "max_active", "zasl"
+  };
+
+  private EmulatedDevice() {}
+
+  /** Creates the backing file; fails on an existing file or a geometry that makes no sense. */
+  public static void format(Path file, DeviceGeometry geometry) throws ZonedDeviceException {
+    ZkvNative.ensureLoaded();
+    long[] g = geometry.toArray();
+    for (int i = 0; i < g.length; i++) {
+      if (g[i] < 0) { // the native side refuses these without a message of its own
+        String why = GEOMETRY_FIELDS[i] + " " + g[i] + " is negative";
+        throw new ZonedDeviceException(
+            "cannot format " + file + " as " + geometry + ": " + why, -22);
+      }
+    }
+    int rc = nFormat(file.toAbsolutePath().toString(), g);
+    if (rc < 0) {
+      throw new ZonedDeviceException(
+          "cannot format " + file + " as " + geometry + ": " + ZonedDeviceLastError.get(), rc);
+    }
+  }
+
+  /** The URI of an emulated device with a timing profile (and optional extra options). */
+  public static String uri(Path file, String profile, String... options) {
+    StringBuilder b = new StringBuilder("emu:").append(file.toAbsolutePath()).append("?profile=");
+    b.append(profile);
+    for (String o : options) {
+      b.append('&').append(o);
+    }
+    return b.toString();
+  }
+
+  static native int nFormat(String path, long[] geometry);
+
+  static native int nInjectError(long h, int opMask, long zone, int skip, int count, int error);
+
+  static native int nSetZoneCondition(long h, int zone, int cond);
+
+  static native long nPowerCut(long h, int mode, long seed);
+}

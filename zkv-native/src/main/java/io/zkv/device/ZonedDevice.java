@@ -1,0 +1,283 @@
+package io.zkv.device;
+
+import io.zkv.nativelib.NativeHandle;
+import io.zkv.nativelib.ZkvNative;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A zoned block device opened by URI: {@code emu:/path/file[?profile=zn540&wcache=1&seed=N]} for
+ * the emulator ({@link EmulatedDevice#format} creates one).
+ *
+ * <p>Byte addressing throughout: offsets are multiples of the block size, and {@link #append}
+ * returns the byte offset the device assigned (the ALBA times the block size). Data methods take
+ * direct {@link ByteBuffer}s and read or write {@code remaining()} bytes from their position
+ * without allocating. Methods are thread-safe; the device is opened exclusively.
+ */
+public final class ZonedDevice extends NativeHandle {
+  /** Write flag: durable when it completes even with the volatile write cache on. */
+  public static final int FUA = 0x1;
+
+  private static final int REPORT_RECORD = 32;
+  private final String uri;
+  private final DeviceGeometry geometry;
+  private final String profile;
+  private final Set<AsyncQueue> queues = ConcurrentHashMap.newKeySet();
+
+  private ZonedDevice(String uri, long handle) {
+    super("zoned device " + uri, handle);
+    this.uri = uri;
+    long[] g = new long[7];
+    nGeometry(handle, g);
+    this.geometry = DeviceGeometry.fromArray(g);
+    this.profile = nProfile(handle);
+  }
+
+  /** Opens a device; fails with a specific message for a missing, foreign, corrupt or busy one. */
+  public static ZonedDevice open(String uri) throws ZonedDeviceException {
+    ZkvNative.ensureLoaded();
+    long h = nOpen(uri);
+    if (h < 0) {
+      String detail = nLastError();
+      ZonedDeviceException e = ZonedDeviceException.of(h, "open " + uri);
+      if (detail.isEmpty()) {
+        throw e;
+      }
+      throw e instanceof DeviceInUseException
+          ? new DeviceInUseException(detail, h)
+          : new ZonedDeviceException(detail, h);
+    }
+    return new ZonedDevice(uri, h);
+  }
+
+  public String uri() {
+    return uri;
+  }
+
+  public DeviceGeometry geometry() {
+    return geometry;
+  }
+
+  /** The timing profile the device runs with ({@code instant} when none). */
+  public String profile() {
+    return profile;
+  }
+
+  /** Reports every zone. */
+  public List<Zone> report() throws ZonedDeviceException {
+    return report(0, geometry.zoneCount());
+  }
+
+  /** Reports up to {@code count} zones starting at zone {@code first}. */
+  public List<Zone> report(int first, int count) throws ZonedDeviceException {
+    if (first < 0 || count < 0 || first > geometry.zoneCount()) {
+      throw new IllegalArgumentException("zones " + first + "+" + count + " out of range");
+    }
+    int n = Math.min(count, geometry.zoneCount() - first);
+    ByteBuffer out =
+        ByteBuffer.allocateDirect(Math.max(1, n) * REPORT_RECORD).order(ByteOrder.nativeOrder());
+    long h = acquire();
+    int got;
+    try {
+      got = (int) ZonedDeviceException.check(nReport(h, first, n, out), "zone report");
+    } finally {
+      release();
+    }
+    List<Zone> zones = new ArrayList<>(got);
+    for (int i = 0; i < got; i++) {
+      int b = i * REPORT_RECORD;
+      zones.add(
+          new Zone(
+              out.getInt(b + 28),
+              out.getLong(b),
+              out.getLong(b + 8),
+              out.getLong(b + 16),
+              ZoneCondition.of(out.getInt(b + 24))));
+    }
+    return zones;
+  }
+
+  public Zone zone(int index) throws ZonedDeviceException {
+    List<Zone> z = report(index, 1);
+    if (z.isEmpty()) {
+      throw new IllegalArgumentException("no zone " + index);
+    }
+    return z.get(0);
+  }
+
+  public void openZone(int zone) throws ZonedDeviceException {
+    manage(zone, 0x3, "open");
+  }
+
+  public void closeZone(int zone) throws ZonedDeviceException {
+    manage(zone, 0x1, "close");
+  }
+
+  public void finishZone(int zone) throws ZonedDeviceException {
+    manage(zone, 0x2, "finish");
+  }
+
+  public void resetZone(int zone) throws ZonedDeviceException {
+    manage(zone, 0x4, "reset");
+  }
+
+  private void manage(int zone, int action, String what) throws ZonedDeviceException {
+    long h = acquire();
+    try {
+      ZonedDeviceException.check(nZoneMgmt(h, zone, action), what + " zone " + zone);
+    } finally {
+      release();
+    }
+  }
+
+  /** Writes {@code src.remaining()} bytes at {@code offset}, which must be the write pointer. */
+  public void write(long offset, ByteBuffer src, int flags) throws ZonedDeviceException {
+    int len = checkDirect(src);
+    long h = acquire();
+    try {
+      ZonedDeviceException.check(
+          nWrite(h, offset, src, src.position(), len, flags), "write at " + offset);
+    } finally {
+      release();
+    }
+    src.position(src.position() + len);
+  }
+
+  public void write(long offset, ByteBuffer src) throws ZonedDeviceException {
+    write(offset, src, 0);
+  }
+
+  /** Zone append: the device picks the place; returns the assigned byte offset. */
+  public long append(int zone, ByteBuffer src, int flags) throws ZonedDeviceException {
+    int len = checkDirect(src);
+    long h = acquire();
+    long at;
+    try {
+      at = ZonedDeviceException.check(nAppend(h, zone, src, src.position(), len, flags), "append");
+    } finally {
+      release();
+    }
+    src.position(src.position() + len);
+    return at;
+  }
+
+  public long append(int zone, ByteBuffer src) throws ZonedDeviceException {
+    return append(zone, src, 0);
+  }
+
+  /** Reads {@code dst.remaining()} bytes from {@code offset}; unwritten blocks read as zeros. */
+  public void read(long offset, ByteBuffer dst) throws ZonedDeviceException {
+    int len = checkDirect(dst);
+    long h = acquire();
+    try {
+      ZonedDeviceException.check(nRead(h, offset, dst, dst.position(), len), "read at " + offset);
+    } finally {
+      release();
+    }
+    dst.position(dst.position() + len);
+  }
+
+  /** Makes every completed write durable (the volatile write cache is flushed). */
+  public void flush() throws ZonedDeviceException {
+    long h = acquire();
+    try {
+      ZonedDeviceException.check(nFlush(h), "flush");
+    } finally {
+      release();
+    }
+  }
+
+  /** A submission/completion queue of the given depth; closed with the device at the latest. */
+  public AsyncQueue newQueue(int depth) throws ZonedDeviceException {
+    if (depth < 1 || depth > 4096) {
+      throw new IllegalArgumentException("queue depth must be 1..4096, not " + depth);
+    }
+    long h = acquire();
+    try {
+      long q = ZonedDeviceException.check(AsyncQueue.nCreate(h, depth), "create queue");
+      AsyncQueue queue = new AsyncQueue(this, q, depth);
+      queues.add(queue);
+      return queue;
+    } finally {
+      release();
+    }
+  }
+
+  void forget(AsyncQueue q) {
+    queues.remove(q);
+  }
+
+  public DeviceStats stats() {
+    long[] v = new long[10];
+    long h = acquire();
+    try {
+      nStats(h, v);
+    } finally {
+      release();
+    }
+    return new DeviceStats(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]);
+  }
+
+  /** Fault injection; emulated devices only. */
+  public FaultInjector faults() {
+    if (!uri.startsWith("emu:")) {
+      throw new UnsupportedOperationException("fault injection needs an emulated device: " + uri);
+    }
+    return new FaultInjector(this);
+  }
+
+  long handleForCall() {
+    return acquire();
+  }
+
+  void endCall() {
+    release();
+  }
+
+  @Override
+  protected void beforeDispose() {
+    for (AsyncQueue q : queues) {
+      q.close();
+    }
+  }
+
+  @Override
+  protected void dispose(long handle) {
+    nClose(handle);
+  }
+
+  static int checkDirect(ByteBuffer b) {
+    if (!b.isDirect()) {
+      throw new IllegalArgumentException("zkv device I/O needs a direct ByteBuffer");
+    }
+    return b.remaining();
+  }
+
+  private static native long nOpen(String uri);
+
+  private static native void nClose(long h);
+
+  private static native String nLastError();
+
+  private static native String nProfile(long h);
+
+  private static native int nGeometry(long h, long[] out);
+
+  private static native int nReport(long h, int first, int n, ByteBuffer out);
+
+  private static native int nZoneMgmt(long h, int zone, int action);
+
+  private static native long nWrite(long h, long off, ByteBuffer b, int pos, int len, int flags);
+
+  private static native long nAppend(long h, int zone, ByteBuffer b, int pos, int len, int flags);
+
+  private static native long nRead(long h, long off, ByteBuffer b, int pos, int len);
+
+  private static native int nFlush(long h);
+
+  private static native int nStats(long h, long[] out);
+}

@@ -1,0 +1,602 @@
+/* The emulated zoned device: a sparse backing file holding a header, a persistent zone table
+ * (memory-mapped, so state survives the process) and the zones' data. NVMe ZNS semantics come
+ * from zone_state.c, service times from timing.c. Format: docs/formats/emulated-device.md. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "crc32c.h"
+#include "emu_internal.h"
+
+static __thread char last_error[512];
+
+void emu_set_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(last_error, sizeof last_error, fmt, ap);
+  va_end(ap);
+}
+
+const char *zkv_dev_last_error(void) { return last_error; }
+
+/* ---------- on-disk layout ---------- */
+
+static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); } /* x86-64: little-endian */
+static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+static uint64_t table_bytes(uint32_t nr_zones) { return (uint64_t)nr_zones * sizeof(zs_entry); }
+static uint64_t data_offset(uint32_t nr_zones) {
+  uint64_t end = EMU_HEADER_SIZE + table_bytes(nr_zones);
+  return (end + EMU_DATA_ALIGN - 1) / EMU_DATA_ALIGN * EMU_DATA_ALIGN;
+}
+
+static uint32_t entry_crc(uint32_t index, const zs_entry *e) {
+  uint8_t b[16];
+  put32(b, index);
+  put64(b + 4, e->written);
+  put32(b + 12, e->cond);
+  return zkv_crc32c(0, b, sizeof b);
+}
+
+static void on_zone_change(zs_table *t, uint32_t zone) {
+  t->zones[zone].crc = entry_crc(zone, &t->zones[zone]);
+}
+
+static void encode_header(uint8_t *h, const zkv_geometry *g) {
+  memset(h, 0, EMU_HEADER_SIZE);
+  memcpy(h, EMU_MAGIC, 8);
+  put32(h + 8, EMU_VERSION);
+  put32(h + 12, EMU_HEADER_SIZE);
+  put32(h + 16, g->lba_size);
+  put32(h + 20, g->nr_zones);
+  put64(h + 24, g->zone_size);
+  put64(h + 32, g->zone_cap);
+  put32(h + 40, g->max_open);
+  put32(h + 44, g->max_active);
+  put32(h + 48, g->zasl);
+  put64(h + 56, EMU_HEADER_SIZE);
+  put64(h + 64, data_offset(g->nr_zones));
+  put32(h + EMU_HEADER_CRC_OFF, zkv_crc32c(0, h, EMU_HEADER_CRC_OFF));
+}
+
+#define MAX_DEVICE_BYTES (1ull << 44) /* 16 TiB of sparse file: far beyond any test geometry */
+
+static int validate_geometry(const zkv_geometry *g) {
+  if (g->lba_size != 512 && g->lba_size != 4096) {
+    emu_set_error("lba_size must be 512 or 4096, not %u", g->lba_size);
+    return -EINVAL;
+  }
+  if (g->nr_zones == 0 || g->nr_zones > (1u << 20)) {
+    emu_set_error("nr_zones must be 1..%u, not %u", 1u << 20, g->nr_zones);
+    return -EINVAL;
+  }
+  if (g->zone_size == 0 || g->zone_size % g->lba_size) {
+    emu_set_error("zone_size %llu is not a positive multiple of the LBA size %u", (unsigned long long)g->zone_size,
+                  g->lba_size);
+    return -EINVAL;
+  }
+  if (g->zone_cap == 0 || g->zone_cap > g->zone_size || g->zone_cap % g->lba_size) {
+    emu_set_error("zone_cap %llu must be a positive multiple of %u and at most zone_size %llu",
+                  (unsigned long long)g->zone_cap, g->lba_size, (unsigned long long)g->zone_size);
+    return -EINVAL;
+  }
+  if (g->max_active > g->nr_zones || g->max_open > g->nr_zones) {
+    emu_set_error("max_open %u / max_active %u exceed nr_zones %u", g->max_open, g->max_active, g->nr_zones);
+    return -EINVAL;
+  }
+  if (g->max_active && g->max_open > g->max_active) {
+    emu_set_error("max_open %u exceeds max_active %u (the spec requires MOR <= MAR)", g->max_open, g->max_active);
+    return -EINVAL;
+  }
+  if (g->zasl < g->lba_size || g->zasl % g->lba_size || g->zasl > g->zone_cap) {
+    emu_set_error("zasl %u must be a multiple of %u between one block and zone_cap", g->zasl, g->lba_size);
+    return -EINVAL;
+  }
+  if (g->zone_size > MAX_DEVICE_BYTES / g->nr_zones) { /* nr_zones >= 1; no overflow */
+    emu_set_error("device of %u zones x %llu bytes exceeds 16 TiB", g->nr_zones, (unsigned long long)g->zone_size);
+    return -EINVAL;
+  }
+  return 0;
+}
+
+static int write_full(int fd, const void *buf, size_t len, uint64_t off) {
+  const uint8_t *p = buf;
+  while (len) {
+    ssize_t n = pwrite(fd, p, len, (off_t)off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return -errno;
+    }
+    p += n, len -= (size_t)n, off += (uint64_t)n;
+  }
+  return 0;
+}
+
+static int read_full(int fd, void *buf, size_t len, uint64_t off) {
+  uint8_t *p = buf;
+  while (len) {
+    ssize_t n = pread(fd, p, len, (off_t)off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return -errno;
+    }
+    if (n == 0) { memset(p, 0, len); return 0; } /* beyond EOF of a sparse file: zeros */
+    p += n, len -= (size_t)n, off += (uint64_t)n;
+  }
+  return 0;
+}
+
+int zkv_emu_format(const char *path, const zkv_geometry *geo) {
+  last_error[0] = 0; /* so a failure below without a message of its own does not show a stale one */
+  int rc = validate_geometry(geo);
+  if (rc) return rc;
+  int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    rc = -errno;
+    emu_set_error("cannot create emulated device %s: %s", path, strerror(errno));
+    return rc;
+  }
+  uint8_t *h = calloc(1, EMU_HEADER_SIZE);
+  size_t tb = table_bytes(geo->nr_zones);
+  zs_entry *t = calloc(1, tb);
+  if (!h || !t) { rc = -ENOMEM; goto out; }
+  encode_header(h, geo);
+  for (uint32_t i = 0; i < geo->nr_zones; i++) {
+    t[i].cond = ZKV_ZONE_EMPTY;
+    t[i].crc = entry_crc(i, &t[i]);
+  }
+  if ((rc = write_full(fd, h, EMU_HEADER_SIZE, 0)) || (rc = write_full(fd, t, tb, EMU_HEADER_SIZE))) goto out;
+  if (ftruncate(fd, (off_t)(data_offset(geo->nr_zones) + (uint64_t)geo->nr_zones * geo->zone_size)) < 0) {
+    rc = -errno;
+    goto out;
+  }
+  if (fsync(fd) < 0) rc = -errno;
+out:
+  if (rc && !last_error[0]) emu_set_error("cannot format %s: %s", path, strerror(-rc));
+  free(h);
+  free(t);
+  close(fd);
+  if (rc) unlink(path);
+  return rc;
+}
+
+/* Exclusive ownership: an open-file-description lock, so even a second open in the same
+ * process conflicts; the owner's pid is kept in the header for the error message. */
+static int take_ownership(int fd, const char *path) {
+  struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+  if (fcntl(fd, F_OFD_SETLK, &fl) == 0) return 0;
+  int e = errno;
+  if (e == EAGAIN || e == EACCES) {
+    uint8_t b[4] = {0};
+    (void)!pread(fd, b, 4, EMU_OWNER_PID_OFF);
+    emu_set_error("emulated device %s is in use by another opener (process %u)", path, get32(b));
+    return -EBUSY;
+  }
+  emu_set_error("cannot lock %s: %s", path, strerror(e));
+  return -e;
+}
+
+static int load(zkv_dev *dev, const char *path) {
+  uint8_t h[EMU_HEADER_SIZE];
+  struct stat st;
+  int rc = read_full(dev->fd, h, sizeof h, 0);
+  if (rc) { emu_set_error("cannot read %s: %s", path, strerror(-rc)); return rc; }
+  if (fstat(dev->fd, &st) < 0) return -errno;
+  if (memcmp(h, EMU_MAGIC, 8) != 0) {
+    emu_set_error("%s is not a zkv emulated device (bad magic)", path);
+    return -EINVAL;
+  }
+  if (get32(h + 8) != EMU_VERSION) {
+    emu_set_error("%s has emulated-device format version %u; this zkv reads version %u", path, get32(h + 8),
+                  EMU_VERSION);
+    return -EINVAL;
+  }
+  if (zkv_crc32c(0, h, EMU_HEADER_CRC_OFF) != get32(h + EMU_HEADER_CRC_OFF)) {
+    emu_set_error("%s: emulated-device header checksum mismatch (corrupt header)", path);
+    return -EINVAL;
+  }
+  zkv_geometry *g = &dev->geo;
+  memset(g, 0, sizeof *g);
+  g->lba_size = get32(h + 16);
+  g->nr_zones = get32(h + 20);
+  g->zone_size = get64(h + 24);
+  g->zone_cap = get64(h + 32);
+  g->max_open = get32(h + 40);
+  g->max_active = get32(h + 44);
+  g->zasl = get32(h + 48);
+  if ((rc = validate_geometry(g))) return rc;
+  dev->data_off = get64(h + 64);
+  if (get64(h + 56) != EMU_HEADER_SIZE || dev->data_off != data_offset(g->nr_zones)) {
+    emu_set_error("%s: header offsets are inconsistent (corrupt header)", path);
+    return -EINVAL;
+  }
+  uint64_t need = dev->data_off + (uint64_t)g->nr_zones * g->zone_size;
+  if ((uint64_t)st.st_size < need) {
+    emu_set_error("%s is truncated: %llu bytes, the geometry needs %llu", path, (unsigned long long)st.st_size,
+                  (unsigned long long)need);
+    return -EINVAL;
+  }
+  dev->map_len = EMU_HEADER_SIZE + table_bytes(g->nr_zones);
+  dev->map = mmap(NULL, dev->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, dev->fd, 0);
+  if (dev->map == MAP_FAILED) {
+    dev->map = NULL;
+    emu_set_error("cannot map %s: %s", path, strerror(errno));
+    return -ENOMEM;
+  }
+  dev->zs.geo = *g;
+  dev->zs.zones = (zs_entry *)((uint8_t *)dev->map + EMU_HEADER_SIZE);
+  dev->zs.on_change = on_zone_change;
+  dev->zs.owner = dev;
+  for (uint32_t i = 0; i < g->nr_zones; i++) {
+    zs_entry *z = &dev->zs.zones[i];
+    if (z->crc != entry_crc(i, z) || !zs_cond_valid(z->cond) || z->written > g->zone_cap) {
+      emu_set_error("%s: zone table entry %u is corrupt", path, i);
+      return -EINVAL;
+    }
+  }
+  zs_recount(&dev->zs);
+  /* Opening is a power cycle for the device: open zones become closed (or empty if unwritten). */
+  for (uint32_t i = 0; i < g->nr_zones; i++) {
+    uint32_t c = dev->zs.zones[i].cond;
+    if (c == ZKV_ZONE_IMP_OPEN || c == ZKV_ZONE_EXP_OPEN)
+      zs_set(&dev->zs, i, dev->zs.zones[i].written ? ZKV_ZONE_CLOSED : ZKV_ZONE_EMPTY, dev->zs.zones[i].written);
+  }
+  put32((uint8_t *)dev->map + EMU_OWNER_PID_OFF, (uint32_t)getpid());
+  return 0;
+}
+
+zkv_dev *emu_open(const char *path, const zkv_profile *prof, int wcache, int discard, uint64_t seed, int *err) {
+  zkv_dev *dev = calloc(1, sizeof *dev);
+  if (!dev) { *err = -ENOMEM; return NULL; }
+  dev->fd = open(path, O_RDWR | O_CLOEXEC);
+  int rc;
+  if (dev->fd < 0) {
+    rc = -errno;
+    emu_set_error("cannot open emulated device %s: %s", path, strerror(errno));
+    goto fail;
+  }
+  if ((rc = take_ownership(dev->fd, path)) || (rc = load(dev, path))) goto fail;
+  dev->path = strdup(path);
+  dev->prof = prof;
+  dev->wcache = wcache;
+  dev->discard = discard;
+  dev->rng = seed ? seed : 0x5EED;
+  dev->zone_pipes = calloc(dev->geo.nr_zones, sizeof *dev->zone_pipes);
+  if (!dev->path || !dev->zone_pipes) { rc = -ENOMEM; goto fail; }
+  pthread_mutex_init(&dev->mu, NULL);
+  return dev;
+fail:
+  *err = rc;
+  if (dev->map) munmap(dev->map, dev->map_len);
+  if (dev->fd >= 0) close(dev->fd);
+  free(dev->path);
+  free(dev->zone_pipes);
+  free(dev);
+  return NULL;
+}
+
+void zkv_dev_close(zkv_dev *dev) {
+  if (!dev) return;
+  msync(dev->map, dev->map_len, MS_SYNC);
+  munmap(dev->map, dev->map_len);
+  close(dev->fd); /* releases the ownership lock */
+  pthread_mutex_destroy(&dev->mu);
+  free(dev->nd);
+  free(dev->zone_pipes);
+  free(dev->path);
+  free(dev);
+}
+
+int zkv_dev_geometry(zkv_dev *dev, zkv_geometry *out) {
+  *out = dev->geo;
+  return 0;
+}
+
+const char *zkv_dev_profile_name(zkv_dev *dev) { return dev->prof->name; }
+
+/* ---------- faults and durability ---------- */
+
+int emu_fault_check(zkv_dev *dev, int op, int64_t zone) {
+  if (dev->dead) return -ENODEV;
+  for (int i = 0; i < EMU_MAX_FAULTS; i++) {
+    fault_rule *r = &dev->faults[i];
+    if (!r->count || !(r->op_mask & op) || (r->zone >= 0 && r->zone != zone)) continue;
+    if (r->skip) { r->skip--; continue; }
+    r->count--;
+    return r->error;
+  }
+  return 0;
+}
+
+int zkv_emu_inject_error(zkv_dev *dev, int op_mask, int64_t zone, uint32_t skip, uint32_t count, int error) {
+  if (error >= 0 && count) return -EINVAL;
+  pthread_mutex_lock(&dev->mu);
+  int rc = -ENOSPC;
+  for (int i = 0; i < EMU_MAX_FAULTS; i++) {
+    fault_rule *r = &dev->faults[i];
+    if (count == 0) { /* clear matching rules */
+      if (r->op_mask == op_mask && r->zone == zone) memset(r, 0, sizeof *r);
+      rc = 0;
+    } else if (!r->count) {
+      *r = (fault_rule){op_mask, zone, skip, count, error};
+      rc = 0;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&dev->mu);
+  return rc;
+}
+
+int zkv_emu_set_zone_condition(zkv_dev *dev, uint32_t zone, int cond) {
+  if (zone >= dev->geo.nr_zones || (cond != ZKV_ZONE_READ_ONLY && cond != ZKV_ZONE_OFFLINE)) return -EINVAL;
+  pthread_mutex_lock(&dev->mu);
+  zs_set(&dev->zs, zone, (uint32_t)cond, dev->zs.zones[zone].written);
+  pthread_mutex_unlock(&dev->mu);
+  return 0;
+}
+
+int emu_nd_add(zkv_dev *dev, uint32_t zone, uint64_t rel, uint64_t len, uint64_t *id) {
+  if (dev->nd_len == dev->nd_cap) {
+    size_t cap = dev->nd_cap ? dev->nd_cap * 2 : 64;
+    nd_rec *n = realloc(dev->nd, cap * sizeof *n);
+    if (!n) return -ENOMEM;
+    dev->nd = n, dev->nd_cap = cap;
+  }
+  *id = ++dev->nd_next_id;
+  dev->nd[dev->nd_len++] = (nd_rec){.id = *id, .zone = zone, .inflight = 1, .rel = rel, .len = len};
+  return 0;
+}
+
+static void punch(zkv_dev *dev, uint32_t zone, uint64_t rel, uint64_t len) {
+  if (!len) return;
+  uint64_t off = dev->data_off + (uint64_t)zone * dev->geo.zone_size + rel;
+  if (fallocate(dev->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) < 0) {
+    static const uint8_t zeros[4096];
+    for (uint64_t done = 0; done < len; done += sizeof zeros) /* file systems without hole punching */
+      write_full(dev->fd, zeros, len - done < sizeof zeros ? len - done : sizeof zeros, off + done);
+  }
+}
+
+int emu_nd_complete(zkv_dev *dev, uint64_t id, int fua) {
+  for (size_t i = dev->nd_len; i-- > 0;) {
+    nd_rec *r = &dev->nd[i];
+    if (r->id != id) continue;
+    int rc = 0;
+    if (r->cut) { /* the data landed after the cut: undo what the cut lost */
+      punch(dev, r->zone, r->rel + r->keep, r->len - r->keep);
+      rc = -ENODEV;
+    } else if (dev->wcache && !fua) {
+      r->inflight = 0;
+      return 0;
+    }
+    dev->nd[i] = dev->nd[--dev->nd_len];
+    return rc;
+  }
+  return 0;
+}
+
+void emu_nd_flush(zkv_dev *dev) {
+  size_t j = 0;
+  for (size_t i = 0; i < dev->nd_len; i++)
+    if (dev->nd[i].inflight) dev->nd[j++] = dev->nd[i];
+  dev->nd_len = j;
+}
+
+static int by_zone_then_offset_desc(const void *a, const void *b) {
+  const nd_rec *x = a, *y = b;
+  if (x->zone != y->zone) return x->zone < y->zone ? -1 : 1;
+  return x->rel > y->rel ? -1 : x->rel < y->rel;
+}
+
+int64_t zkv_emu_power_cut(zkv_dev *dev, int mode, uint64_t seed) {
+  if (mode != ZKV_CUT_DROP_ALL && mode != ZKV_CUT_RANDOM) return -EINVAL;
+  pthread_mutex_lock(&dev->mu);
+  if (dev->dead) { pthread_mutex_unlock(&dev->mu); return -ENODEV; }
+  uint64_t rng = seed;
+  uint32_t lba = dev->geo.lba_size;
+  int64_t affected = (int64_t)dev->nd_len;
+  for (size_t i = 0; i < dev->nd_len; i++) {
+    nd_rec *r = &dev->nd[i];
+    uint64_t blocks = r->len / lba, keep_blocks = 0;
+    if (mode == ZKV_CUT_RANDOM) {
+      switch (zkv_rng_next(&rng) % 3) {
+      case 0: keep_blocks = blocks; break;                                              /* applied */
+      case 1: keep_blocks = 0; break;                                                   /* lost */
+      default: keep_blocks = blocks > 1 ? 1 + zkv_rng_next(&rng) % (blocks - 1) : 0; /* torn */
+      }
+    }
+    r->keep = keep_blocks * lba;
+    r->cut = 1;
+    punch(dev, r->zone, r->rel + r->keep, r->len - r->keep);
+  }
+  /* The write pointer falls back over lost data at the end of each zone; lost data below kept
+   * data stays as a hole of zeros (the media persisted later blocks first). */
+  qsort(dev->nd, dev->nd_len, sizeof *dev->nd, by_zone_then_offset_desc);
+  for (size_t i = 0; i < dev->nd_len;) {
+    uint32_t zone = dev->nd[i].zone;
+    zs_entry *z = &dev->zs.zones[zone];
+    uint64_t wp = z->written;
+    for (; i < dev->nd_len && dev->nd[i].zone == zone; i++) {
+      nd_rec *r = &dev->nd[i];
+      if (r->rel + r->len == wp && r->keep < r->len) wp = r->rel + r->keep;
+    }
+    /* A zone that reached Full keeps that condition (zone state is device metadata, persisted
+     * with the transition); its lost blocks read as zeros. */
+    if (z->cond != ZKV_ZONE_FULL && z->cond != ZKV_ZONE_READ_ONLY && z->cond != ZKV_ZONE_OFFLINE)
+      zs_set(&dev->zs, zone, wp ? ZKV_ZONE_CLOSED : ZKV_ZONE_EMPTY, wp);
+  }
+  size_t j = 0; /* in-flight ones stay so their late data is cut again when it lands */
+  for (size_t i = 0; i < dev->nd_len; i++)
+    if (dev->nd[i].inflight) dev->nd[j++] = dev->nd[i];
+  dev->nd_len = j;
+  dev->dead = 1;
+  msync(dev->map, dev->map_len, MS_SYNC);
+  pthread_mutex_unlock(&dev->mu);
+  return affected;
+}
+
+/* ---------- requests ---------- */
+
+static const int FAULT_OF_OP[] = {ZKV_FAULT_READ, ZKV_FAULT_WRITE, ZKV_FAULT_APPEND, ZKV_FAULT_FLUSH};
+
+int emu_io_begin(zkv_dev *dev, emu_io *io) {
+  const zkv_geometry *g = &dev->geo;
+  const zkv_profile *p = dev->prof;
+  uint64_t now = zkv_now_ns();
+  int64_t zone = io->op == ZKV_OP_APPEND ? (int64_t)io->zone : (int64_t)(io->offset / g->zone_size);
+  int rc = emu_fault_check(dev, FAULT_OF_OP[io->op], zone);
+  if (rc) return rc;
+  io->nd_id = 0;
+  io->result = 0;
+  switch (io->op) {
+  case ZKV_OP_READ:
+    if ((rc = zs_check_read(&dev->zs, io->offset, io->len))) return rc;
+    io->file_off = dev->data_off + io->offset;
+    {
+      uint64_t rel = io->offset % g->zone_size, w = dev->zs.zones[io->offset / g->zone_size].written;
+      io->valid = rel >= w ? 0 : (w - rel < io->len ? w - rel : io->len);
+    }
+    io->deadline = zkv_timing_deadline(p, &p->read_lat, &p->read_gap, &dev->pipe, io->len, dev->inflight, now, &dev->rng);
+    break;
+  case ZKV_OP_WRITE:
+  case ZKV_OP_APPEND: {
+    int append = io->op == ZKV_OP_APPEND;
+    uint64_t rel = append ? 0 : io->offset % g->zone_size, assigned;
+    if (!append && io->offset / g->zone_size >= g->nr_zones) return ZKV_ERR(ZKV_NVME_LBA_OUT_OF_RANGE);
+    if ((rc = zs_write(&dev->zs, (uint32_t)zone, rel, io->len, append, &assigned))) return rc;
+    if ((rc = emu_nd_add(dev, (uint32_t)zone, assigned, io->len, &io->nd_id))) return rc;
+    io->file_off = dev->data_off + (uint64_t)zone * g->zone_size + assigned;
+    io->result = append ? (int64_t)((uint64_t)zone * g->zone_size + assigned) : 0;
+    zkv_pipe *pipe = p->per_zone_serial ? &dev->zone_pipes[zone] : &dev->pipe;
+    io->deadline = zkv_timing_deadline(p, append ? &p->append_lat : &p->write_lat, append ? &p->append_gap : &p->write_gap,
+                                       pipe, io->len, dev->inflight, now, &dev->rng);
+    if (append) dev->stats.appends++, dev->stats.bytes_appended += io->len;
+    else dev->stats.writes++, dev->stats.bytes_written += io->len;
+    break;
+  }
+  case ZKV_OP_FLUSH:
+    emu_nd_flush(dev); /* assumption: a flush covers what completed before it was submitted */
+    io->deadline = zkv_profile_is_instant(p) ? 0 : now + p->flush_ns;
+    dev->stats.flushes++;
+    break;
+  default:
+    return -EINVAL;
+  }
+  dev->inflight++;
+  return 0;
+}
+
+int64_t emu_io_end(zkv_dev *dev, emu_io *io, int64_t io_res) {
+  dev->inflight--;
+  int rc = 0;
+  if (io->nd_id) rc = emu_nd_complete(dev, io->nd_id, io->flags & ZKV_IO_FUA);
+  if (io->op == ZKV_OP_READ && io_res >= 0) dev->stats.reads++, dev->stats.bytes_read += io->len;
+  if (io_res < 0) return io_res;
+  if (rc) return rc;
+  if (dev->dead) return -ENODEV;
+  return io->result;
+}
+
+int emu_write_data(zkv_dev *dev, const void *buf, size_t len, uint64_t file_off) {
+  return write_full(dev->fd, buf, len, file_off);
+}
+
+int emu_read_data(zkv_dev *dev, const emu_io *io, void *buf) {
+  memset((uint8_t *)buf + io->valid, 0, io->len - io->valid); /* above the write pointer */
+  return io->valid ? read_full(dev->fd, buf, io->valid, io->file_off) : 0;
+}
+
+static int64_t sync_io(zkv_dev *dev, emu_io *io, void *buf) {
+  pthread_mutex_lock(&dev->mu);
+  int rc = emu_io_begin(dev, io);
+  pthread_mutex_unlock(&dev->mu);
+  if (rc) return rc;
+  int64_t res = 0;
+  if (io->op == ZKV_OP_READ) res = emu_read_data(dev, io, buf);
+  else if (io->op != ZKV_OP_FLUSH) res = write_full(dev->fd, buf, io->len, io->file_off);
+  zkv_wait_until(io->deadline);
+  pthread_mutex_lock(&dev->mu);
+  res = emu_io_end(dev, io, res);
+  pthread_mutex_unlock(&dev->mu);
+  return res;
+}
+
+int zkv_dev_write(zkv_dev *dev, uint64_t offset, const void *buf, size_t len, int flags) {
+  emu_io io = {.op = ZKV_OP_WRITE, .flags = flags, .offset = offset, .len = len};
+  return (int)sync_io(dev, &io, (void *)buf);
+}
+
+int64_t zkv_dev_append(zkv_dev *dev, uint32_t zone, const void *buf, size_t len, int flags) {
+  emu_io io = {.op = ZKV_OP_APPEND, .flags = flags, .zone = zone, .len = len};
+  return sync_io(dev, &io, (void *)buf);
+}
+
+int zkv_dev_read(zkv_dev *dev, uint64_t offset, void *buf, size_t len) {
+  emu_io io = {.op = ZKV_OP_READ, .offset = offset, .len = len};
+  return (int)sync_io(dev, &io, buf);
+}
+
+int zkv_dev_flush(zkv_dev *dev) {
+  emu_io io = {.op = ZKV_OP_FLUSH};
+  return (int)sync_io(dev, &io, NULL);
+}
+
+int zkv_dev_report(zkv_dev *dev, uint32_t first, zkv_zone *out, uint32_t n) {
+  pthread_mutex_lock(&dev->mu);
+  int rc = dev->dead ? -ENODEV : 0;
+  uint32_t count = 0;
+  for (uint32_t i = first; !rc && i < dev->geo.nr_zones && count < n; i++, count++) {
+    zs_entry *z = &dev->zs.zones[i];
+    uint64_t start = (uint64_t)i * dev->geo.zone_size;
+    out[count] = (zkv_zone){.start = start, .cap = dev->geo.zone_cap, .wp = start + z->written, .cond = z->cond, .index = i};
+  }
+  dev->stats.reports++;
+  uint64_t deadline = zkv_profile_is_instant(dev->prof) ? 0 : zkv_now_ns() + dev->prof->report_ns;
+  pthread_mutex_unlock(&dev->mu);
+  zkv_wait_until(deadline);
+  return rc ? rc : (int)count;
+}
+
+int zkv_dev_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) {
+  pthread_mutex_lock(&dev->mu);
+  int rc = emu_fault_check(dev, ZKV_FAULT_MGMT, zone);
+  uint64_t before = zone < dev->geo.nr_zones ? dev->zs.zones[zone].written : 0;
+  if (!rc) rc = zs_mgmt(&dev->zs, zone, action);
+  if (!rc && action == ZKV_ZONE_RESET) {
+    /* Reads above the write pointer return zeros without touching the file, so the old data may
+     * stay; discard=1 gives its space back to the host file system (at a cost per reset). */
+    if (dev->discard) punch(dev, zone, 0, before);
+    size_t j = 0; /* what was not durable in the zone is gone with the reset */
+    for (size_t i = 0; i < dev->nd_len; i++)
+      if (dev->nd[i].inflight || dev->nd[i].zone != zone) dev->nd[j++] = dev->nd[i];
+    dev->nd_len = j;
+    dev->stats.resets++;
+  }
+  if (!rc && action == ZKV_ZONE_FINISH) {
+    /* The blocks a finish skips were not written since the zone's last reset, so they read as
+     * zeros; a reset without discard left the old data in the file, and the write pointer of a
+     * full zone no longer hides it. */
+    if (before < dev->geo.zone_cap) punch(dev, zone, before, dev->geo.zone_cap - before);
+    dev->stats.finishes++;
+  }
+  uint64_t deadline = zkv_profile_is_instant(dev->prof) ? 0 : zkv_now_ns() + dev->prof->mgmt_ns;
+  pthread_mutex_unlock(&dev->mu);
+  zkv_wait_until(deadline);
+  return rc;
+}
+
+int zkv_dev_stats_get(zkv_dev *dev, zkv_dev_stats *out) {
+  pthread_mutex_lock(&dev->mu);
+  *out = dev->stats;
+  pthread_mutex_unlock(&dev->mu);
+  return 0;
+}

@@ -1,0 +1,86 @@
+/* Internals of the emulated zoned device shared by the synchronous path (emu.c) and the
+ * asynchronous queues (emu_queue.c). Backing-file format: docs/formats/emulated-device.md. */
+#ifndef ZKV_EMU_INTERNAL_H
+#define ZKV_EMU_INTERNAL_H
+#include <pthread.h>
+
+#include "timing.h"
+#include "zone_state.h"
+#include "zkv/device.h"
+
+#define EMU_MAGIC "ZKVEMU\0\1"
+#define EMU_VERSION 1u
+#define EMU_HEADER_SIZE 4096u
+#define EMU_HEADER_CRC_OFF 72u /* CRC-32C of bytes [0, 72) */
+#define EMU_OWNER_PID_OFF 76u
+#define EMU_DATA_ALIGN (1u << 20)
+#define EMU_MAX_FAULTS 8
+
+/* A write that is not durable yet: lost, torn or kept at a power cut. */
+typedef struct nd_rec {
+  uint64_t id;
+  uint32_t zone;
+  uint8_t inflight; /* not completed yet */
+  uint8_t cut;      /* a power cut decided its fate; `keep` bytes survive */
+  uint64_t rel, len, keep;
+} nd_rec;
+
+typedef struct fault_rule {
+  int op_mask;
+  int64_t zone;
+  uint32_t skip, count;
+  int error;
+} fault_rule;
+
+struct zkv_dev {
+  int fd;
+  char *path;
+  zkv_geometry geo;
+  uint64_t data_off;
+  void *map;
+  size_t map_len;
+  zs_table zs;
+  const zkv_profile *prof;
+  int wcache;
+  int discard; /* punch holes on reset */
+  int dead; /* after a power cut */
+  pthread_mutex_t mu;
+  zkv_pipe pipe;
+  zkv_pipe *zone_pipes;
+  uint64_t rng;
+  uint32_t inflight;
+  nd_rec *nd;
+  size_t nd_len, nd_cap;
+  uint64_t nd_next_id;
+  fault_rule faults[EMU_MAX_FAULTS];
+  zkv_dev_stats stats;
+};
+
+/* All of these run with dev->mu held. */
+int emu_fault_check(zkv_dev *dev, int op, int64_t zone);
+int emu_nd_add(zkv_dev *dev, uint32_t zone, uint64_t rel, uint64_t len, uint64_t *id);
+/* Completion of a tracked write: durable now (no cache, or FUA) or kept until a flush. Returns
+ * -ENODEV when a power cut overtook it (after re-applying its loss to the backing file). */
+int emu_nd_complete(zkv_dev *dev, uint64_t id, int fua);
+void emu_nd_flush(zkv_dev *dev);
+
+/* Validates and schedules one request; on success *deadline and (writes) *nd_id are set and
+ * *file_off is where the data goes in the backing file. Returns the assigned offset for appends. */
+typedef struct emu_io {
+  int op, flags;
+  uint32_t zone;
+  uint64_t offset;
+  size_t len;
+  size_t valid; /* reads: bytes below the write pointer */
+  uint64_t deadline, nd_id, file_off;
+  int64_t result;
+} emu_io;
+int emu_io_begin(zkv_dev *dev, emu_io *io);
+/* Called once the data is in the backing file (or the read done) and the deadline passed. */
+int64_t emu_io_end(zkv_dev *dev, emu_io *io, int64_t io_res);
+/* Data movement to and from the backing file (no lock needed). */
+int emu_write_data(zkv_dev *dev, const void *buf, size_t len, uint64_t file_off);
+/* Reads io->valid bytes from the file and zero-fills the rest (above the write pointer). */
+int emu_read_data(zkv_dev *dev, const struct emu_io *io, void *buf);
+void emu_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#endif

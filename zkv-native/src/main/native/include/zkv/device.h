@@ -1,0 +1,151 @@
+/*
+ * zkv device layer: one C API over zoned-device backends (emu: today; zbd: and nvme: later).
+ *
+ * Addressing is in bytes (offsets are multiples of the LBA size); an append's assigned LBA is
+ * (returned offset / lba_size). Every call that can fail returns a negative code: -errno for
+ * host errors (-EIO, -EINVAL, ...) or -(ZKV_ZNS_BASE | nvme_status) for the NVMe ZNS statuses,
+ * so hot paths never build strings. zkv_dev_last_error() gives the message of the last slow-path
+ * failure (open, format) on the calling thread.
+ */
+#ifndef ZKV_DEVICE_H
+#define ZKV_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* NVMe status (SCT << 8 | SC) carried in a negative return as -(ZKV_ZNS_BASE | status). */
+#define ZKV_ZNS_BASE 0x10000
+#define ZKV_NVME_INVALID_FIELD 0x002
+#define ZKV_NVME_LBA_OUT_OF_RANGE 0x080
+#define ZKV_NVME_ZONE_BOUNDARY_ERROR 0x1B8
+#define ZKV_NVME_ZONE_IS_FULL 0x1B9
+#define ZKV_NVME_ZONE_IS_READ_ONLY 0x1BA
+#define ZKV_NVME_ZONE_IS_OFFLINE 0x1BB
+#define ZKV_NVME_ZONE_INVALID_WRITE 0x1BC
+#define ZKV_NVME_TOO_MANY_ACTIVE_ZONES 0x1BD
+#define ZKV_NVME_TOO_MANY_OPEN_ZONES 0x1BE
+#define ZKV_NVME_INVALID_ZONE_STATE_TRANSITION 0x1BF
+#define ZKV_ERR(nvme_status) (-(ZKV_ZNS_BASE | (nvme_status)))
+
+/* Zone conditions, numbered as in the NVMe ZNS zone descriptor (Zone State field >> 4). */
+enum zkv_zone_cond {
+  ZKV_ZONE_EMPTY = 0x1,
+  ZKV_ZONE_IMP_OPEN = 0x2,
+  ZKV_ZONE_EXP_OPEN = 0x3,
+  ZKV_ZONE_CLOSED = 0x4,
+  ZKV_ZONE_READ_ONLY = 0xD,
+  ZKV_ZONE_FULL = 0xE,
+  ZKV_ZONE_OFFLINE = 0xF,
+};
+
+/* Zone Management Send actions (values of the NVMe Zone Send Action field). */
+enum zkv_zone_action {
+  ZKV_ZONE_CLOSE = 0x1,
+  ZKV_ZONE_FINISH = 0x2,
+  ZKV_ZONE_OPEN = 0x3,
+  ZKV_ZONE_RESET = 0x4,
+};
+
+typedef struct zkv_geometry {
+  uint32_t lba_size;   /* bytes per logical block: 512 or 4096 */
+  uint32_t nr_zones;
+  uint64_t zone_size;  /* bytes between zone starts */
+  uint64_t zone_cap;   /* writable bytes per zone, <= zone_size */
+  uint32_t max_open;   /* 0 = no limit */
+  uint32_t max_active; /* 0 = no limit */
+  uint32_t zasl;       /* largest zone append, bytes */
+  uint32_t reserved;
+} zkv_geometry;
+
+typedef struct zkv_zone {
+  uint64_t start; /* byte offset of the zone */
+  uint64_t cap;   /* writable bytes */
+  uint64_t wp;    /* write pointer, byte offset (start + written) */
+  uint32_t cond;  /* enum zkv_zone_cond */
+  uint32_t index;
+} zkv_zone;
+
+/* I/O flags. */
+#define ZKV_IO_FUA 0x1 /* durable on completion even with the volatile write cache on */
+
+typedef struct zkv_dev zkv_dev;
+
+/* Opens "emu:/path[?profile=NAME&wcache=0|1&discard=0|1&seed=N]". Returns NULL and sets *err (negative). */
+zkv_dev *zkv_dev_open(const char *uri, int *err);
+void zkv_dev_close(zkv_dev *dev);
+const char *zkv_dev_last_error(void);
+int zkv_dev_geometry(zkv_dev *dev, zkv_geometry *out);
+/* Fills up to n descriptors starting at zone `first`; returns how many were filled. */
+int zkv_dev_report(zkv_dev *dev, uint32_t first, zkv_zone *out, uint32_t n);
+int zkv_dev_zone_mgmt(zkv_dev *dev, uint32_t zone, int action);
+int zkv_dev_write(zkv_dev *dev, uint64_t offset, const void *buf, size_t len, int flags);
+/* Zone append: returns the assigned byte offset (>= 0) or a negative code. */
+int64_t zkv_dev_append(zkv_dev *dev, uint32_t zone, const void *buf, size_t len, int flags);
+int zkv_dev_read(zkv_dev *dev, uint64_t offset, void *buf, size_t len);
+int zkv_dev_flush(zkv_dev *dev);
+const char *zkv_dev_profile_name(zkv_dev *dev);
+
+/* ---- asynchronous submission / completion ---- */
+enum zkv_op { ZKV_OP_READ = 0, ZKV_OP_WRITE = 1, ZKV_OP_APPEND = 2, ZKV_OP_FLUSH = 3 };
+
+typedef struct zkv_request {
+  int op;          /* enum zkv_op */
+  int flags;       /* ZKV_IO_* */
+  uint32_t zone;   /* for appends */
+  uint64_t offset; /* for reads and writes */
+  void *buf;
+  size_t len;
+  uint64_t tag; /* returned unchanged in the completion */
+} zkv_request;
+
+typedef struct zkv_completion {
+  uint64_t tag;
+  int64_t result; /* appends: assigned offset; others: 0; or a negative code */
+} zkv_completion;
+
+typedef struct zkv_queue zkv_queue;
+
+/* A queue is used by one thread at a time; many queues may share a device. */
+zkv_queue *zkv_queue_create(zkv_dev *dev, uint32_t depth, int *err);
+void zkv_queue_destroy(zkv_queue *q);
+/* Returns 0, -EBUSY when `depth` requests are already in flight, or a validation error. */
+int zkv_queue_submit(zkv_queue *q, const zkv_request *req);
+/* Waits for at least `min` completions (or timeout_ns, < 0 = forever); returns how many. */
+int zkv_queue_reap(zkv_queue *q, zkv_completion *out, int min, int max, int64_t timeout_ns);
+uint32_t zkv_queue_inflight(zkv_queue *q);
+
+/* ---- emulator only ---- */
+/* Creates the backing file of an emulated device; fails on an existing file or bad geometry. */
+int zkv_emu_format(const char *path, const zkv_geometry *geo);
+
+enum zkv_fault_op { ZKV_FAULT_READ = 1, ZKV_FAULT_WRITE = 2, ZKV_FAULT_APPEND = 4, ZKV_FAULT_MGMT = 8, ZKV_FAULT_FLUSH = 16 };
+/* The next `count` operations matching op_mask (and zone, or any zone if zone < 0), after
+ * `skip` matching ones pass, fail with `error` (negative). count 0 clears the rule. */
+int zkv_emu_inject_error(zkv_dev *dev, int op_mask, int64_t zone, uint32_t skip, uint32_t count, int error);
+/* Turns a zone read-only or offline, as a failing device would. */
+int zkv_emu_set_zone_condition(zkv_dev *dev, uint32_t zone, int cond);
+
+enum zkv_power_cut_mode {
+  ZKV_CUT_DROP_ALL = 0,  /* every write not yet durable is lost */
+  ZKV_CUT_RANDOM = 1,    /* each non-durable write is kept, lost, or torn (a prefix of its blocks) */
+};
+/* Emulates losing power: applies the mode to non-durable data (seeded), after which every
+ * operation fails with -ENODEV until the device is closed and opened again. Returns the number
+ * of non-durable writes that were affected. */
+int64_t zkv_emu_power_cut(zkv_dev *dev, int mode, uint64_t seed);
+
+/* Counters (host-visible). */
+typedef struct zkv_dev_stats {
+  uint64_t bytes_written, bytes_appended, bytes_read;
+  uint64_t writes, appends, reads, resets, finishes, flushes, reports;
+} zkv_dev_stats;
+int zkv_dev_stats_get(zkv_dev *dev, zkv_dev_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,175 @@
+/* JNI binding of the device layer (io.zkv.device.*). Hot paths return a long: >= 0 on success,
+ * a negative zkv code otherwise; Java turns codes into typed exceptions. */
+#include <string.h>
+
+#include "jni_util.h"
+#include "zkv/device.h"
+
+#define DEV(h) ((zkv_dev *)(intptr_t)(h))
+#define QUEUE(h) ((zkv_queue *)(intptr_t)(h))
+
+JNI_EXPORT jlong JNICALL Java_io_zkv_device_ZonedDevice_nOpen(JNIEnv *env, jclass c, jstring uri) {
+  (void)c;
+  const char *u = (*env)->GetStringUTFChars(env, uri, NULL);
+  if (!u) return -ENOMEM;
+  int err = 0;
+  zkv_dev *d = zkv_dev_open(u, &err);
+  (*env)->ReleaseStringUTFChars(env, uri, u);
+  return d ? (jlong)(intptr_t)d : (jlong)err;
+}
+
+JNI_EXPORT void JNICALL Java_io_zkv_device_ZonedDevice_nClose(JNIEnv *env, jclass c, jlong h) {
+  (void)env, (void)c;
+  zkv_dev_close(DEV(h));
+}
+
+JNI_EXPORT jstring JNICALL Java_io_zkv_device_ZonedDevice_nLastError(JNIEnv *env, jclass c) {
+  (void)c;
+  return (*env)->NewStringUTF(env, zkv_dev_last_error());
+}
+
+JNI_EXPORT jstring JNICALL Java_io_zkv_device_ZonedDevice_nProfile(JNIEnv *env, jclass c, jlong h) {
+  (void)c;
+  return (*env)->NewStringUTF(env, zkv_dev_profile_name(DEV(h)));
+}
+
+JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nGeometry(JNIEnv *env, jclass c, jlong h, jlongArray out) {
+  (void)c;
+  zkv_geometry g;
+  int rc = zkv_dev_geometry(DEV(h), &g);
+  if (rc) return rc;
+  jlong v[7] = {g.lba_size, g.nr_zones, (jlong)g.zone_size, (jlong)g.zone_cap, g.max_open, g.max_active, g.zasl};
+  (*env)->SetLongArrayRegion(env, out, 0, 7, v);
+  return 0;
+}
+
+JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nReport(JNIEnv *env, jclass c, jlong h, jint first, jint n,
+                                                                jobject out) {
+  (void)c;
+  uint8_t *p = zkv_jni_buffer(env, out, 0, (jlong)n * (jlong)sizeof(zkv_zone));
+  if (!p || first < 0 || n < 0) return -EINVAL;
+  return zkv_dev_report(DEV(h), (uint32_t)first, (zkv_zone *)(void *)p, (uint32_t)n);
+}
+
+JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nZoneMgmt(JNIEnv *env, jclass c, jlong h, jint zone, jint action) {
+  (void)env, (void)c;
+  if (zone < 0) return ZKV_ERR(ZKV_NVME_LBA_OUT_OF_RANGE);
+  return zkv_dev_zone_mgmt(DEV(h), (uint32_t)zone, action);
+}
+
+JNI_EXPORT jlong JNICALL Java_io_zkv_device_ZonedDevice_nWrite(JNIEnv *env, jclass c, jlong h, jlong off, jobject buf,
+                                                                jint pos, jint len, jint flags) {
+  (void)c;
+  uint8_t *p = zkv_jni_buffer(env, buf, pos, len);
+  if (!p || off < 0) return -EINVAL;
+  return zkv_dev_write(DEV(h), (uint64_t)off, p, (size_t)len, flags);
+}
+
+JNI_EXPORT jlong JNICALL Java_io_zkv_device_ZonedDevice_nAppend(JNIEnv *env, jclass c, jlong h, jint zone, jobject buf,
+                                                                 jint pos, jint len, jint flags) {
+  (void)c;
+  uint8_t *p = zkv_jni_buffer(env, buf, pos, len);
+  if (!p) return -EINVAL;
+  if (zone < 0) return ZKV_ERR(ZKV_NVME_LBA_OUT_OF_RANGE);
+  return zkv_dev_append(DEV(h), (uint32_t)zone, p, (size_t)len, flags);
+}
+
+JNI_EXPORT jlong JNICALL Java_io_zkv_device_ZonedDevice_nRead(JNIEnv *env, jclass c, jlong h, jlong off, jobject buf,
+                                                               jint pos, jint len) {
+  (void)c;
+  uint8_t *p = zkv_jni_buffer(env, buf, pos, len);
+  if (!p || off < 0) return -EINVAL;
+  return zkv_dev_read(DEV(h), (uint64_t)off, p, (size_t)len);
+}
+
+JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nFlush(JNIEnv *env, jclass c, jlong h) {
+  (void)env, (void)c;
+  return zkv_dev_flush(DEV(h));
+}
+
+JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nStats(JNIEnv *env, jclass c, jlong h, jlongArray out) {
+  (void)c;
+  zkv_dev_stats s;
+  zkv_dev_stats_get(DEV(h), &s);
+  jlong v[10] = {(jlong)s.bytes_written, (jlong)s.bytes_appended, (jlong)s.bytes_read, (jlong)s.writes,
+                 (jlong)s.appends,       (jlong)s.reads,          (jlong)s.resets,     (jlong)s.finishes,
+                 (jlong)s.flushes,       (jlong)s.reports};
+  (*env)->SetLongArrayRegion(env, out, 0, 10, v);
+  return 0;
+}
+
+/* ---- emulator ---- */
+
+JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nFormat(JNIEnv *env, jclass c, jstring path, jlongArray geo) {
+  (void)c;
+  jlong v[7];
+  (*env)->GetLongArrayRegion(env, geo, 0, 7, v);
+  for (int i = 0; i < 7; i++)
+    if (v[i] < 0 || ((i != 2 && i != 3) && v[i] > (jlong)UINT32_MAX)) return -EINVAL;
+  zkv_geometry g = {.lba_size = (uint32_t)v[0], .nr_zones = (uint32_t)v[1], .zone_size = (uint64_t)v[2],
+                    .zone_cap = (uint64_t)v[3], .max_open = (uint32_t)v[4], .max_active = (uint32_t)v[5],
+                    .zasl = (uint32_t)v[6]};
+  const char *p = (*env)->GetStringUTFChars(env, path, NULL);
+  if (!p) return -ENOMEM;
+  int rc = zkv_emu_format(p, &g);
+  (*env)->ReleaseStringUTFChars(env, path, p);
+  return rc;
+}
+
+JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nInjectError(JNIEnv *env, jclass c, jlong h, jint mask,
+                                                                        jlong zone, jint skip, jint count, jint error) {
+  (void)env, (void)c;
+  return zkv_emu_inject_error(DEV(h), mask, zone, (uint32_t)skip, (uint32_t)count, error);
+}
+
+JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nSetZoneCondition(JNIEnv *env, jclass c, jlong h, jint zone,
+                                                                             jint cond) {
+  (void)env, (void)c;
+  return zone < 0 ? -EINVAL : zkv_emu_set_zone_condition(DEV(h), (uint32_t)zone, cond);
+}
+
+JNI_EXPORT jlong JNICALL Java_io_zkv_device_EmulatedDevice_nPowerCut(JNIEnv *env, jclass c, jlong h, jint mode,
+                                                                      jlong seed) {
+  (void)env, (void)c;
+  return zkv_emu_power_cut(DEV(h), mode, (uint64_t)seed);
+}
+
+/* ---- asynchronous queues ---- */
+
+JNI_EXPORT jlong JNICALL Java_io_zkv_device_AsyncQueue_nCreate(JNIEnv *env, jclass c, jlong dev, jint depth) {
+  (void)env, (void)c;
+  int err = 0;
+  if (depth <= 0) return -EINVAL;
+  zkv_queue *q = zkv_queue_create(DEV(dev), (uint32_t)depth, &err);
+  return q ? (jlong)(intptr_t)q : (jlong)err;
+}
+
+JNI_EXPORT void JNICALL Java_io_zkv_device_AsyncQueue_nDestroy(JNIEnv *env, jclass c, jlong q) {
+  (void)env, (void)c;
+  zkv_queue_destroy(QUEUE(q));
+}
+
+JNI_EXPORT jint JNICALL Java_io_zkv_device_AsyncQueue_nSubmit(JNIEnv *env, jclass c, jlong q, jint op, jint zone,
+                                                               jlong off, jobject buf, jint pos, jint len, jint flags,
+                                                               jlong tag) {
+  (void)c;
+  zkv_request r = {.op = op, .flags = flags, .zone = (uint32_t)zone, .offset = (uint64_t)off, .tag = (uint64_t)tag};
+  if (op != ZKV_OP_FLUSH) {
+    if (!(r.buf = zkv_jni_buffer(env, buf, pos, len))) return -EINVAL;
+    r.len = (size_t)len;
+  }
+  return zkv_queue_submit(QUEUE(q), &r);
+}
+
+JNI_EXPORT jint JNICALL Java_io_zkv_device_AsyncQueue_nReap(JNIEnv *env, jclass c, jlong q, jobject out, jint min,
+                                                             jint max, jlong timeout) {
+  (void)c;
+  zkv_completion *o = (zkv_completion *)(void *)zkv_jni_buffer(env, out, 0, (jlong)max * (jlong)sizeof(zkv_completion));
+  if (!o || max < 0) return -EINVAL;
+  return zkv_queue_reap(QUEUE(q), o, min, max, timeout);
+}
+
+JNI_EXPORT jstring JNICALL Java_io_zkv_device_ZonedDeviceLastError_nLastError(JNIEnv *env, jclass c) {
+  (void)c;
+  return (*env)->NewStringUTF(env, zkv_dev_last_error());
+}

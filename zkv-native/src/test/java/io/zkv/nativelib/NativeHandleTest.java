@@ -1,0 +1,100 @@
+package io.zkv.nativelib;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class NativeHandleTest {
+  /** A handle whose "native call" can be held open to race with close. */
+  static final class Probe extends NativeHandle {
+    final AtomicInteger disposals = new AtomicInteger();
+    final AtomicLong disposedHandle = new AtomicLong();
+
+    Probe() {
+      super("probe", 42);
+    }
+
+    long call(Runnable during) {
+      long h = acquire();
+      try {
+        during.run();
+        return h;
+      } finally {
+        release();
+      }
+    }
+
+    @Override
+    protected void dispose(long handle) {
+      disposals.incrementAndGet();
+      disposedHandle.set(handle);
+    }
+  }
+
+  @Test
+  void closeIsIdempotentAndDisposesOnce() {
+    Probe p = new Probe();
+    assertEquals(42, p.call(() -> {}));
+    p.close();
+    p.close();
+    assertEquals(1, p.disposals.get());
+    assertEquals(42, p.disposedHandle.get());
+    assertTrue(p.isClosed());
+  }
+
+  @Test
+  void useAfterCloseThrows() {
+    Probe p = new Probe();
+    p.close();
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> p.call(() -> {}));
+    assertEquals("probe is closed", e.getMessage());
+  }
+
+  @Test
+  void closeWaitsForCallsInProgress() throws Exception {
+    Probe p = new Probe();
+    CountDownLatch inCall = new CountDownLatch(1);
+    CountDownLatch letGo = new CountDownLatch(1);
+    Thread caller =
+        new Thread(
+            () ->
+                p.call(
+                    () -> {
+                      inCall.countDown();
+                      try {
+                        letGo.await();
+                      } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                      }
+                    }));
+    caller.start();
+    inCall.await();
+    Thread closer = new Thread(p::close);
+    closer.start();
+    closer.join(200);
+    assertTrue(closer.isAlive(), "close must wait for the call in progress");
+    assertEquals(0, p.disposals.get());
+    letGo.countDown();
+    closer.join();
+    caller.join();
+    assertEquals(1, p.disposals.get());
+    assertFalse(closer.isAlive());
+  }
+
+  @Test
+  void zeroHandleIsRejected() {
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            new NativeHandle("nothing", 0) {
+              @Override
+              protected void dispose(long handle) {}
+            });
+  }
+}

@@ -1,0 +1,102 @@
+package io.zkv.nativelib;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.ZkvEnv;
+
+/** Stock RocksJava 9.7.3 opens a database through zkv's native FileSystem (the Env bridge). */
+class ZkvEnvRocksDbTest {
+  private static final int KEYS = 50_000;
+
+  @TempDir Path dir;
+
+  private static byte[] key(int i) {
+    return String.format("key%08d", i).getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static byte[] value(int i) {
+    return ("value-" + i + "-" + "x".repeat(i % 50)).getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void nativeLibraryLoadsBesideRocksJava() {
+    assertTrue(
+        ZkvNative.isAvailable(),
+        () -> "unavailable: " + ZkvNative.unavailableCause().orElseThrow());
+    assertEquals("9.7.3", RocksDB.rocksdbVersion().toString());
+  }
+
+  @Test
+  void testsRunWithJniChecking() {
+    assertTrue(
+        java.lang.management.ManagementFactory.getRuntimeMXBean()
+            .getInputArguments()
+            .contains("-Xcheck:jni"),
+        "the surefire argLine must carry -Xcheck:jni");
+  }
+
+  @Test
+  void otherRocksDbVersionsAreRefusedClearly() {
+    ZkvNative.checkRocksDbVersion("9.7.3");
+    UnsupportedOperationException e =
+        assertThrows(
+            UnsupportedOperationException.class, () -> ZkvNative.checkRocksDbVersion("9.6.1"));
+    assertTrue(e.getMessage().contains("needs RocksJava (org.rocksdb:rocksdbjni) 9.7.3 but 9.6.1"));
+  }
+
+  @Test
+  void writeFlushReopenReadThroughZkvEnv() throws Exception {
+    String path = dir.resolve("db").toString();
+    try (ZkvEnv env = ZkvEnv.passthrough()) {
+      try (Options o = new Options().setCreateIfMissing(true).setEnv(env);
+          RocksDB db = RocksDB.open(o, path);
+          FlushOptions f = new FlushOptions().setWaitForFlush(true)) {
+        for (int i = 0; i < KEYS; i++) {
+          db.put(key(i), value(i));
+          if (i % 20_000 == 19_999) {
+            db.flush(f);
+          }
+        }
+        db.flush(f);
+      }
+      long createdFirstSession = env.filesCreated();
+      assertTrue(
+          createdFirstSession >= 5,
+          "WAL, SSTs, MANIFEST, ... created through zkv: " + createdFirstSession);
+      try (Options o = new Options().setEnv(env);
+          RocksDB db = RocksDB.open(o, path)) {
+        for (int i = 0; i < KEYS; i += 7) {
+          assertArrayEquals(value(i), db.get(key(i)), "key " + i);
+        }
+        int n = 0;
+        try (RocksIterator it = db.newIterator()) {
+          for (it.seekToFirst(); it.isValid(); it.next()) {
+            n++;
+          }
+        }
+        assertEquals(KEYS, n);
+      }
+      assertTrue(env.filesOpened() > 0, "SST reads went through zkv");
+      assertTrue(env.filesCreated() > createdFirstSession, "the reopen wrote through zkv too");
+    }
+  }
+
+  @Test
+  void closedEnvRefusesUse() {
+    ZkvEnv env = ZkvEnv.passthrough();
+    env.close();
+    env.close(); // idempotent
+    assertThrows(IllegalStateException.class, env::filesCreated);
+  }
+}
