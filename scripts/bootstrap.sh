@@ -5,7 +5,7 @@ set -euo pipefail
 
 need_pkgs=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
-for p in openjdk-17-jdk-headless maven cmake make gcc g++ liburing-dev pkg-config cargo; do
+for p in openjdk-17-jdk-headless maven cmake make gcc g++ liburing-dev clang-format cargo; do
   have "$p" || need_pkgs+=("$p")
 done
 # cargo may come from rustup instead of Debian: accept any cargo on PATH.

@@ -26,17 +26,26 @@ zkv_dev *zkv_dev_open(const char *uri, int *err) {
     return NULL;
   }
   char *copy = strdup(uri + 4);
-  if (!copy) { *err = -ENOMEM; return NULL; }
+  if (!copy) {
+    *err = -ENOMEM;
+    return NULL;
+  }
   char *query = strchr(copy, '?');
   if (query) *query++ = 0;
   const zkv_profile *prof = zkv_profile_find("instant");
   uint64_t wcache = 0, discard = 0, seed = 0;
   zkv_dev *dev = NULL;
   char *save = NULL;
-  if (!copy[0]) { emu_set_error("device URI '%s' has no path", uri); goto out; }
+  if (!copy[0]) {
+    emu_set_error("device URI '%s' has no path", uri);
+    goto out;
+  }
   for (char *kv = query ? strtok_r(query, "&", &save) : NULL; kv; kv = strtok_r(NULL, "&", &save)) {
     char *v = strchr(kv, '=');
-    if (!v) { emu_set_error("device URI option '%s' has no value", kv); goto out; }
+    if (!v) {
+      emu_set_error("device URI option '%s' has no value", kv);
+      goto out;
+    }
     *v++ = 0;
     if (strcmp(kv, "profile") == 0) {
       if (!(prof = zkv_profile_find(v))) {
@@ -44,11 +53,20 @@ zkv_dev *zkv_dev_open(const char *uri, int *err) {
         goto out;
       }
     } else if (strcmp(kv, "wcache") == 0) {
-      if (parse_u64(v, &wcache) || wcache > 1) { emu_set_error("wcache must be 0 or 1, not '%s'", v); goto out; }
+      if (parse_u64(v, &wcache) || wcache > 1) {
+        emu_set_error("wcache must be 0 or 1, not '%s'", v);
+        goto out;
+      }
     } else if (strcmp(kv, "discard") == 0) {
-      if (parse_u64(v, &discard) || discard > 1) { emu_set_error("discard must be 0 or 1, not '%s'", v); goto out; }
+      if (parse_u64(v, &discard) || discard > 1) {
+        emu_set_error("discard must be 0 or 1, not '%s'", v);
+        goto out;
+      }
     } else if (strcmp(kv, "seed") == 0) {
-      if (parse_u64(v, &seed)) { emu_set_error("seed must be a number, not '%s'", v); goto out; }
+      if (parse_u64(v, &seed)) {
+        emu_set_error("seed must be a number, not '%s'", v);
+        goto out;
+      }
     } else {
       emu_set_error("unknown device URI option '%s' (known: profile, wcache, discard, seed)", kv);
       goto out;

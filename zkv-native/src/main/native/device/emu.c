@@ -30,8 +30,16 @@ const char *zkv_dev_last_error(void) { return last_error; }
 
 static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); } /* x86-64: little-endian */
 static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
-static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static uint32_t get32(const uint8_t *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+static uint64_t get64(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
+}
 
 static uint64_t table_bytes(uint32_t nr_zones) { return (uint64_t)nr_zones * sizeof(zs_entry); }
 static uint64_t data_offset(uint32_t nr_zones) {
@@ -47,9 +55,7 @@ static uint32_t entry_crc(uint32_t index, const zs_entry *e) {
   return zkv_crc32c(0, b, sizeof b);
 }
 
-static void on_zone_change(zs_table *t, uint32_t zone) {
-  t->zones[zone].crc = entry_crc(zone, &t->zones[zone]);
-}
+static void on_zone_change(zs_table *t, uint32_t zone) { t->zones[zone].crc = entry_crc(zone, &t->zones[zone]); }
 
 static void encode_header(uint8_t *h, const zkv_geometry *g) {
   memset(h, 0, EMU_HEADER_SIZE);
@@ -129,7 +135,10 @@ static int read_full(int fd, void *buf, size_t len, uint64_t off) {
       if (errno == EINTR) continue;
       return -errno;
     }
-    if (n == 0) { memset(p, 0, len); return 0; } /* beyond EOF of a sparse file: zeros */
+    if (n == 0) {
+      memset(p, 0, len);
+      return 0;
+    } /* beyond EOF of a sparse file: zeros */
     p += n, len -= (size_t)n, off += (uint64_t)n;
   }
   return 0;
@@ -148,7 +157,10 @@ int zkv_emu_format(const char *path, const zkv_geometry *geo) {
   uint8_t *h = calloc(1, EMU_HEADER_SIZE);
   size_t tb = table_bytes(geo->nr_zones);
   zs_entry *t = calloc(1, tb);
-  if (!h || !t) { rc = -ENOMEM; goto out; }
+  if (!h || !t) {
+    rc = -ENOMEM;
+    goto out;
+  }
   encode_header(h, geo);
   for (uint32_t i = 0; i < geo->nr_zones; i++) {
     t[i].cond = ZKV_ZONE_EMPTY;
@@ -189,7 +201,10 @@ static int load(zkv_dev *dev, const char *path) {
   uint8_t h[EMU_HEADER_SIZE];
   struct stat st;
   int rc = read_full(dev->fd, h, sizeof h, 0);
-  if (rc) { emu_set_error("cannot read %s: %s", path, strerror(-rc)); return rc; }
+  if (rc) {
+    emu_set_error("cannot read %s: %s", path, strerror(-rc));
+    return rc;
+  }
   if (fstat(dev->fd, &st) < 0) return -errno;
   if (memcmp(h, EMU_MAGIC, 8) != 0) {
     emu_set_error("%s is not a zkv emulated device (bad magic)", path);
@@ -256,7 +271,10 @@ static int load(zkv_dev *dev, const char *path) {
 
 zkv_dev *emu_open(const char *path, const zkv_profile *prof, int wcache, int discard, uint64_t seed, int *err) {
   zkv_dev *dev = calloc(1, sizeof *dev);
-  if (!dev) { *err = -ENOMEM; return NULL; }
+  if (!dev) {
+    *err = -ENOMEM;
+    return NULL;
+  }
   dev->fd = open(path, O_RDWR | O_CLOEXEC);
   int rc;
   if (dev->fd < 0) {
@@ -271,7 +289,10 @@ zkv_dev *emu_open(const char *path, const zkv_profile *prof, int wcache, int dis
   dev->discard = discard;
   dev->rng = seed ? seed : 0x5EED;
   dev->zone_pipes = calloc(dev->geo.nr_zones, sizeof *dev->zone_pipes);
-  if (!dev->path || !dev->zone_pipes) { rc = -ENOMEM; goto fail; }
+  if (!dev->path || !dev->zone_pipes) {
+    rc = -ENOMEM;
+    goto fail;
+  }
   pthread_mutex_init(&dev->mu, NULL);
   return dev;
 fail:
@@ -310,7 +331,10 @@ int emu_fault_check(zkv_dev *dev, int op, int64_t zone) {
   for (int i = 0; i < EMU_MAX_FAULTS; i++) {
     fault_rule *r = &dev->faults[i];
     if (!r->count || !(r->op_mask & op) || (r->zone >= 0 && r->zone != zone)) continue;
-    if (r->skip) { r->skip--; continue; }
+    if (r->skip) {
+      r->skip--;
+      continue;
+    }
     r->count--;
     return r->error;
   }
@@ -400,7 +424,10 @@ static int by_zone_then_offset_desc(const void *a, const void *b) {
 int64_t zkv_emu_power_cut(zkv_dev *dev, int mode, uint64_t seed) {
   if (mode != ZKV_CUT_DROP_ALL && mode != ZKV_CUT_RANDOM) return -EINVAL;
   pthread_mutex_lock(&dev->mu);
-  if (dev->dead) { pthread_mutex_unlock(&dev->mu); return -ENODEV; }
+  if (dev->dead) {
+    pthread_mutex_unlock(&dev->mu);
+    return -ENODEV;
+  }
   uint64_t rng = seed;
   uint32_t lba = dev->geo.lba_size;
   int64_t affected = (int64_t)dev->nd_len;
@@ -409,9 +436,9 @@ int64_t zkv_emu_power_cut(zkv_dev *dev, int mode, uint64_t seed) {
     uint64_t blocks = r->len / lba, keep_blocks = 0;
     if (mode == ZKV_CUT_RANDOM) {
       switch (zkv_rng_next(&rng) % 3) {
-      case 0: keep_blocks = blocks; break;                                              /* applied */
-      case 1: keep_blocks = 0; break;                                                   /* lost */
-      default: keep_blocks = blocks > 1 ? 1 + zkv_rng_next(&rng) % (blocks - 1) : 0; /* torn */
+        case 0: keep_blocks = blocks; break;                                           /* applied */
+        case 1: keep_blocks = 0; break;                                                /* lost */
+        default: keep_blocks = blocks > 1 ? 1 + zkv_rng_next(&rng) % (blocks - 1) : 0; /* torn */
       }
     }
     r->keep = keep_blocks * lba;
@@ -458,38 +485,41 @@ int emu_io_begin(zkv_dev *dev, emu_io *io) {
   io->nd_id = 0;
   io->result = 0;
   switch (io->op) {
-  case ZKV_OP_READ:
-    if ((rc = zs_check_read(&dev->zs, io->offset, io->len))) return rc;
-    io->file_off = dev->data_off + io->offset;
-    {
-      uint64_t rel = io->offset % g->zone_size, w = dev->zs.zones[io->offset / g->zone_size].written;
-      io->valid = rel >= w ? 0 : (w - rel < io->len ? w - rel : io->len);
+    case ZKV_OP_READ:
+      if ((rc = zs_check_read(&dev->zs, io->offset, io->len))) return rc;
+      io->file_off = dev->data_off + io->offset;
+      {
+        uint64_t rel = io->offset % g->zone_size, w = dev->zs.zones[io->offset / g->zone_size].written;
+        io->valid = rel >= w ? 0 : (w - rel < io->len ? w - rel : io->len);
+      }
+      io->deadline =
+          zkv_timing_deadline(p, &p->read_lat, &p->read_gap, &dev->pipe, io->len, dev->inflight, now, &dev->rng);
+      break;
+    case ZKV_OP_WRITE:
+    case ZKV_OP_APPEND: {
+      int append = io->op == ZKV_OP_APPEND;
+      uint64_t rel = append ? 0 : io->offset % g->zone_size, assigned;
+      if (!append && io->offset / g->zone_size >= g->nr_zones) return ZKV_ERR(ZKV_NVME_LBA_OUT_OF_RANGE);
+      if ((rc = zs_write(&dev->zs, (uint32_t)zone, rel, io->len, append, &assigned))) return rc;
+      if ((rc = emu_nd_add(dev, (uint32_t)zone, assigned, io->len, &io->nd_id))) return rc;
+      io->file_off = dev->data_off + (uint64_t)zone * g->zone_size + assigned;
+      io->result = append ? (int64_t)((uint64_t)zone * g->zone_size + assigned) : 0;
+      zkv_pipe *pipe = p->per_zone_serial ? &dev->zone_pipes[zone] : &dev->pipe;
+      io->deadline =
+          zkv_timing_deadline(p, append ? &p->append_lat : &p->write_lat, append ? &p->append_gap : &p->write_gap, pipe,
+                              io->len, dev->inflight, now, &dev->rng);
+      if (append)
+        dev->stats.appends++, dev->stats.bytes_appended += io->len;
+      else
+        dev->stats.writes++, dev->stats.bytes_written += io->len;
+      break;
     }
-    io->deadline = zkv_timing_deadline(p, &p->read_lat, &p->read_gap, &dev->pipe, io->len, dev->inflight, now, &dev->rng);
-    break;
-  case ZKV_OP_WRITE:
-  case ZKV_OP_APPEND: {
-    int append = io->op == ZKV_OP_APPEND;
-    uint64_t rel = append ? 0 : io->offset % g->zone_size, assigned;
-    if (!append && io->offset / g->zone_size >= g->nr_zones) return ZKV_ERR(ZKV_NVME_LBA_OUT_OF_RANGE);
-    if ((rc = zs_write(&dev->zs, (uint32_t)zone, rel, io->len, append, &assigned))) return rc;
-    if ((rc = emu_nd_add(dev, (uint32_t)zone, assigned, io->len, &io->nd_id))) return rc;
-    io->file_off = dev->data_off + (uint64_t)zone * g->zone_size + assigned;
-    io->result = append ? (int64_t)((uint64_t)zone * g->zone_size + assigned) : 0;
-    zkv_pipe *pipe = p->per_zone_serial ? &dev->zone_pipes[zone] : &dev->pipe;
-    io->deadline = zkv_timing_deadline(p, append ? &p->append_lat : &p->write_lat, append ? &p->append_gap : &p->write_gap,
-                                       pipe, io->len, dev->inflight, now, &dev->rng);
-    if (append) dev->stats.appends++, dev->stats.bytes_appended += io->len;
-    else dev->stats.writes++, dev->stats.bytes_written += io->len;
-    break;
-  }
-  case ZKV_OP_FLUSH:
-    emu_nd_flush(dev); /* assumption: a flush covers what completed before it was submitted */
-    io->deadline = zkv_profile_is_instant(p) ? 0 : now + p->flush_ns;
-    dev->stats.flushes++;
-    break;
-  default:
-    return -EINVAL;
+    case ZKV_OP_FLUSH:
+      emu_nd_flush(dev); /* assumption: a flush covers what completed before it was submitted */
+      io->deadline = zkv_profile_is_instant(p) ? 0 : now + p->flush_ns;
+      dev->stats.flushes++;
+      break;
+    default: return -EINVAL;
   }
   dev->inflight++;
   return 0;
@@ -521,8 +551,10 @@ static int64_t sync_io(zkv_dev *dev, emu_io *io, void *buf) {
   pthread_mutex_unlock(&dev->mu);
   if (rc) return rc;
   int64_t res = 0;
-  if (io->op == ZKV_OP_READ) res = emu_read_data(dev, io, buf);
-  else if (io->op != ZKV_OP_FLUSH) res = write_full(dev->fd, buf, io->len, io->file_off);
+  if (io->op == ZKV_OP_READ)
+    res = emu_read_data(dev, io, buf);
+  else if (io->op != ZKV_OP_FLUSH)
+    res = write_full(dev->fd, buf, io->len, io->file_off);
   zkv_wait_until(io->deadline);
   pthread_mutex_lock(&dev->mu);
   res = emu_io_end(dev, io, res);
@@ -557,7 +589,8 @@ int zkv_dev_report(zkv_dev *dev, uint32_t first, zkv_zone *out, uint32_t n) {
   for (uint32_t i = first; !rc && i < dev->geo.nr_zones && count < n; i++, count++) {
     zs_entry *z = &dev->zs.zones[i];
     uint64_t start = (uint64_t)i * dev->geo.zone_size;
-    out[count] = (zkv_zone){.start = start, .cap = dev->geo.zone_cap, .wp = start + z->written, .cond = z->cond, .index = i};
+    out[count] =
+        (zkv_zone){.start = start, .cap = dev->geo.zone_cap, .wp = start + z->written, .cond = z->cond, .index = i};
   }
   dev->stats.reports++;
   uint64_t deadline = zkv_profile_is_instant(dev->prof) ? 0 : zkv_now_ns() + dev->prof->report_ns;

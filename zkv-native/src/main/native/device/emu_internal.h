@@ -5,8 +5,8 @@
 #include <pthread.h>
 
 #include "timing.h"
-#include "zone_state.h"
 #include "zkv/device.h"
+#include "zone_state.h"
 
 #define EMU_MAGIC "ZKVEMU\0\1"
 #define EMU_VERSION 1u
@@ -43,7 +43,7 @@ struct zkv_dev {
   const zkv_profile *prof;
   int wcache;
   int discard; /* punch holes on reset */
-  int dead; /* after a power cut */
+  int dead;    /* after a power cut */
   pthread_mutex_t mu;
   zkv_pipe pipe;
   zkv_pipe *zone_pipes;

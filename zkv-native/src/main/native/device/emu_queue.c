@@ -31,7 +31,10 @@ struct zkv_queue {
 };
 
 zkv_queue *zkv_queue_create(zkv_dev *dev, uint32_t depth, int *err) {
-  if (depth == 0 || depth > 4096) { *err = -EINVAL; return NULL; }
+  if (depth == 0 || depth > 4096) {
+    *err = -EINVAL;
+    return NULL;
+  }
   zkv_queue *q = calloc(1, sizeof *q);
   if (!q || !(q->slots = calloc(depth, sizeof *q->slots)) || !(q->free_list = calloc(depth, sizeof *q->free_list))) {
     if (q) free(q->slots);
@@ -66,8 +69,10 @@ int zkv_queue_submit(zkv_queue *q, const zkv_request *r) {
     return 0;
   }
   s->begun = 1;
-  if (r->op == ZKV_OP_READ) s->early_result = emu_read_data(dev, &s->io, r->buf);
-  else if (r->op != ZKV_OP_FLUSH) s->early_result = emu_write_data(dev, r->buf, r->len, s->io.file_off);
+  if (r->op == ZKV_OP_READ)
+    s->early_result = emu_read_data(dev, &s->io, r->buf);
+  else if (r->op != ZKV_OP_FLUSH)
+    s->early_result = emu_write_data(dev, r->buf, r->len, s->io.file_off);
   return 0;
 }
 

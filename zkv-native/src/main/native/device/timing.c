@@ -6,7 +6,7 @@
 #include <sys/prctl.h>
 #include <time.h>
 
-#define US(x) ((uint32_t)((x) * 1000.0))
+#define US(x) ((uint32_t)((x)*1000.0))
 
 /* Numbers: WD ZN540 fio table (ZWAL artifact, notes/wal-papers-waltz-zwal.md §4.4): append QD1
  * 18.6/16.8/26.1 us and saturation 135.5K/149.5K IOPS (4/8 KiB); write QD1 14.7/15.0/22.6 us.
@@ -22,8 +22,10 @@ static const zkv_profile PROFILES[] = {
      .append_gap = {{US(7.38), US(6.69), US(13.38)}},
      .read_gap = {{US(2.0), US(4.0), US(8.0)}},
      .inflight_growth_ppm = 77000, /* 8 KiB QD2 mean 18.1 us vs QD1 16.8 us */
-     .jitter_ppm = 190000, /* QD1 p99 is ~19% above the mean (8 KiB append 20 vs 16.8 us, write 18 vs 15.0) */
-     .report_ns = 50000, .mgmt_ns = 20000, .flush_ns = 10000},
+     .jitter_ppm = 190000,         /* QD1 p99 is ~19% above the mean (8 KiB append 20 vs 16.8 us, write 18 vs 15.0) */
+     .report_ns = 50000,
+     .mgmt_ns = 20000,
+     .flush_ns = 10000},
     /* Samsung PM1731a (WALTZ): append ~93 us single-threaded, serialized per zone on the device;
      * single-zone report 6687 us. Writes assumed like appends (not given). */
     {.name = "pm1731a",
@@ -35,7 +37,9 @@ static const zkv_profile PROFILES[] = {
      .read_gap = {{US(2.0), US(4.0), US(8.0)}},
      .jitter_ppm = 30000,
      .per_zone_serial = 1,
-     .report_ns = 6687000, .mgmt_ns = 50000, .flush_ns = 20000},
+     .report_ns = 6687000,
+     .mgmt_ns = 50000,
+     .flush_ns = 20000},
     /* ConfZNS / FEMU (ZWAL): 8 KiB append and write QD1 ~482 us; appends scale to QD32 at 35.5K IOPS. */
     {.name = "confzns",
      .write_lat = {{US(480), US(482.5), US(487)}},
@@ -46,7 +50,9 @@ static const zkv_profile PROFILES[] = {
      .read_gap = {{US(28.1), US(28.1), US(56.2)}},
      .inflight_growth_ppm = 27000, /* mean latency 482.6 us at QD1 -> 898.6 us at QD32 */
      .jitter_ppm = 10000,
-     .report_ns = 500000, .mgmt_ns = 500000, .flush_ns = 100000},
+     .report_ns = 500000,
+     .mgmt_ns = 500000,
+     .flush_ns = 100000},
 };
 
 const zkv_profile *zkv_profile_find(const char *name) {
@@ -63,8 +69,17 @@ uint64_t zkv_curve_at(const zkv_curve *c, uint64_t bytes) {
   /* points at 4, 8, 16 KiB; interpolate linearly in KiB, clamp the slope beyond 16 KiB */
   double kib = (double)bytes / 1024.0;
   double x0, x1, y0, y1;
-  if (kib <= 8) { x0 = 4; x1 = 8; y0 = c->ns[0]; y1 = c->ns[1]; }
-  else { x0 = 8; x1 = 16; y0 = c->ns[1]; y1 = c->ns[2]; }
+  if (kib <= 8) {
+    x0 = 4;
+    x1 = 8;
+    y0 = c->ns[0];
+    y1 = c->ns[1];
+  } else {
+    x0 = 8;
+    x1 = 16;
+    y0 = c->ns[1];
+    y1 = c->ns[2];
+  }
   double y = y0 + (y1 - y0) * (kib - x0) / (x1 - x0);
   if (kib < 4) y = c->ns[0] * (0.75 + 0.25 * kib / 4); /* small I/O: mostly fixed cost */
   return y < 0 ? 0 : (uint64_t)y;

@@ -28,7 +28,9 @@ uint64_t zkv_curve_at(const zkv_curve *c, uint64_t bytes);
 int zkv_profile_is_instant(const zkv_profile *p);
 
 /* Per-device (or per-zone) timing state. */
-typedef struct zkv_pipe { uint64_t next_slot_ns; } zkv_pipe;
+typedef struct zkv_pipe {
+  uint64_t next_slot_ns;
+} zkv_pipe;
 
 /* Deadline for a request of `bytes` submitted at now_ns with `inflight` others in flight. */
 uint64_t zkv_timing_deadline(const zkv_profile *p, const zkv_curve *lat, const zkv_curve *gap, zkv_pipe *pipe,

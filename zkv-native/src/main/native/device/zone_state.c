@@ -7,11 +7,14 @@ static int is_active(uint32_t c) { return is_open(c) || c == ZKV_ZONE_CLOSED; }
 
 int zs_cond_valid(uint32_t c) {
   switch (c) {
-  case ZKV_ZONE_EMPTY: case ZKV_ZONE_IMP_OPEN: case ZKV_ZONE_EXP_OPEN: case ZKV_ZONE_CLOSED:
-  case ZKV_ZONE_READ_ONLY: case ZKV_ZONE_FULL: case ZKV_ZONE_OFFLINE:
-    return 1;
-  default:
-    return 0;
+    case ZKV_ZONE_EMPTY:
+    case ZKV_ZONE_IMP_OPEN:
+    case ZKV_ZONE_EXP_OPEN:
+    case ZKV_ZONE_CLOSED:
+    case ZKV_ZONE_READ_ONLY:
+    case ZKV_ZONE_FULL:
+    case ZKV_ZONE_OFFLINE: return 1;
+    default: return 0;
   }
 }
 
@@ -107,7 +110,8 @@ int zs_check_read(const zs_table *t, uint64_t offset, uint64_t len) {
   const zkv_geometry *g = &t->geo;
   if (len == 0 || len % g->lba_size || offset % g->lba_size) return ZKV_ERR(ZKV_NVME_INVALID_FIELD);
   uint64_t zone = offset / g->zone_size;
-  if (zone >= g->nr_zones || len > (uint64_t)g->nr_zones * g->zone_size - offset) return ZKV_ERR(ZKV_NVME_LBA_OUT_OF_RANGE);
+  if (zone >= g->nr_zones || len > (uint64_t)g->nr_zones * g->zone_size - offset)
+    return ZKV_ERR(ZKV_NVME_LBA_OUT_OF_RANGE);
   /* Read Across Zone Boundaries is not supported, as on most ZNS drives. */
   if ((offset + len - 1) / g->zone_size != zone) return ZKV_ERR(ZKV_NVME_ZONE_BOUNDARY_ERROR);
   if (t->zones[zone].cond == ZKV_ZONE_OFFLINE) return ZKV_ERR(ZKV_NVME_ZONE_IS_OFFLINE);
@@ -124,27 +128,26 @@ int zs_mgmt(zs_table *t, uint32_t zone, int action) {
   if (c == ZKV_ZONE_OFFLINE || c == ZKV_ZONE_READ_ONLY) return bad;
   int rc;
   switch (action) {
-  case ZKV_ZONE_OPEN:
-    if (c == ZKV_ZONE_FULL) return bad;
-    if (c == ZKV_ZONE_EXP_OPEN) return 0;
-    if ((rc = reserve_for_open(t, zone))) return rc;
-    zs_set(t, zone, ZKV_ZONE_EXP_OPEN, z->written);
-    return 0;
-  case ZKV_ZONE_CLOSE:
-    if (c == ZKV_ZONE_CLOSED) return 0;
-    if (!is_open(c)) return bad;
-    close_zone(t, zone);
-    return 0;
-  case ZKV_ZONE_FINISH:
-    if (c == ZKV_ZONE_FULL) return 0;
-    if (c == ZKV_ZONE_EMPTY && (rc = reserve_active(t))) return rc;
-    zs_set(t, zone, ZKV_ZONE_FULL, t->geo.zone_cap);
-    return 0;
-  case ZKV_ZONE_RESET:
-    if (c != ZKV_ZONE_EMPTY || z->written) zs_set(t, zone, ZKV_ZONE_EMPTY, 0);
-    return 0;
-  default:
-    return ZKV_ERR(ZKV_NVME_INVALID_FIELD);
+    case ZKV_ZONE_OPEN:
+      if (c == ZKV_ZONE_FULL) return bad;
+      if (c == ZKV_ZONE_EXP_OPEN) return 0;
+      if ((rc = reserve_for_open(t, zone))) return rc;
+      zs_set(t, zone, ZKV_ZONE_EXP_OPEN, z->written);
+      return 0;
+    case ZKV_ZONE_CLOSE:
+      if (c == ZKV_ZONE_CLOSED) return 0;
+      if (!is_open(c)) return bad;
+      close_zone(t, zone);
+      return 0;
+    case ZKV_ZONE_FINISH:
+      if (c == ZKV_ZONE_FULL) return 0;
+      if (c == ZKV_ZONE_EMPTY && (rc = reserve_active(t))) return rc;
+      zs_set(t, zone, ZKV_ZONE_FULL, t->geo.zone_cap);
+      return 0;
+    case ZKV_ZONE_RESET:
+      if (c != ZKV_ZONE_EMPTY || z->written) zs_set(t, zone, ZKV_ZONE_EMPTY, 0);
+      return 0;
+    default: return ZKV_ERR(ZKV_NVME_INVALID_FIELD);
   }
 }
 
@@ -153,16 +156,16 @@ const char *zs_status_name(int code) {
   int v = -code;
   if (!(v & ZKV_ZNS_BASE)) return "host error";
   switch (v & 0xFFFF) {
-  case ZKV_NVME_INVALID_FIELD: return "Invalid Field in Command";
-  case ZKV_NVME_LBA_OUT_OF_RANGE: return "LBA Out of Range";
-  case ZKV_NVME_ZONE_BOUNDARY_ERROR: return "Zone Boundary Error";
-  case ZKV_NVME_ZONE_IS_FULL: return "Zone Is Full";
-  case ZKV_NVME_ZONE_IS_READ_ONLY: return "Zone Is Read Only";
-  case ZKV_NVME_ZONE_IS_OFFLINE: return "Zone Is Offline";
-  case ZKV_NVME_ZONE_INVALID_WRITE: return "Zone Invalid Write";
-  case ZKV_NVME_TOO_MANY_ACTIVE_ZONES: return "Too Many Active Zones";
-  case ZKV_NVME_TOO_MANY_OPEN_ZONES: return "Too Many Open Zones";
-  case ZKV_NVME_INVALID_ZONE_STATE_TRANSITION: return "Invalid Zone State Transition";
-  default: return "NVMe error";
+    case ZKV_NVME_INVALID_FIELD: return "Invalid Field in Command";
+    case ZKV_NVME_LBA_OUT_OF_RANGE: return "LBA Out of Range";
+    case ZKV_NVME_ZONE_BOUNDARY_ERROR: return "Zone Boundary Error";
+    case ZKV_NVME_ZONE_IS_FULL: return "Zone Is Full";
+    case ZKV_NVME_ZONE_IS_READ_ONLY: return "Zone Is Read Only";
+    case ZKV_NVME_ZONE_IS_OFFLINE: return "Zone Is Offline";
+    case ZKV_NVME_ZONE_INVALID_WRITE: return "Zone Invalid Write";
+    case ZKV_NVME_TOO_MANY_ACTIVE_ZONES: return "Too Many Active Zones";
+    case ZKV_NVME_TOO_MANY_OPEN_ZONES: return "Too Many Open Zones";
+    case ZKV_NVME_INVALID_ZONE_STATE_TRANSITION: return "Invalid Zone State Transition";
+    default: return "NVMe error";
   }
 }

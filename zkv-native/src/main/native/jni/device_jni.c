@@ -44,21 +44,22 @@ JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nGeometry(JNIEnv *env, jc
 }
 
 JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nReport(JNIEnv *env, jclass c, jlong h, jint first, jint n,
-                                                                jobject out) {
+                                                               jobject out) {
   (void)c;
   uint8_t *p = zkv_jni_buffer(env, out, 0, (jlong)n * (jlong)sizeof(zkv_zone));
   if (!p || first < 0 || n < 0) return -EINVAL;
   return zkv_dev_report(DEV(h), (uint32_t)first, (zkv_zone *)(void *)p, (uint32_t)n);
 }
 
-JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nZoneMgmt(JNIEnv *env, jclass c, jlong h, jint zone, jint action) {
+JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nZoneMgmt(JNIEnv *env, jclass c, jlong h, jint zone,
+                                                                 jint action) {
   (void)env, (void)c;
   if (zone < 0) return ZKV_ERR(ZKV_NVME_LBA_OUT_OF_RANGE);
   return zkv_dev_zone_mgmt(DEV(h), (uint32_t)zone, action);
 }
 
 JNI_EXPORT jlong JNICALL Java_io_zkv_device_ZonedDevice_nWrite(JNIEnv *env, jclass c, jlong h, jlong off, jobject buf,
-                                                                jint pos, jint len, jint flags) {
+                                                               jint pos, jint len, jint flags) {
   (void)c;
   uint8_t *p = zkv_jni_buffer(env, buf, pos, len);
   if (!p || off < 0) return -EINVAL;
@@ -66,7 +67,7 @@ JNI_EXPORT jlong JNICALL Java_io_zkv_device_ZonedDevice_nWrite(JNIEnv *env, jcla
 }
 
 JNI_EXPORT jlong JNICALL Java_io_zkv_device_ZonedDevice_nAppend(JNIEnv *env, jclass c, jlong h, jint zone, jobject buf,
-                                                                 jint pos, jint len, jint flags) {
+                                                                jint pos, jint len, jint flags) {
   (void)c;
   uint8_t *p = zkv_jni_buffer(env, buf, pos, len);
   if (!p) return -EINVAL;
@@ -75,7 +76,7 @@ JNI_EXPORT jlong JNICALL Java_io_zkv_device_ZonedDevice_nAppend(JNIEnv *env, jcl
 }
 
 JNI_EXPORT jlong JNICALL Java_io_zkv_device_ZonedDevice_nRead(JNIEnv *env, jclass c, jlong h, jlong off, jobject buf,
-                                                               jint pos, jint len) {
+                                                              jint pos, jint len) {
   (void)c;
   uint8_t *p = zkv_jni_buffer(env, buf, pos, len);
   if (!p || off < 0) return -EINVAL;
@@ -106,8 +107,12 @@ JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nFormat(JNIEnv *env, j
   (*env)->GetLongArrayRegion(env, geo, 0, 7, v);
   for (int i = 0; i < 7; i++)
     if (v[i] < 0 || ((i != 2 && i != 3) && v[i] > (jlong)UINT32_MAX)) return -EINVAL;
-  zkv_geometry g = {.lba_size = (uint32_t)v[0], .nr_zones = (uint32_t)v[1], .zone_size = (uint64_t)v[2],
-                    .zone_cap = (uint64_t)v[3], .max_open = (uint32_t)v[4], .max_active = (uint32_t)v[5],
+  zkv_geometry g = {.lba_size = (uint32_t)v[0],
+                    .nr_zones = (uint32_t)v[1],
+                    .zone_size = (uint64_t)v[2],
+                    .zone_cap = (uint64_t)v[3],
+                    .max_open = (uint32_t)v[4],
+                    .max_active = (uint32_t)v[5],
                     .zasl = (uint32_t)v[6]};
   const char *p = (*env)->GetStringUTFChars(env, path, NULL);
   if (!p) return -ENOMEM;
@@ -117,19 +122,19 @@ JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nFormat(JNIEnv *env, j
 }
 
 JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nInjectError(JNIEnv *env, jclass c, jlong h, jint mask,
-                                                                        jlong zone, jint skip, jint count, jint error) {
+                                                                       jlong zone, jint skip, jint count, jint error) {
   (void)env, (void)c;
   return zkv_emu_inject_error(DEV(h), mask, zone, (uint32_t)skip, (uint32_t)count, error);
 }
 
 JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nSetZoneCondition(JNIEnv *env, jclass c, jlong h, jint zone,
-                                                                             jint cond) {
+                                                                            jint cond) {
   (void)env, (void)c;
   return zone < 0 ? -EINVAL : zkv_emu_set_zone_condition(DEV(h), (uint32_t)zone, cond);
 }
 
 JNI_EXPORT jlong JNICALL Java_io_zkv_device_EmulatedDevice_nPowerCut(JNIEnv *env, jclass c, jlong h, jint mode,
-                                                                      jlong seed) {
+                                                                     jlong seed) {
   (void)env, (void)c;
   return zkv_emu_power_cut(DEV(h), mode, (uint64_t)seed);
 }
@@ -150,8 +155,8 @@ JNI_EXPORT void JNICALL Java_io_zkv_device_AsyncQueue_nDestroy(JNIEnv *env, jcla
 }
 
 JNI_EXPORT jint JNICALL Java_io_zkv_device_AsyncQueue_nSubmit(JNIEnv *env, jclass c, jlong q, jint op, jint zone,
-                                                               jlong off, jobject buf, jint pos, jint len, jint flags,
-                                                               jlong tag) {
+                                                              jlong off, jobject buf, jint pos, jint len, jint flags,
+                                                              jlong tag) {
   (void)c;
   zkv_request r = {.op = op, .flags = flags, .zone = (uint32_t)zone, .offset = (uint64_t)off, .tag = (uint64_t)tag};
   if (op != ZKV_OP_FLUSH) {
@@ -162,7 +167,7 @@ JNI_EXPORT jint JNICALL Java_io_zkv_device_AsyncQueue_nSubmit(JNIEnv *env, jclas
 }
 
 JNI_EXPORT jint JNICALL Java_io_zkv_device_AsyncQueue_nReap(JNIEnv *env, jclass c, jlong q, jobject out, jint min,
-                                                             jint max, jlong timeout) {
+                                                            jint max, jlong timeout) {
   (void)c;
   zkv_completion *o = (zkv_completion *)(void *)zkv_jni_buffer(env, out, 0, (jlong)max * (jlong)sizeof(zkv_completion));
   if (!o || max < 0) return -EINVAL;

@@ -70,8 +70,13 @@ static const char *URI(const char *path, const char *opts) {
   return b;
 }
 
-static const zkv_geometry G = {.lba_size = 4096, .nr_zones = 8, .zone_size = 1 * MiB, .zone_cap = 768 * KiB,
-                               .max_open = 4, .max_active = 6, .zasl = 64 * KiB};
+static const zkv_geometry G = {.lba_size = 4096,
+                               .nr_zones = 8,
+                               .zone_size = 1 * MiB,
+                               .zone_cap = 768 * KiB,
+                               .max_open = 4,
+                               .max_active = 6,
+                               .zasl = 64 * KiB};
 
 static const char *format(const char *name, const zkv_geometry *g) {
   const char *p = P(name);
@@ -244,10 +249,10 @@ static void expect_format_rejected(const zkv_geometry *g, const char *keyword, i
   CHECK(access(p, F_OK) != 0 && errno == ENOENT); /* nothing created */
 }
 
-#define REJECT(keyword, ...)                   \
-  do {                                         \
-    zkv_geometry g = G;                        \
-    __VA_ARGS__;                               \
+#define REJECT(keyword, ...)                       \
+  do {                                             \
+    zkv_geometry g = G;                            \
+    __VA_ARGS__;                                   \
     expect_format_rejected(&g, keyword, __LINE__); \
   } while (0)
 
@@ -277,7 +282,12 @@ static void test_format(void) {
   const zkv_geometry ok[] = {
       {.lba_size = 512, .nr_zones = 1, .zone_size = 64 * KiB, .zone_cap = 64 * KiB, .zasl = 512},
       {.lba_size = 4096, .nr_zones = 4, .zone_size = 64 * KiB, .zone_cap = 32 * KiB, .max_active = 2, .zasl = 32 * KiB},
-      {.lba_size = 4096, .nr_zones = 4, .zone_size = 64 * KiB, .zone_cap = 4 * KiB, .max_open = 4, .max_active = 4,
+      {.lba_size = 4096,
+       .nr_zones = 4,
+       .zone_size = 64 * KiB,
+       .zone_cap = 4 * KiB,
+       .max_open = 4,
+       .max_active = 4,
        .zasl = 4 * KiB},
       {.lba_size = 4096, .nr_zones = 3, .zone_size = 16 * KiB, .zone_cap = 16 * KiB, .max_open = 3, .zasl = 8 * KiB},
   };
@@ -356,8 +366,8 @@ static void test_open_errors(void) {
   CHECK_EQ(append_pat(d, 3, 16 * KiB, 33, 0), 3 * MiB);
   CHECK_EQ(zkv_dev_zone_mgmt(d, 5, ZKV_ZONE_FINISH), 0);
   zkv_dev_close(d);
-  const uint64_t header_bytes[] = {0,  7,  8,  16, 20, 24, 32, 40, 44, 48, 56, 64,
-                                   EMU_HEADER_CRC_OFF, EMU_HEADER_CRC_OFF + 3};
+  const uint64_t header_bytes[] = {
+      0, 7, 8, 16, 20, 24, 32, 40, 44, 48, 56, 64, EMU_HEADER_CRC_OFF, EMU_HEADER_CRC_OFF + 3};
   for (size_t i = 0; i < sizeof header_bytes / sizeof header_bytes[0]; i++) {
     flip_byte(p, header_bytes[i]);
     open_fails(URI(p, NULL), -EINVAL, "corrupt.dev");
@@ -393,10 +403,13 @@ static void test_open_errors(void) {
   zkv_dev_close(d);
 
   /* URI errors, with a valid device path so only the URI is wrong. */
-  struct { const char *opts; const char *keyword; } bad[] = {
-      {"?bogus=1", "bogus"},        {"?profile=nope", "nope"},   {"?wcache=2", "wcache"},
-      {"?wcache=yes", "wcache"},    {"?seed=abc", "seed"},       {"?seed=12x", "seed"},
-      {"?profile", "profile"},      {"?wcache=1&bogus=1", "bogus"}, {"?profile=zn540&profile=ZN540", "ZN540"},
+  struct {
+    const char *opts;
+    const char *keyword;
+  } bad[] = {
+      {"?bogus=1", "bogus"},     {"?profile=nope", "nope"},      {"?wcache=2", "wcache"},
+      {"?wcache=yes", "wcache"}, {"?seed=abc", "seed"},          {"?seed=12x", "seed"},
+      {"?profile", "profile"},   {"?wcache=1&bogus=1", "bogus"}, {"?profile=zn540&profile=ZN540", "ZN540"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) open_fails(URI(p, bad[i].opts), -EINVAL, bad[i].keyword);
   open_fails("emu:", -EINVAL, NULL);
@@ -678,7 +691,7 @@ static void test_faults(void) {
 
   /* Any zone, reads and appends: skip one, fail two. */
   CHECK_EQ(zkv_emu_inject_error(d, ZKV_FAULT_READ | ZKV_FAULT_APPEND, -1, 1, 2, -ENOSPC), 0);
-  CHECK_EQ(zkv_dev_read(d, 2 * Z, b, 4 * KiB), 0); /* skipped */
+  CHECK_EQ(zkv_dev_read(d, 2 * Z, b, 4 * KiB), 0);         /* skipped */
   CHECK_EQ(write_pat(d, 3 * Z + wp3, 4 * KiB, 399, 0), 0); /* not matching */
   wp3 += 4 * KiB;
   CHECK_EQ(append_pat(d, 4, 4 * KiB, 9, 0), -ENOSPC);
@@ -847,7 +860,10 @@ static void test_zone_condition(void) {
 
 /* ---------- power cuts ---------- */
 
-static const zkv_geometry GNL = {.lba_size = 4096, .nr_zones = 8, .zone_size = 1 * MiB, .zone_cap = 768 * KiB,
+static const zkv_geometry GNL = {.lba_size = 4096,
+                                 .nr_zones = 8,
+                                 .zone_size = 1 * MiB,
+                                 .zone_cap = 768 * KiB,
                                  .zasl = 64 * KiB}; /* no open/active limits */
 
 static void expect_dead(zkv_dev *d) {
@@ -1035,8 +1051,10 @@ static int cut_scenario(uint64_t seed, int *fates, int tally[3]) {
     while (k < blocks && memcmp(got + k * LBA, want + k * LBA, LBA) == 0) k++;
     for (uint64_t j = k; j < blocks; j++) {
       if (!is_zero(got + j * LBA, LBA))
-        fprintf(stderr, "seed %" PRIu64 ": append %d block %" PRIu64 " is neither its data nor zeros (kept %" PRIu64
-                        " blocks)\n", seed, i, j, k);
+        fprintf(stderr,
+                "seed %" PRIu64 ": append %d block %" PRIu64 " is neither its data nor zeros (kept %" PRIu64
+                " blocks)\n",
+                seed, i, j, k);
       CHECK(is_zero(got + j * LBA, LBA));
     }
     if (r->durable) CHECK_EQ(k, blocks);
@@ -1140,8 +1158,8 @@ static void test_queue(void) {
   /* Reads through the queue. */
   memset(rbufs, 0xA5, N * LEN);
   for (int i = 0; i < N; i++) {
-    zkv_request r = {.op = ZKV_OP_READ, .offset = off[i], .buf = rbufs + i * LEN, .len = LEN,
-                     .tag = 2000 + (uint64_t)i};
+    zkv_request r = {
+        .op = ZKV_OP_READ, .offset = off[i], .buf = rbufs + i * LEN, .len = LEN, .tag = 2000 + (uint64_t)i};
     CHECK_EQ(zkv_queue_submit(q, &r), 0);
   }
   CHECK_EQ(zkv_queue_reap(q, c, N, 64, -1), N);
@@ -1166,7 +1184,13 @@ static void test_queue(void) {
       {.op = ZKV_OP_READ, .offset = Z - 4 * KiB, .buf = rbufs, .len = 8 * KiB, .tag = 7},
       {.op = ZKV_OP_WRITE, .offset = 100 * Z, .buf = wb, .len = 4 * KiB, .tag = 8},
   };
-  const int64_t want[] = {0, 0, 0, ZE(ZONE_IS_FULL), ZE(LBA_OUT_OF_RANGE), ZE(INVALID_FIELD), ZE(ZONE_BOUNDARY_ERROR),
+  const int64_t want[] = {0,
+                          0,
+                          0,
+                          ZE(ZONE_IS_FULL),
+                          ZE(LBA_OUT_OF_RANGE),
+                          ZE(INVALID_FIELD),
+                          ZE(ZONE_BOUNDARY_ERROR),
                           ZE(LBA_OUT_OF_RANGE)};
   const int64_t want2 = ZE(ZONE_INVALID_WRITE);
   const int nreq = (int)(sizeof reqs / sizeof reqs[0]);
@@ -1269,7 +1293,10 @@ static void *queue_appender(void *a) {
     while (submitted < PER_QTHREAD && zkv_queue_inflight(q) < QDEPTH) {
       ta->id[submitted] = (uint64_t)(ta->t + 11) * 100000 + (uint64_t)submitted;
       fill(bufs + (size_t)submitted * 4096, 4096, ta->id[submitted]);
-      zkv_request r = {.op = ZKV_OP_APPEND, .zone = ta->zone, .buf = bufs + (size_t)submitted * 4096, .len = 4096,
+      zkv_request r = {.op = ZKV_OP_APPEND,
+                       .zone = ta->zone,
+                       .buf = bufs + (size_t)submitted * 4096,
+                       .len = 4096,
                        .tag = (uint64_t)submitted};
       if (zkv_queue_submit(q, &r) != 0) return (void *)1;
       submitted++;
@@ -1283,7 +1310,9 @@ static void *queue_appender(void *a) {
   return NULL;
 }
 
-typedef struct off_id { uint64_t off, id; } off_id;
+typedef struct off_id {
+  uint64_t off, id;
+} off_id;
 static int cmp_off(const void *a, const void *b) {
   const off_id *x = a, *y = b;
   return x->off < y->off ? -1 : x->off > y->off;
@@ -1384,7 +1413,10 @@ static void test_zn540(void) {
   uint64_t t1 = now_ns();
   while (done < TOTAL) {
     while (submitted < TOTAL && zkv_queue_inflight(q) < QD) {
-      zkv_request r = {.op = ZKV_OP_APPEND, .zone = 1, .buf = pool + (size_t)submitted * LEN, .len = LEN,
+      zkv_request r = {.op = ZKV_OP_APPEND,
+                       .zone = 1,
+                       .buf = pool + (size_t)submitted * LEN,
+                       .len = LEN,
                        .tag = (uint64_t)submitted};
       CHECK_EQ(zkv_queue_submit(q, &r), 0);
       submitted++;

@@ -5,22 +5,22 @@
 #include <stdlib.h>
 
 static int checks_run;
-#define CHECK(cond)                                                                     \
-  do {                                                                                  \
-    checks_run++;                                                                       \
-    if (!(cond)) {                                                                      \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);          \
-      exit(1);                                                                          \
-    }                                                                                   \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    checks_run++;                                                              \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+      exit(1);                                                                 \
+    }                                                                          \
   } while (0)
-#define CHECK_EQ(a, b)                                                                  \
-  do {                                                                                  \
-    long long _a = (long long)(a), _b = (long long)(b);                                 \
-    checks_run++;                                                                       \
-    if (_a != _b) {                                                                     \
+#define CHECK_EQ(a, b)                                                                                 \
+  do {                                                                                                 \
+    long long _a = (long long)(a), _b = (long long)(b);                                                \
+    checks_run++;                                                                                      \
+    if (_a != _b) {                                                                                    \
       fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, __LINE__, #a, _a, #b, _b); \
-      exit(1);                                                                          \
-    }                                                                                   \
+      exit(1);                                                                                         \
+    }                                                                                                  \
   } while (0)
 #define TEST_DONE(name) printf("%s: %d checks passed\n", name, checks_run)
 #endif

@@ -86,10 +86,11 @@ static void fx_check(const fixture *f) {
 /* ---------- status code coverage ---------- */
 
 static const int ALL_CODES[] = {
-    ZKV_NVME_INVALID_FIELD,        ZKV_NVME_LBA_OUT_OF_RANGE,      ZKV_NVME_ZONE_BOUNDARY_ERROR,
-    ZKV_NVME_ZONE_IS_FULL,         ZKV_NVME_ZONE_IS_READ_ONLY,     ZKV_NVME_ZONE_IS_OFFLINE,
-    ZKV_NVME_ZONE_INVALID_WRITE,   ZKV_NVME_TOO_MANY_ACTIVE_ZONES, ZKV_NVME_TOO_MANY_OPEN_ZONES,
-    ZKV_NVME_INVALID_ZONE_STATE_TRANSITION,
+    ZKV_NVME_INVALID_FIELD,       ZKV_NVME_LBA_OUT_OF_RANGE,
+    ZKV_NVME_ZONE_BOUNDARY_ERROR, ZKV_NVME_ZONE_IS_FULL,
+    ZKV_NVME_ZONE_IS_READ_ONLY,   ZKV_NVME_ZONE_IS_OFFLINE,
+    ZKV_NVME_ZONE_INVALID_WRITE,  ZKV_NVME_TOO_MANY_ACTIVE_ZONES,
+    ZKV_NVME_TOO_MANY_OPEN_ZONES, ZKV_NVME_INVALID_ZONE_STATE_TRANSITION,
 };
 #define NCODES (sizeof ALL_CODES / sizeof ALL_CODES[0])
 static int code_seen[NCODES];
@@ -100,19 +101,21 @@ static void saw(int rc) {
 }
 
 /* Checks a result, records the status as covered, and re-validates the table. */
-#define EXPECT(f, expr, want)    \
-  do {                           \
-    int _rc = (expr);            \
-    CHECK_EQ(_rc, (want));       \
-    saw(_rc);                    \
-    fx_check(f);                 \
+#define EXPECT(f, expr, want) \
+  do {                        \
+    int _rc = (expr);         \
+    CHECK_EQ(_rc, (want));    \
+    saw(_rc);                 \
+    fx_check(f);              \
   } while (0)
 
 static int wr(fixture *f, uint32_t zone, uint64_t rel, uint64_t len) {
   uint64_t assigned = 0xDEAD;
   int rc = zs_write(&f->t, zone, rel, len, 0, &assigned);
-  if (rc == 0) CHECK_EQ(assigned, rel);
-  else CHECK_EQ(assigned, 0xDEAD); /* untouched on failure */
+  if (rc == 0)
+    CHECK_EQ(assigned, rel);
+  else
+    CHECK_EQ(assigned, 0xDEAD); /* untouched on failure */
   return rc;
 }
 
@@ -129,8 +132,13 @@ static uint64_t wp(const fixture *f, uint32_t z) { return f->zones[z].written; }
 
 static zkv_geometry geo(uint32_t lba, uint32_t nr, uint64_t size, uint64_t cap, uint32_t mo, uint32_t ma,
                         uint32_t zasl) {
-  return (zkv_geometry){.lba_size = lba, .nr_zones = nr, .zone_size = size, .zone_cap = cap,
-                        .max_open = mo, .max_active = ma, .zasl = zasl};
+  return (zkv_geometry){.lba_size = lba,
+                        .nr_zones = nr,
+                        .zone_size = size,
+                        .zone_cap = cap,
+                        .max_open = mo,
+                        .max_active = ma,
+                        .zasl = zasl};
 }
 
 /* ---------- directed tests ---------- */
@@ -267,21 +275,34 @@ static void test_writes(void) {
 
 /* Every management action from every condition. */
 enum start { S_EMPTY, S_IOPEN, S_EOPEN0, S_EOPENW, S_CLOSED, S_FULL, S_FINISHED, S_RO, S_OFFLINE, S_N };
-static const char *START_NAME[] = {"empty", "imp-open", "exp-open(unwritten)", "exp-open(written)", "closed",
-                                   "full", "finished", "read-only", "offline"};
+static const char *START_NAME[] = {
+    "empty",     "imp-open", "exp-open(unwritten)", "exp-open(written)", "closed", "full", "finished",
+    "read-only", "offline"};
 
 static void make_start(fixture *f, uint32_t z, int s) {
   uint64_t cap = f->t.geo.zone_cap;
   switch (s) {
-  case S_EMPTY: break;
-  case S_IOPEN: CHECK_EQ(wr(f, z, 0, 8 * KB), 0); break;
-  case S_EOPEN0: CHECK_EQ(zs_mgmt(&f->t, z, ZKV_ZONE_OPEN), 0); break;
-  case S_EOPENW: CHECK_EQ(zs_mgmt(&f->t, z, ZKV_ZONE_OPEN), 0); CHECK_EQ(wr(f, z, 0, 8 * KB), 0); break;
-  case S_CLOSED: CHECK_EQ(wr(f, z, 0, 8 * KB), 0); CHECK_EQ(zs_mgmt(&f->t, z, ZKV_ZONE_CLOSE), 0); break;
-  case S_FULL: CHECK_EQ(wr(f, z, 0, cap), 0); break;
-  case S_FINISHED: CHECK_EQ(wr(f, z, 0, 8 * KB), 0); CHECK_EQ(zs_mgmt(&f->t, z, ZKV_ZONE_FINISH), 0); break;
-  case S_RO: CHECK_EQ(wr(f, z, 0, 8 * KB), 0); zs_set(&f->t, z, RO, 8 * KB); break;
-  case S_OFFLINE: zs_set(&f->t, z, OFFLINE, 0); break;
+    case S_EMPTY: break;
+    case S_IOPEN: CHECK_EQ(wr(f, z, 0, 8 * KB), 0); break;
+    case S_EOPEN0: CHECK_EQ(zs_mgmt(&f->t, z, ZKV_ZONE_OPEN), 0); break;
+    case S_EOPENW:
+      CHECK_EQ(zs_mgmt(&f->t, z, ZKV_ZONE_OPEN), 0);
+      CHECK_EQ(wr(f, z, 0, 8 * KB), 0);
+      break;
+    case S_CLOSED:
+      CHECK_EQ(wr(f, z, 0, 8 * KB), 0);
+      CHECK_EQ(zs_mgmt(&f->t, z, ZKV_ZONE_CLOSE), 0);
+      break;
+    case S_FULL: CHECK_EQ(wr(f, z, 0, cap), 0); break;
+    case S_FINISHED:
+      CHECK_EQ(wr(f, z, 0, 8 * KB), 0);
+      CHECK_EQ(zs_mgmt(&f->t, z, ZKV_ZONE_FINISH), 0);
+      break;
+    case S_RO:
+      CHECK_EQ(wr(f, z, 0, 8 * KB), 0);
+      zs_set(&f->t, z, RO, 8 * KB);
+      break;
+    case S_OFFLINE: zs_set(&f->t, z, OFFLINE, 0); break;
   }
   fx_check(f);
 }
@@ -289,20 +310,31 @@ static void make_start(fixture *f, uint32_t z, int s) {
 static void test_mgmt_matrix(void) {
   const uint64_t cap = 48 * KB, W = 8 * KB;
   const int bad = E(INVALID_ZONE_STATE_TRANSITION);
-  struct { int start; uint32_t cond; uint64_t written; } initial[S_N] = {
-      {S_EMPTY, EMPTY, 0},  {S_IOPEN, IOPEN, W}, {S_EOPEN0, EOPEN, 0}, {S_EOPENW, EOPEN, W}, {S_CLOSED, CLOSED, W},
-      {S_FULL, FULL, cap},  {S_FINISHED, FULL, cap}, {S_RO, RO, W},     {S_OFFLINE, OFFLINE, 0}};
+  struct {
+    int start;
+    uint32_t cond;
+    uint64_t written;
+  } initial[S_N] = {{S_EMPTY, EMPTY, 0},     {S_IOPEN, IOPEN, W},   {S_EOPEN0, EOPEN, 0},
+                    {S_EOPENW, EOPEN, W},    {S_CLOSED, CLOSED, W}, {S_FULL, FULL, cap},
+                    {S_FINISHED, FULL, cap}, {S_RO, RO, W},         {S_OFFLINE, OFFLINE, 0}};
   /* expected {rc, cond, written} per action, per start */
-  struct exp { int rc; uint32_t cond; uint64_t written; };
-  const struct exp open_[S_N] = {{0, EOPEN, 0}, {0, EOPEN, W}, {0, EOPEN, 0}, {0, EOPEN, W}, {0, EOPEN, W},
-                                 {bad, FULL, cap}, {bad, FULL, cap}, {bad, RO, W}, {bad, OFFLINE, 0}};
-  const struct exp close_[S_N] = {{bad, EMPTY, 0}, {0, CLOSED, W}, {0, EMPTY, 0}, {0, CLOSED, W}, {0, CLOSED, W},
-                                  {bad, FULL, cap}, {bad, FULL, cap}, {bad, RO, W}, {bad, OFFLINE, 0}};
-  const struct exp finish_[S_N] = {{0, FULL, cap}, {0, FULL, cap}, {0, FULL, cap}, {0, FULL, cap}, {0, FULL, cap},
-                                   {0, FULL, cap}, {0, FULL, cap}, {bad, RO, W}, {bad, OFFLINE, 0}};
-  const struct exp reset_[S_N] = {{0, EMPTY, 0}, {0, EMPTY, 0}, {0, EMPTY, 0}, {0, EMPTY, 0}, {0, EMPTY, 0},
-                                  {0, EMPTY, 0}, {0, EMPTY, 0}, {bad, RO, W}, {bad, OFFLINE, 0}};
-  const struct { int action; const struct exp *e; } actions[] = {
+  struct exp {
+    int rc;
+    uint32_t cond;
+    uint64_t written;
+  };
+  const struct exp open_[S_N] = {{0, EOPEN, 0},    {0, EOPEN, W},    {0, EOPEN, 0}, {0, EOPEN, W},    {0, EOPEN, W},
+                                 {bad, FULL, cap}, {bad, FULL, cap}, {bad, RO, W},  {bad, OFFLINE, 0}};
+  const struct exp close_[S_N] = {{bad, EMPTY, 0},  {0, CLOSED, W},   {0, EMPTY, 0}, {0, CLOSED, W},   {0, CLOSED, W},
+                                  {bad, FULL, cap}, {bad, FULL, cap}, {bad, RO, W},  {bad, OFFLINE, 0}};
+  const struct exp finish_[S_N] = {{0, FULL, cap}, {0, FULL, cap}, {0, FULL, cap}, {0, FULL, cap},   {0, FULL, cap},
+                                   {0, FULL, cap}, {0, FULL, cap}, {bad, RO, W},   {bad, OFFLINE, 0}};
+  const struct exp reset_[S_N] = {{0, EMPTY, 0}, {0, EMPTY, 0}, {0, EMPTY, 0}, {0, EMPTY, 0},    {0, EMPTY, 0},
+                                  {0, EMPTY, 0}, {0, EMPTY, 0}, {bad, RO, W},  {bad, OFFLINE, 0}};
+  const struct {
+    int action;
+    const struct exp *e;
+  } actions[] = {
       {ZKV_ZONE_OPEN, open_}, {ZKV_ZONE_CLOSE, close_}, {ZKV_ZONE_FINISH, finish_}, {ZKV_ZONE_RESET, reset_}};
   /* Not Zone Send Actions this device implements: invalid field, whatever the zone's condition. */
   const int invalid_actions[] = {0, 5, 6, 0x10, 0xFF, -1};
@@ -382,7 +414,7 @@ static void test_reads(void) {
   /* Anywhere inside one zone, written or not, including the gap beyond the capacity. */
   EXPECT(&f, zs_check_read(&f.t, 0, 4 * KB), 0);
   EXPECT(&f, zs_check_read(&f.t, zs, 8 * KB), 0);
-  EXPECT(&f, zs_check_read(&f.t, zs + 8 * KB, 16 * KB), 0); /* above the write pointer */
+  EXPECT(&f, zs_check_read(&f.t, zs + 8 * KB, 16 * KB), 0);   /* above the write pointer */
   EXPECT(&f, zs_check_read(&f.t, zs, zs), 0);                 /* the whole zone */
   EXPECT(&f, zs_check_read(&f.t, zs + 48 * KB, 16 * KB), 0);  /* the gap */
   EXPECT(&f, zs_check_read(&f.t, total - 4 * KB, 4 * KB), 0); /* the last block */
@@ -684,9 +716,9 @@ static int m_write(model *m, uint32_t z, uint64_t rel, uint64_t len, int append,
   if (z >= g->nr_zones) return E(LBA_OUT_OF_RANGE);
   if (len == 0 || len % g->lba_size || rel % g->lba_size || (append && len > g->zasl)) return E(INVALID_FIELD);
   switch (m->cond[z]) {
-  case OFFLINE: return E(ZONE_IS_OFFLINE);
-  case RO: return E(ZONE_IS_READ_ONLY);
-  case FULL: return E(ZONE_IS_FULL);
+    case OFFLINE: return E(ZONE_IS_OFFLINE);
+    case RO: return E(ZONE_IS_READ_ONLY);
+    case FULL: return E(ZONE_IS_FULL);
   }
   if (!append && rel != m->written[z]) return E(ZONE_INVALID_WRITE);
   if (len > g->zone_cap - m->written[z]) return E(ZONE_BOUNDARY_ERROR);
@@ -694,8 +726,10 @@ static int m_write(model *m, uint32_t z, uint64_t rel, uint64_t len, int append,
   if (rc) return rc;
   *assigned = m->written[z];
   m->written[z] += len;
-  if (m->written[z] == g->zone_cap) m->cond[z] = FULL;
-  else if (m->cond[z] != EOPEN) m->cond[z] = IOPEN;
+  if (m->written[z] == g->zone_cap)
+    m->cond[z] = FULL;
+  else if (m->cond[z] != EOPEN)
+    m->cond[z] = IOPEN;
   return 0;
 }
 
@@ -718,26 +752,26 @@ static int m_mgmt(model *m, uint32_t z, int action) {
   if (c == RO || c == OFFLINE) return bad;
   int rc;
   switch (action) {
-  case ZKV_ZONE_OPEN:
-    if (c == FULL) return bad;
-    if ((rc = m_reserve(m, z))) return rc;
-    m->cond[z] = EOPEN;
-    return 0;
-  case ZKV_ZONE_CLOSE:
-    if (c == CLOSED) return 0;
-    if (c != IOPEN && c != EOPEN) return bad;
-    m_close(m, z);
-    return 0;
-  case ZKV_ZONE_FINISH:
-    if (c == FULL) return 0;
-    if (c == EMPTY && m->g.max_active && m_count(m, is_active) >= m->g.max_active) return E(TOO_MANY_ACTIVE_ZONES);
-    m->cond[z] = FULL;
-    m->written[z] = m->g.zone_cap;
-    return 0;
-  default: /* reset */
-    m->cond[z] = EMPTY;
-    m->written[z] = 0;
-    return 0;
+    case ZKV_ZONE_OPEN:
+      if (c == FULL) return bad;
+      if ((rc = m_reserve(m, z))) return rc;
+      m->cond[z] = EOPEN;
+      return 0;
+    case ZKV_ZONE_CLOSE:
+      if (c == CLOSED) return 0;
+      if (c != IOPEN && c != EOPEN) return bad;
+      m_close(m, z);
+      return 0;
+    case ZKV_ZONE_FINISH:
+      if (c == FULL) return 0;
+      if (c == EMPTY && m->g.max_active && m_count(m, is_active) >= m->g.max_active) return E(TOO_MANY_ACTIVE_ZONES);
+      m->cond[z] = FULL;
+      m->written[z] = m->g.zone_cap;
+      return 0;
+    default: /* reset */
+      m->cond[z] = EMPTY;
+      m->written[z] = 0;
+      return 0;
   }
 }
 
@@ -752,14 +786,14 @@ static uint64_t below(uint64_t n) { return n ? rnd() % n : 0; }
 
 static uint64_t g_seed;
 static char op_desc[256];
-#define RCHECK_EQ(a, b)                                                                                  \
-  do {                                                                                                   \
-    long long _x = (long long)(a), _y = (long long)(b);                                                  \
-    if (_x != _y) {                                                                                      \
-      fprintf(stderr, "random test (ZKV_SEED=%" PRIu64 ") after %s: %s == %lld, model says %lld\n", g_seed, \
-              op_desc, #a, _x, _y);                                                                      \
-    }                                                                                                    \
-    CHECK_EQ(_x, _y);                                                                                    \
+#define RCHECK_EQ(a, b)                                                                                              \
+  do {                                                                                                               \
+    long long _x = (long long)(a), _y = (long long)(b);                                                              \
+    if (_x != _y) {                                                                                                  \
+      fprintf(stderr, "random test (ZKV_SEED=%" PRIu64 ") after %s: %s == %lld, model says %lld\n", g_seed, op_desc, \
+              #a, _x, _y);                                                                                           \
+    }                                                                                                                \
+    CHECK_EQ(_x, _y);                                                                                                \
   } while (0)
 
 static void compare(const fixture *f, const model *m) {
@@ -785,12 +819,10 @@ static zkv_geometry random_geometry(void) {
   g.zone_cap = cblocks * g.lba_size;
   g.zasl = (uint32_t)((1 + below(cblocks)) * g.lba_size);
   switch (below(4)) {
-  case 0: break; /* no limits */
-  case 1: g.max_open = 1 + (uint32_t)below(g.nr_zones); break;
-  case 2: g.max_active = 1 + (uint32_t)below(g.nr_zones); break;
-  default:
-    g.max_active = 1 + (uint32_t)below(g.nr_zones);
-    g.max_open = 1 + (uint32_t)below(g.max_active);
+    case 0: break; /* no limits */
+    case 1: g.max_open = 1 + (uint32_t)below(g.nr_zones); break;
+    case 2: g.max_active = 1 + (uint32_t)below(g.nr_zones); break;
+    default: g.max_active = 1 + (uint32_t)below(g.nr_zones); g.max_open = 1 + (uint32_t)below(g.max_active);
   }
   return g;
 }
@@ -798,23 +830,23 @@ static zkv_geometry random_geometry(void) {
 static uint64_t random_len(const zkv_geometry *g, int append) {
   uint64_t lba = g->lba_size;
   switch (below(20)) {
-  case 0: return 0;
-  case 1: return lba * (1 + below(4)) + 1 + below(lba - 1); /* misaligned */
-  case 2: return g->zone_cap + lba * below(3);
-  case 3: return UINT64_MAX - lba + 1; /* wraps */
-  case 4: return (uint64_t)g->zasl + lba;
-  default: {
-    uint64_t maxb = append ? g->zasl / lba : g->zone_cap / lba;
-    return lba * (1 + below(below(3) ? (maxb < 4 ? maxb : 4) : maxb));
-  }
+    case 0: return 0;
+    case 1: return lba * (1 + below(4)) + 1 + below(lba - 1); /* misaligned */
+    case 2: return g->zone_cap + lba * below(3);
+    case 3: return UINT64_MAX - lba + 1; /* wraps */
+    case 4: return (uint64_t)g->zasl + lba;
+    default: {
+      uint64_t maxb = append ? g->zasl / lba : g->zone_cap / lba;
+      return lba * (1 + below(below(3) ? (maxb < 4 ? maxb : 4) : maxb));
+    }
   }
 }
 
 static uint64_t random_rel(const zkv_geometry *g, uint64_t written) {
   switch (below(8)) {
-  case 0: return below(g->zone_size / g->lba_size) * g->lba_size;
-  case 1: return written + 1 + below(g->lba_size - 1);
-  default: return written;
+    case 0: return below(g->zone_size / g->lba_size) * g->lba_size;
+    case 1: return written + 1 + below(g->lba_size - 1);
+    default: return written;
   }
 }
 
@@ -847,8 +879,8 @@ static void test_random(void) {
         uint32_t z = random_zone(&g);
         uint64_t rel = random_rel(&g, z < g.nr_zones ? m.written[z] : 0), len = random_len(&g, 0);
         uint64_t at = 0xAB, am = 0xAB;
-        snprintf(op_desc, sizeof op_desc, "round %d step %d: write zone %u rel %" PRIu64 " len %" PRIu64, round,
-                 step, z, rel, len);
+        snprintf(op_desc, sizeof op_desc, "round %d step %d: write zone %u rel %" PRIu64 " len %" PRIu64, round, step,
+                 z, rel, len);
         rc_t = zs_write(&f.t, z, rel, len, 0, &at);
         rc_m = m_write(&m, z, rel, len, 0, &am);
         RCHECK_EQ(rc_t, rc_m);

@@ -51,7 +51,7 @@ enum zkv_zone_action {
 };
 
 typedef struct zkv_geometry {
-  uint32_t lba_size;   /* bytes per logical block: 512 or 4096 */
+  uint32_t lba_size; /* bytes per logical block: 512 or 4096 */
   uint32_t nr_zones;
   uint64_t zone_size;  /* bytes between zone starts */
   uint64_t zone_cap;   /* writable bytes per zone, <= zone_size */
@@ -122,7 +122,13 @@ uint32_t zkv_queue_inflight(zkv_queue *q);
 /* Creates the backing file of an emulated device; fails on an existing file or bad geometry. */
 int zkv_emu_format(const char *path, const zkv_geometry *geo);
 
-enum zkv_fault_op { ZKV_FAULT_READ = 1, ZKV_FAULT_WRITE = 2, ZKV_FAULT_APPEND = 4, ZKV_FAULT_MGMT = 8, ZKV_FAULT_FLUSH = 16 };
+enum zkv_fault_op {
+  ZKV_FAULT_READ = 1,
+  ZKV_FAULT_WRITE = 2,
+  ZKV_FAULT_APPEND = 4,
+  ZKV_FAULT_MGMT = 8,
+  ZKV_FAULT_FLUSH = 16
+};
 /* The next `count` operations matching op_mask (and zone, or any zone if zone < 0), after
  * `skip` matching ones pass, fail with `error` (negative). count 0 clears the rule. */
 int zkv_emu_inject_error(zkv_dev *dev, int op_mask, int64_t zone, uint32_t skip, uint32_t count, int error);
@@ -130,8 +136,8 @@ int zkv_emu_inject_error(zkv_dev *dev, int op_mask, int64_t zone, uint32_t skip,
 int zkv_emu_set_zone_condition(zkv_dev *dev, uint32_t zone, int cond);
 
 enum zkv_power_cut_mode {
-  ZKV_CUT_DROP_ALL = 0,  /* every write not yet durable is lost */
-  ZKV_CUT_RANDOM = 1,    /* each non-durable write is kept, lost, or torn (a prefix of its blocks) */
+  ZKV_CUT_DROP_ALL = 0, /* every write not yet durable is lost */
+  ZKV_CUT_RANDOM = 1,   /* each non-durable write is kept, lost, or torn (a prefix of its blocks) */
 };
 /* Emulates losing power: applies the mode to non-durable data (seeded), after which every
  * operation fails with -ENODEV until the device is closed and opened again. Returns the number
