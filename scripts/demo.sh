@@ -3,5 +3,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
-mvn -B -ntp -q install -DskipTests
+mkdir -p build
+if ! mvn -B -ntp -q install -DskipTests > build/demo-build.log 2>&1; then
+  cat build/demo-build.log
+  echo "demo: the build failed (log above, also in build/demo-build.log)" >&2
+  exit 1
+fi
 exec bin/zkv demo "$@"

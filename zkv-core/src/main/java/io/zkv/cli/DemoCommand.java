@@ -72,6 +72,9 @@ final class DemoCommand implements ZkvCommand {
         print(out, profile, "append x" + threads + " threads", appends);
         Result writes = writeQd1(dev, size, seconds, appends.nextZone);
         print(out, profile, "write QD1", writes);
+        out.printf(
+            "%-8s %-22s %9s %9.2fx%n",
+            profile, "append / write IOPS", "", appends.iops() / writes.iops());
         lastReport = dev.report();
       }
       Files.deleteIfExists(file);
@@ -92,7 +95,11 @@ final class DemoCommand implements ZkvCommand {
     return 0;
   }
 
-  private record Result(LatencyRecorder.Summary latency, double seconds, int nextZone) {}
+  private record Result(LatencyRecorder.Summary latency, double seconds, int nextZone) {
+    double iops() {
+      return latency.count() / seconds;
+    }
+  }
 
   private static void print(PrintStream out, String profile, String op, Result r) {
     LatencyRecorder.Summary s = r.latency;
