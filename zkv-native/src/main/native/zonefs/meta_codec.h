@@ -1,0 +1,97 @@
+/* On-disk codec of the zone file system's metadata: the superblock and the metadata-log records
+ * (docs/formats/zone-fs.md is the one place that documents the layout). Pure functions over byte
+ * buffers with bounds checks on every field: a corrupt or truncated input gives an error code and
+ * a message, never a crash. */
+#ifndef ZKV_META_CODEC_H
+#define ZKV_META_CODEC_H
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ZFS_FORMAT_VERSION 1u
+#define ZFS_SUPERBLOCK_SIZE 4096u
+#define ZFS_RECORD_HEADER 24u
+#define ZFS_MAX_NAME 4096u
+#define ZFS_NO_ACTIVE_EXTENT UINT64_MAX
+
+typedef struct zfs_superblock {
+  uint32_t version;
+  uint32_t flags;
+  uint64_t sequence; /* higher wins at mount */
+  uint8_t uuid[16];
+  uint32_t block_size;
+  uint32_t nr_zones;
+  uint64_t zone_size, zone_cap;
+  uint32_t meta_zones;       /* the first meta_zones zones hold superblock + log */
+  uint32_t finish_threshold; /* percent */
+} zfs_superblock;
+
+enum zfs_record_type {
+  ZFS_REC_SNAPSHOT = 1,    /* the complete file table; starts every meta zone after its superblock */
+  ZFS_REC_FILE_UPDATE = 2, /* one file's complete metadata, replacing what was known */
+  ZFS_REC_FILE_DELETE = 3,
+  ZFS_REC_END = 4, /* the zone was rolled; the log continues in a newer meta zone */
+};
+
+/* Decode results (negative). */
+enum zfs_decode_status {
+  ZFS_EMPTY = -1,   /* unwritten space: the log ends here */
+  ZFS_TORN = -2,    /* a record that was cut short or whose checksum fails: a torn tail if nothing valid follows */
+  ZFS_CORRUPT = -3, /* structurally wrong (bad magic, impossible length, bad field) */
+  ZFS_UNSUPPORTED = -4,
+};
+
+typedef struct zfs_extent {
+  uint64_t start; /* device byte offset */
+  uint64_t len;
+} zfs_extent;
+
+typedef struct zfs_file_meta {
+  uint64_t id;
+  uint64_t size;
+  uint64_t mtime;
+  uint64_t active_extent_start; /* ZFS_NO_ACTIVE_EXTENT or where unsynced data may follow */
+  uint32_t lifetime;            /* RocksDB write-lifetime hint */
+  uint32_t flags;
+  uint32_t n_names;
+  char **names; /* the file's links, NUL-terminated */
+  uint32_t n_extents;
+  zfs_extent *extents;
+} zfs_file_meta;
+
+typedef struct zfs_record {
+  uint16_t type;
+  uint64_t seq;
+  const uint8_t *payload;
+  uint32_t len;
+} zfs_record;
+
+int zfs_superblock_encode(const zfs_superblock *sb, uint8_t *out, size_t cap);
+int zfs_superblock_decode(const uint8_t *in, size_t len, zfs_superblock *sb, char *err, size_t errlen);
+
+/* Bytes a record of `payload_len` takes once padded to `block`. */
+size_t zfs_record_size(uint32_t payload_len, uint32_t block);
+/* Writes header + payload + zero padding; returns the padded size or a negative error. */
+int64_t zfs_record_encode(uint16_t type, uint64_t seq, const uint8_t *payload, uint32_t len, uint32_t block,
+                          uint8_t *out, size_t cap);
+/* Parses one record at `in`; returns the padded size consumed (> 0) or a zfs_decode_status. */
+int64_t zfs_record_decode(const uint8_t *in, size_t avail, uint32_t block, zfs_record *rec, char *err, size_t errlen);
+
+/* File metadata payloads (FILE_UPDATE, and the entries of a SNAPSHOT). */
+size_t zfs_file_encoded_size(const zfs_file_meta *f);
+int64_t zfs_file_encode(const zfs_file_meta *f, uint8_t *out, size_t cap);
+/* Decodes one file at in[0..len); allocates names/extents (free with zfs_file_free). Returns the
+ * bytes consumed or ZFS_CORRUPT. */
+int64_t zfs_file_decode(const uint8_t *in, size_t len, zfs_file_meta *f, char *err, size_t errlen);
+void zfs_file_free(zfs_file_meta *f);
+
+/* SNAPSHOT payload: u64 next_file_id, u32 count, then `count` encoded files. */
+int zfs_snapshot_header_decode(const uint8_t *in, size_t len, uint64_t *next_file_id, uint32_t *count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
