@@ -1,0 +1,447 @@
+/* The zone file system core on the emulated device: files across zones, persistence, namespace
+ * operations, space reclamation, the active-zone limit, metadata rolls, power cuts, a torn or
+ * damaged metadata log, a full device, and concurrent writers. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "emu_internal.h"
+#include "test_util.h"
+#include "timing.h"
+#include "zonefs.h"
+
+static char dir[64], path[128], uri[192];
+static uint64_t rng;
+static char err[512];
+
+static const zkv_geometry GEO = {.lba_size = 4096,
+                                 .nr_zones = 24,
+                                 .zone_size = 4 << 20,
+                                 .zone_cap = 3 << 20,
+                                 .max_open = 6,
+                                 .max_active = 6,
+                                 .zasl = 256 << 10};
+
+static zkv_dev *open_dev(void) {
+  int e = 0;
+  zkv_dev *d = zkv_dev_open(uri, &e);
+  if (!d) fprintf(stderr, "open %s: %s\n", uri, zkv_dev_last_error());
+  CHECK(d != NULL);
+  return d;
+}
+
+static zfs *mount_ok(zkv_dev *d) {
+  int rc = 0;
+  zfs *fs = zfs_mount(d, &rc, err, sizeof err);
+  if (!fs) fprintf(stderr, "mount: %d %s\n", rc, err);
+  CHECK(fs != NULL);
+  return fs;
+}
+
+static void fresh(const char *options) {
+  unlink(path);
+  CHECK_EQ(zkv_emu_format(path, &GEO), 0);
+  snprintf(uri, sizeof uri, "emu:%s%s", path, options);
+  zkv_dev *d = open_dev();
+  CHECK_EQ(zfs_mkfs(d, NULL, err, sizeof err), 0);
+  zkv_dev_close(d);
+}
+
+/* Byte i of file `seed` is a function of both, so any misplaced byte is caught. */
+static uint8_t pattern(uint64_t seed, uint64_t i) { return (uint8_t)((i * 2654435761u) ^ (seed * 97) ^ (i >> 13)); }
+
+static void fill(uint8_t *buf, uint64_t seed, uint64_t from, size_t n) {
+  for (size_t i = 0; i < n; i++) buf[i] = pattern(seed, from + i);
+}
+
+static uint64_t write_file(zfs *fs, const char *name, uint64_t seed, uint64_t total, int sync_often) {
+  int rc = 0;
+  zfs_file *f = zfs_create(fs, name, 3, &rc);
+  CHECK(f != NULL);
+  uint8_t *buf = malloc(200000);
+  uint64_t done = 0;
+  while (done < total) {
+    size_t n = 1 + zkv_rng_next(&rng) % 150000;
+    if (n > total - done) n = (size_t)(total - done);
+    fill(buf, seed, done, n);
+    CHECK_EQ(zfs_append(f, buf, n), 0);
+    done += n;
+    if (sync_often && zkv_rng_next(&rng) % 3 == 0) CHECK_EQ(zfs_sync(f), 0);
+    CHECK_EQ(zfs_file_size(f), done);
+  }
+  CHECK_EQ(zfs_close(f), 0);
+  free(buf);
+  return total;
+}
+
+static void check_file(zfs *fs, const char *name, uint64_t seed, uint64_t size) {
+  int rc = 0;
+  zfs_file *f = zfs_open(fs, name, &rc);
+  if (!f) fprintf(stderr, "missing file %s\n", name);
+  CHECK(f != NULL);
+  CHECK_EQ(zfs_file_size(f), size);
+  uint8_t *buf = malloc(size + 1), *want = malloc(size + 1);
+  CHECK_EQ(zfs_pread(f, 0, buf, size + 1), (int64_t)size);
+  fill(want, seed, 0, size);
+  CHECK(memcmp(buf, want, size) == 0);
+  for (int k = 0; k < 20 && size; k++) { /* unaligned ranges */
+    uint64_t off = zkv_rng_next(&rng) % size;
+    size_t n = 1 + zkv_rng_next(&rng) % 70000;
+    int64_t got = zfs_pread(f, off, buf, n);
+    CHECK_EQ(got, (int64_t)(n < size - off ? n : size - off));
+    CHECK(memcmp(buf, want + off, (size_t)got) == 0);
+  }
+  CHECK_EQ(zfs_close(f), 0);
+  free(buf);
+  free(want);
+}
+
+static void test_files_persist_across_mounts(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  uint64_t a = write_file(fs, "/db/000001.sst", 1, 7 << 20, 1); /* spans three zones */
+  uint64_t b = write_file(fs, "/db/MANIFEST-000002", 2, 12345, 0);
+  uint64_t c = write_file(fs, "/db/empty", 3, 0, 0);
+  check_file(fs, "/db/000001.sst", 1, a);
+  check_file(fs, "/db/MANIFEST-000002", 2, b);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+  d = open_dev();
+  fs = mount_ok(d);
+  check_file(fs, "/db/000001.sst", 1, a);
+  check_file(fs, "/db/MANIFEST-000002", 2, b);
+  check_file(fs, "/db/empty", 3, c);
+  uint64_t size = 0;
+  CHECK_EQ(zfs_stat(fs, "/db/nope", &size), -ENOENT);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+static void count_name(const char *name, uint64_t size, void *arg) {
+  (void)name, (void)size;
+  (*(int *)arg)++;
+}
+
+static void test_namespace_and_reclamation(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  write_file(fs, "/db/a.dbtmp", 4, 100000, 0);
+  CHECK_EQ(zfs_rename(fs, "/db/a.dbtmp", "/db/CURRENT"), 0);
+  CHECK_EQ(zfs_stat(fs, "/db/a.dbtmp", NULL), -ENOENT);
+  check_file(fs, "/db/CURRENT", 4, 100000);
+  /* rename over an existing file replaces it */
+  write_file(fs, "/db/b.dbtmp", 5, 5000, 0);
+  CHECK_EQ(zfs_rename(fs, "/db/b.dbtmp", "/db/CURRENT"), 0);
+  check_file(fs, "/db/CURRENT", 5, 5000);
+  CHECK_EQ(zfs_link(fs, "/db/CURRENT", "/backup/CURRENT"), 0);
+  CHECK_EQ(zfs_link(fs, "/db/CURRENT", "/backup/CURRENT"), -EEXIST);
+  CHECK_EQ(zfs_delete(fs, "/db/CURRENT"), 0);
+  check_file(fs, "/backup/CURRENT", 5, 5000);
+  int n = 0;
+  zfs_list(fs, "/backup/", count_name, &n);
+  CHECK_EQ(n, 1);
+  /* deleting the last live data of zones resets them */
+  zfs_stats before, after;
+  write_file(fs, "/db/big.sst", 6, 9 << 20, 0);
+  zfs_stats_get(fs, &before);
+  CHECK(before.full_zones >= 2);
+  CHECK_EQ(zfs_delete(fs, "/db/big.sst"), 0);
+  zfs_stats_get(fs, &after);
+  CHECK(after.resets >= before.resets + 3);
+  CHECK(after.empty_zones > before.empty_zones);
+  CHECK_EQ(after.gc_bytes, 0);
+  /* a file deleted while a reader holds it stays readable until the reader closes */
+  write_file(fs, "/db/held.sst", 7, 300000, 0);
+  int rc = 0;
+  zfs_file *r = zfs_open(fs, "/db/held.sst", &rc);
+  CHECK(r != NULL);
+  CHECK_EQ(zfs_delete(fs, "/db/held.sst"), 0);
+  CHECK_EQ(zfs_stat(fs, "/db/held.sst", NULL), -ENOENT);
+  uint8_t buf[100], want[100];
+  fill(want, 7, 1000, 100);
+  CHECK_EQ(zfs_pread(r, 1000, buf, 100), 100);
+  CHECK(memcmp(buf, want, 100) == 0);
+  CHECK_EQ(zfs_close(r), 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+  d = open_dev();
+  fs = mount_ok(d);
+  check_file(fs, "/backup/CURRENT", 5, 5000);
+  CHECK_EQ(zfs_stat(fs, "/db/held.sst", NULL), -ENOENT);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+/* More writers than the device's active limit: the file system finishes zones instead of failing. */
+static void test_active_limit_and_full_device(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  enum { W = 9 };
+  zfs_file *w[W];
+  uint8_t *buf = malloc(1 << 20);
+  for (int i = 0; i < W; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "/db/w%d.sst", i);
+    int rc = 0;
+    w[i] = zfs_create(fs, name, (uint32_t)(2 + i % 4), &rc);
+    CHECK(w[i] != NULL);
+  }
+  for (int round = 0; round < 3; round++)
+    for (int i = 0; i < W; i++) {
+      fill(buf, 100 + (uint64_t)i, (uint64_t)round << 20, 1 << 20);
+      CHECK_EQ(zfs_append(w[i], buf, 1 << 20), 0);
+      CHECK_EQ(zfs_sync(w[i]), 0);
+    }
+  for (int i = 0; i < W; i++) CHECK_EQ(zfs_close(w[i]), 0);
+  /* contents intact */
+  for (int i = 0; i < W; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "/db/w%d.sst", i);
+    check_file(fs, name, 100 + (uint64_t)i, 3 << 20);
+  }
+  /* fill the device: the error is ENOSPC, nothing already written is harmed */
+  int rc = 0, filled = 0;
+  zfs_file *f = zfs_create(fs, "/db/filler", 2, &rc);
+  CHECK(f != NULL);
+  for (int i = 0; i < 200 && !rc; i++) {
+    fill(buf, 999, (uint64_t)i << 20, 1 << 20);
+    rc = zfs_append(f, buf, 1 << 20);
+    filled += !rc;
+  }
+  CHECK_EQ(rc, -ENOSPC);
+  CHECK(filled > 20);
+  zfs_close(f);
+  CHECK_EQ(zfs_delete(fs, "/db/filler"), 0);
+  for (int i = 0; i < W; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "/db/w%d.sst", i);
+    check_file(fs, name, 100 + (uint64_t)i, 3 << 20);
+    CHECK_EQ(zfs_delete(fs, name), 0);
+  }
+  /* after deletes, writes resume */
+  write_file(fs, "/db/again.sst", 8, 5 << 20, 0);
+  check_file(fs, "/db/again.sst", 8, 5 << 20);
+  free(buf);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+static void test_meta_rolls(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  /* each create, sync and delete is a 4 KiB record: 3 MiB meta zones roll every ~760 records */
+  for (int i = 0; i < 1500; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "/db/%06d.log", i);
+    write_file(fs, name, (uint64_t)i, 100 + (uint64_t)i, 0);
+    if (i % 3) CHECK_EQ(zfs_delete(fs, name), 0);
+  }
+  zfs_stats s;
+  zfs_stats_get(fs, &s);
+  CHECK(s.meta_rolls >= 3);
+  CHECK_EQ(s.files, 500);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+  d = open_dev();
+  fs = mount_ok(d);
+  zfs_stats_get(fs, &s);
+  CHECK_EQ(s.files, 500);
+  for (int i = 0; i < 1500; i += 3) {
+    char name[32];
+    snprintf(name, sizeof name, "/db/%06d.log", i);
+    check_file(fs, name, (uint64_t)i, 100 + (uint64_t)i);
+  }
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+static void test_power_cut(void) {
+  for (int mode = 0; mode < 2; mode++) {
+    fresh("?wcache=1");
+    zkv_dev *d = open_dev();
+    zfs *fs = mount_ok(d);
+    write_file(fs, "/db/synced.sst", 11, 2 << 20, 1);
+    int rc = 0;
+    zfs_file *f = zfs_create(fs, "/db/000007.log", 2, &rc);
+    CHECK(f != NULL);
+    uint8_t *buf = malloc(1 << 20);
+    fill(buf, 12, 0, 300000);
+    CHECK_EQ(zfs_append(f, buf, 300000), 0);
+    CHECK_EQ(zfs_sync(f), 0); /* acknowledged */
+    fill(buf, 12, 300000, 1 << 20);
+    CHECK_EQ(zfs_append(f, buf, 1 << 20), 0); /* not synced: may be lost */
+    CHECK(zkv_emu_power_cut(d, mode == 0 ? ZKV_CUT_DROP_ALL : ZKV_CUT_RANDOM, 77) >= 0);
+    zfs_close(f); /* fails on the dead device, but frees the handle */
+    zfs_unmount(fs);
+    zkv_dev_close(d);
+    d = open_dev();
+    fs = mount_ok(d);
+    check_file(fs, "/db/synced.sst", 11, 2 << 20);
+    check_file(fs, "/db/000007.log", 12, 300000); /* every acknowledged byte, nothing else */
+    /* the file system keeps working after the cut */
+    write_file(fs, "/db/after.sst", 13, 1 << 20, 0);
+    check_file(fs, "/db/after.sst", 13, 1 << 20);
+    free(buf);
+    zfs_unmount(fs);
+    zkv_dev_close(d);
+  }
+}
+
+/* Flips a byte of the backing file at device offset `at`. */
+static void flip(uint64_t at) {
+  int fd = open(path, O_RDWR);
+  CHECK(fd >= 0);
+  uint64_t data_off = (EMU_HEADER_SIZE + GEO.nr_zones * 16 + EMU_DATA_ALIGN - 1) / EMU_DATA_ALIGN * EMU_DATA_ALIGN;
+  uint8_t b;
+  CHECK_EQ(pread(fd, &b, 1, (off_t)(data_off + at)), 1);
+  b ^= 0xA5;
+  CHECK_EQ(pwrite(fd, &b, 1, (off_t)(data_off + at)), 1);
+  close(fd);
+}
+
+static uint64_t meta_end(zkv_dev *d, uint32_t *zone) {
+  zkv_zone z[3];
+  CHECK_EQ(zkv_dev_report(d, 0, z, 3), 3);
+  for (uint32_t i = 0; i < 3; i++)
+    if (z[i].wp > z[i].start) {
+      *zone = i;
+      return z[i].wp;
+    }
+  CHECK(0);
+  return 0;
+}
+
+static void test_damaged_metadata(void) {
+  /* a torn last record is the log's tail: the mount loses only that operation (here the final
+   * sync of victim.sst, so the file is back to its state at creation: empty) */
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  write_file(fs, "/db/keep.sst", 21, 50000, 0);
+  write_file(fs, "/db/victim.sst", 22, 50000, 0);
+  zfs_unmount(fs);
+  uint32_t mz;
+  uint64_t end = meta_end(d, &mz);
+  zkv_dev_close(d);
+  flip(end - 4096 + 30); /* inside the last record */
+  d = open_dev();
+  fs = mount_ok(d);
+  check_file(fs, "/db/keep.sst", 21, 50000);
+  check_file(fs, "/db/victim.sst", 22, 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+
+  /* a damaged record with valid records after it is corruption, reported with its offset */
+  fresh("");
+  d = open_dev();
+  fs = mount_ok(d);
+  write_file(fs, "/db/x.sst", 23, 50000, 0);
+  write_file(fs, "/db/y.sst", 24, 50000, 0);
+  zfs_unmount(fs);
+  uint64_t start = (uint64_t)(meta_end(d, &mz) / GEO.zone_size) * GEO.zone_size;
+  zkv_dev_close(d);
+  flip(start + 4096 + 30); /* the snapshot after the superblock */
+  d = open_dev();
+  int rc = 0;
+  fs = zfs_mount(d, &rc, err, sizeof err);
+  CHECK(fs == NULL);
+  CHECK_EQ(rc, -EUCLEAN);
+  CHECK(strstr(err, "damaged at device offset") != NULL);
+  zkv_dev_close(d);
+
+  /* a corrupt superblock, and an unformatted device, are clear errors */
+  flip(start + 10);
+  d = open_dev();
+  fs = zfs_mount(d, &rc, err, sizeof err);
+  CHECK(fs == NULL);
+  CHECK(strstr(err, "superblock") != NULL);
+  zkv_dev_close(d);
+  unlink(path);
+  CHECK_EQ(zkv_emu_format(path, &GEO), 0);
+  d = open_dev();
+  fs = zfs_mount(d, &rc, err, sizeof err);
+  CHECK(fs == NULL);
+  CHECK_EQ(rc, -ENODATA);
+  CHECK(strstr(err, "run mkfs") != NULL);
+  zkv_dev_close(d);
+}
+
+typedef struct worker {
+  zfs *fs;
+  int id;
+  uint64_t rng;
+} worker;
+
+static void *write_and_verify(void *arg) {
+  worker *w = arg;
+  char name[32];
+  snprintf(name, sizeof name, "/db/t%d.sst", w->id);
+  int rc = 0;
+  zfs_file *f = zfs_create(w->fs, name, 3, &rc);
+  CHECK(f != NULL);
+  uint8_t *buf = malloc(65536);
+  uint64_t done = 0;
+  for (int i = 0; i < 60; i++) {
+    size_t n = 1 + zkv_rng_next(&w->rng) % 65536;
+    fill(buf, 200 + (uint64_t)w->id, done, n);
+    CHECK_EQ(zfs_append(f, buf, n), 0);
+    done += n;
+    if (i % 7 == 0) CHECK_EQ(zfs_sync(f), 0);
+    uint64_t off = zkv_rng_next(&w->rng) % done; /* read back while writing */
+    size_t m = (size_t)(done - off < 4096 ? done - off : 4096);
+    uint8_t want[4096];
+    CHECK_EQ(zfs_pread(f, off, buf, m), (int64_t)m);
+    fill(want, 200 + (uint64_t)w->id, off, m);
+    CHECK(memcmp(buf, want, m) == 0);
+  }
+  CHECK_EQ(zfs_close(f), 0);
+  free(buf);
+  return NULL;
+}
+
+static void test_concurrent_writers(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  pthread_t t[4];
+  worker w[4];
+  for (int i = 0; i < 4; i++) {
+    w[i] = (worker){fs, i, rng + (uint64_t)i};
+    pthread_create(&t[i], NULL, write_and_verify, &w[i]);
+  }
+  for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+  zfs_stats s;
+  zfs_stats_get(fs, &s);
+  CHECK_EQ(s.files, 4);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+int main(void) {
+  const char *s = getenv("ZKV_SEED");
+  rng = s ? strtoull(s, NULL, 0) : 0x20F5;
+  printf("test_zonefs seed=%llu\n", (unsigned long long)rng);
+  snprintf(dir, sizeof dir, "/tmp/zkv-zonefs-XXXXXX");
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/dev.zkvemu", dir);
+  test_files_persist_across_mounts();
+  test_namespace_and_reclamation();
+  test_active_limit_and_full_device();
+  test_meta_rolls();
+  test_power_cut();
+  test_damaged_metadata();
+  test_concurrent_writers();
+  unlink(path);
+  rmdir(dir);
+  TEST_DONE("test_zonefs");
+  return 0;
+}

@@ -1,0 +1,931 @@
+/* The zone file system core. See zonefs.h for the API and docs/formats/zone-fs.md for the format.
+ *
+ * Assumptions of this first version (named so they are not mistaken for features):
+ * - Zone allocation uses a built-in lifetime-matching rule modeled on ZenFS's LIZA; the Java
+ *   placement SPI (zkv-placement) replaces it when the bridge lands.
+ * - Every sync persists the file's metadata (one log record); ZenFS's sparse WAL format that avoids
+ *   this comes with the WAL policies.
+ * - No garbage collection yet: a zone is reset when its last live extent is deleted.
+ * - Mount reads a whole meta zone into memory. */
+#define _GNU_SOURCE
+#include "zonefs.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "meta_codec.h"
+
+#define WRITE_BUFFER (1u << 20) /* bytes a writer gathers before writing full blocks */
+#define LIFETIME_DIFF_NOT_GOOD 100
+#define LIFETIME_DIFF_COULD_BE_WORSE 50
+
+typedef struct zone_state {
+  uint64_t start, wp; /* device bytes */
+  uint64_t live;      /* bytes of live file data in the zone */
+  uint32_t lifetime;
+  uint8_t busy; /* a write is in progress in it */
+  uint8_t meta;
+} zone_state;
+
+typedef struct fobj {
+  zfs_file_meta m;
+  uint32_t refs;
+  uint8_t has_writer;
+  int32_t zone; /* the zone the writer used last (preferred for its next write), or -1 */
+  uint8_t *wbuf;
+  size_t wlen;  /* bytes in wbuf */
+  size_t wdone; /* of those, bytes already on the device (during a write-out) */
+} fobj;
+
+struct zfs_file {
+  zfs *fs;
+  fobj *f;
+  int writer;
+};
+
+struct zfs {
+  zkv_dev *dev;
+  zkv_geometry g;
+  zfs_superblock sb;
+  pthread_mutex_t mu;
+  pthread_cond_t zone_released; /* a write finished: its zone may be taken */
+  zone_state *zones;
+  fobj **files;
+  size_t n_files, cap_files;
+  uint64_t next_file_id;
+  uint32_t meta_zone;
+  uint64_t meta_wp, meta_seq;
+  uint32_t active_limit; /* data zones that may be partially written at once, 0 = no limit */
+  zfs_stats st;
+};
+
+static int fail(int code, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail(int code, char *err, size_t errlen, const char *fmt, ...) {
+  if (err && errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}
+
+static uint64_t now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+static uint64_t zone_end(const zfs *fs, uint32_t z) { return fs->zones[z].start + fs->g.zone_cap; }
+static uint32_t zone_of(const zfs *fs, uint64_t off) { return (uint32_t)(off / fs->g.zone_size); }
+
+/* ---------- metadata log ---------- */
+
+static int write_meta(zfs *fs, const uint8_t *buf, size_t len) {
+  int rc = zkv_dev_write(fs->dev, fs->meta_wp, buf, len, ZKV_IO_FUA);
+  if (rc) return rc;
+  fs->meta_wp += len;
+  fs->st.meta_bytes += len;
+  return 0;
+}
+
+static uint8_t *encode_snapshot(zfs *fs, size_t *len) {
+  size_t n = 12;
+  for (size_t i = 0; i < fs->n_files; i++) n += zfs_file_encoded_size(&fs->files[i]->m);
+  uint8_t *p = malloc(n);
+  if (!p) return NULL;
+  memcpy(p, &fs->next_file_id, 8);
+  uint32_t count = (uint32_t)fs->n_files;
+  memcpy(p + 8, &count, 4);
+  size_t off = 12;
+  for (size_t i = 0; i < fs->n_files; i++) off += (size_t)zfs_file_encode(&fs->files[i]->m, p + off, n - off);
+  *len = n;
+  return p;
+}
+
+static int append_record_raw(zfs *fs, uint16_t type, const uint8_t *payload, size_t len) {
+  size_t size = zfs_record_size((uint32_t)len, fs->g.lba_size);
+  uint8_t *rec = malloc(size);
+  if (!rec) return -ENOMEM;
+  zfs_record_encode(type, ++fs->meta_seq, payload, (uint32_t)len, fs->g.lba_size, rec, size);
+  int rc = write_meta(fs, rec, size);
+  free(rec);
+  return rc;
+}
+
+/* Starts a fresh meta zone: superblock with the next sequence, then the complete snapshot. The
+ * old zone is reset only once the new one is durable, so a crash leaves one valid log. */
+static int roll_meta(zfs *fs) {
+  uint32_t old = fs->meta_zone, next = (old + 1) % fs->sb.meta_zones;
+  int rc = zkv_dev_zone_mgmt(fs->dev, next, ZKV_ZONE_RESET);
+  if (rc) return rc;
+  fs->meta_zone = next;
+  fs->meta_wp = fs->zones[next].start;
+  fs->sb.sequence++;
+  uint8_t sbuf[ZFS_SUPERBLOCK_SIZE];
+  zfs_superblock_encode(&fs->sb, sbuf, sizeof sbuf);
+  if ((rc = write_meta(fs, sbuf, sizeof sbuf))) return rc;
+  size_t len;
+  uint8_t *snap = encode_snapshot(fs, &len);
+  if (!snap) return -ENOMEM;
+  if (zfs_record_size((uint32_t)len, fs->g.lba_size) + ZFS_SUPERBLOCK_SIZE > fs->g.zone_cap) {
+    free(snap);
+    return -EFBIG; /* the file table no longer fits a meta zone */
+  }
+  rc = append_record_raw(fs, ZFS_REC_SNAPSHOT, snap, len);
+  free(snap);
+  if (rc) return rc;
+  fs->st.meta_rolls++;
+  return old == next ? 0 : zkv_dev_zone_mgmt(fs->dev, old, ZKV_ZONE_RESET);
+}
+
+static int append_record(zfs *fs, uint16_t type, const uint8_t *payload, size_t len) {
+  if (fs->meta_wp + zfs_record_size((uint32_t)len, fs->g.lba_size) > zone_end(fs, fs->meta_zone)) {
+    int rc = roll_meta(fs);
+    if (rc) return rc;
+  }
+  return append_record_raw(fs, type, payload, len);
+}
+
+static int persist_file(zfs *fs, const fobj *f) {
+  size_t len = zfs_file_encoded_size(&f->m);
+  uint8_t *p = malloc(len);
+  if (!p) return -ENOMEM;
+  zfs_file_encode(&f->m, p, len);
+  int rc = append_record(fs, ZFS_REC_FILE_UPDATE, p, len);
+  free(p);
+  return rc;
+}
+
+static int persist_delete(zfs *fs, uint64_t id) { return append_record(fs, ZFS_REC_FILE_DELETE, (uint8_t *)&id, 8); }
+
+/* ---------- file table ---------- */
+
+static fobj *find(zfs *fs, const char *name, uint32_t *name_index) {
+  for (size_t i = 0; i < fs->n_files; i++)
+    for (uint32_t k = 0; k < fs->files[i]->m.n_names; k++)
+      if (strcmp(fs->files[i]->m.names[k], name) == 0) {
+        if (name_index) *name_index = k;
+        return fs->files[i];
+      }
+  return NULL;
+}
+
+static fobj *find_id(zfs *fs, uint64_t id, size_t *index) {
+  for (size_t i = 0; i < fs->n_files; i++)
+    if (fs->files[i]->m.id == id) {
+      if (index) *index = i;
+      return fs->files[i];
+    }
+  return NULL;
+}
+
+static int add_file(zfs *fs, fobj *f) {
+  if (fs->n_files == fs->cap_files) {
+    size_t cap = fs->cap_files ? fs->cap_files * 2 : 64;
+    fobj **n = realloc(fs->files, cap * sizeof *n);
+    if (!n) return -ENOMEM;
+    fs->files = n, fs->cap_files = cap;
+  }
+  fs->files[fs->n_files++] = f;
+  return 0;
+}
+
+static void free_fobj(fobj *f) {
+  zfs_file_free(&f->m);
+  free(f->wbuf);
+  free(f);
+}
+
+/* Drops a file that has no names and no handles: its zones lose live bytes, empty ones reset. */
+static void release_space(zfs *fs, fobj *f) {
+  for (uint32_t i = 0; i < f->m.n_extents; i++) {
+    uint32_t z = zone_of(fs, f->m.extents[i].start);
+    zone_state *zs = &fs->zones[z];
+    zs->live -= f->m.extents[i].len < zs->live ? f->m.extents[i].len : zs->live;
+    if (zs->live == 0 && !zs->busy && zs->wp > zs->start) {
+      if (zkv_dev_zone_mgmt(fs->dev, z, ZKV_ZONE_RESET) == 0) {
+        zs->wp = zs->start;
+        zs->lifetime = 0;
+        fs->st.resets++;
+        fs->st.resets_without_copy++;
+      }
+    }
+  }
+}
+
+static void drop_file(zfs *fs, fobj *f) {
+  size_t idx;
+  if (find_id(fs, f->m.id, &idx)) fs->files[idx] = fs->files[--fs->n_files];
+  release_space(fs, f);
+  free_fobj(f);
+}
+
+static int remove_name(zfs *fs, fobj *f, uint32_t k) {
+  free(f->m.names[k]);
+  f->m.names[k] = f->m.names[--f->m.n_names];
+  if (f->m.n_names > 0) return persist_file(fs, f);
+  int rc = persist_delete(fs, f->m.id);
+  if (f->refs == 0) drop_file(fs, f);
+  return rc;
+}
+
+/* ---------- zone allocation ---------- */
+
+/* ZenFS GetLifeTimeDiff: a zone holding data that lives at least as long is a good match. */
+static unsigned lifetime_diff(uint32_t zone_lt, uint32_t file_lt) {
+  if (file_lt <= 1) return zone_lt == file_lt ? 0 : LIFETIME_DIFF_NOT_GOOD;
+  if (zone_lt > file_lt) return zone_lt - file_lt;
+  if (zone_lt == file_lt) return LIFETIME_DIFF_COULD_BE_WORSE;
+  return LIFETIME_DIFF_NOT_GOOD;
+}
+
+static uint32_t active_data_zones(const zfs *fs) {
+  uint32_t n = 0;
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
+    n += fs->zones[z].wp > fs->zones[z].start && fs->zones[z].wp < zone_end(fs, z);
+  return n;
+}
+
+/* Finishes the partially written, idle zone with the least room left (ZenFS FinishCheapestIOZone). */
+static int finish_cheapest(zfs *fs) {
+  int64_t best = -1;
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
+    zone_state *s = &fs->zones[z];
+    if (s->busy || s->wp == s->start || s->wp >= zone_end(fs, z)) continue;
+    if (best < 0 || zone_end(fs, z) - s->wp < zone_end(fs, (uint32_t)best) - fs->zones[best].wp) best = z;
+  }
+  if (best < 0) return -ENOSPC;
+  int rc = zkv_dev_zone_mgmt(fs->dev, (uint32_t)best, ZKV_ZONE_FINISH);
+  if (rc == 0) fs->zones[best].wp = zone_end(fs, (uint32_t)best);
+  return rc;
+}
+
+/* Picks a zone for a writer of the given lifetime, marking it busy. */
+static int allocate_zone(zfs *fs, uint32_t lifetime, uint32_t *out) {
+  int64_t best = -1;
+  unsigned best_diff = LIFETIME_DIFF_NOT_GOOD + 1;
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
+    zone_state *s = &fs->zones[z];
+    if (s->busy || s->wp == s->start || zone_end(fs, z) - s->wp < fs->g.lba_size) continue;
+    unsigned d = lifetime_diff(s->lifetime, lifetime);
+    if (d <= best_diff) best = z, best_diff = d;
+  }
+  if (best >= 0 && best_diff < LIFETIME_DIFF_COULD_BE_WORSE) goto take;
+  for (int attempt = 0; attempt < 2; attempt++) {
+    if (!fs->active_limit || active_data_zones(fs) < fs->active_limit) {
+      for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
+        zone_state *s = &fs->zones[z];
+        if (!s->busy && s->wp == s->start) {
+          s->lifetime = lifetime;
+          best = z;
+          goto take;
+        }
+      }
+      break; /* no empty zone */
+    }
+    if (best >= 0) goto take; /* relax the lifetime match rather than finish a zone */
+    if (finish_cheapest(fs)) break;
+  }
+  if (best < 0) return -ENOSPC;
+take:
+  fs->zones[best].busy = 1;
+  *out = (uint32_t)best;
+  return 0;
+}
+
+/* ---------- writing ---------- */
+
+/* Records `logical` bytes written at device offset `at` in the file's extent list. */
+static int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
+  zfs_file_meta *m = &f->m;
+  if (m->n_extents) {
+    zfs_extent *last = &m->extents[m->n_extents - 1];
+    if (last->start + last->len == at && last->len % fs->g.lba_size == 0) {
+      last->len += logical;
+      m->size += logical;
+      return 0;
+    }
+  }
+  zfs_extent *n = realloc(m->extents, (m->n_extents + 1) * sizeof *n);
+  if (!n) return -ENOMEM;
+  m->extents = n;
+  m->extents[m->n_extents++] = (zfs_extent){at, logical};
+  m->size += logical;
+  return 0;
+}
+
+/* Takes a zone for one write: the writer's previous zone if it has room (keeps the file
+ * contiguous), else one from the allocator. Zones are held only for the duration of a write, so
+ * more writers than the active-zone limit share zones instead of failing; when every usable zone
+ * is being written, the writer waits for one. Called with fs->mu held. */
+static int take_zone(zfs *fs, fobj *f, uint32_t *out) {
+  for (;;) {
+    if (f->zone >= 0) {
+      zone_state *zs = &fs->zones[f->zone];
+      if (!zs->busy && zone_end(fs, (uint32_t)f->zone) - zs->wp >= fs->g.lba_size) {
+        zs->busy = 1;
+        *out = (uint32_t)f->zone;
+        return 0;
+      }
+    }
+    int rc = allocate_zone(fs, f->m.lifetime, out);
+    if (rc != -ENOSPC) return rc;
+    int busy = 0;
+    for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) busy |= fs->zones[z].busy;
+    if (!busy) return rc;
+    pthread_cond_wait(&fs->zone_released, &fs->mu);
+  }
+}
+
+/* Writes wbuf[0, n) (n whole blocks, or the padded tail when `logical` < n) into zones. */
+static int write_out(zfs *fs, fobj *f, size_t n, size_t logical) {
+  size_t done = 0;
+  while (done < n) {
+    pthread_mutex_lock(&fs->mu);
+    uint32_t z = 0;
+    int rc = take_zone(fs, f, &z);
+    uint64_t at = rc ? 0 : fs->zones[z].wp, room = rc ? 0 : zone_end(fs, z) - at;
+    if (!rc) f->zone = (int32_t)z;
+    pthread_mutex_unlock(&fs->mu);
+    if (rc) return rc;
+    size_t chunk = n - done < room ? n - done : (size_t)room;
+    if (chunk > fs->g.zasl) chunk = fs->g.zasl / fs->g.lba_size * fs->g.lba_size;
+    rc = zkv_dev_write(fs->dev, at, f->wbuf + done, chunk, 0);
+    size_t real = done + chunk <= logical ? chunk : (logical > done ? logical - done : 0);
+    pthread_mutex_lock(&fs->mu);
+    zone_state *zs = &fs->zones[z];
+    zs->busy = 0;
+    if (!rc) {
+      zs->wp = at + chunk;
+      zs->live += real;
+      rc = real ? add_extent(fs, f, at, real) : 0;
+      f->wdone += real;
+      fs->st.host_bytes += real;
+      fs->st.padding_bytes += chunk - real;
+    }
+    pthread_cond_broadcast(&fs->zone_released);
+    pthread_mutex_unlock(&fs->mu);
+    if (rc) return rc;
+    done += chunk;
+  }
+  return 0;
+}
+
+int zfs_append(zfs_file *h, const void *buf, size_t len) {
+  if (!h->writer) return -EBADF;
+  fobj *f = h->f;
+  zfs *fs = h->fs;
+  const uint8_t *p = buf;
+  while (len) {
+    size_t take = WRITE_BUFFER - f->wlen < len ? WRITE_BUFFER - f->wlen : len;
+    pthread_mutex_lock(&fs->mu); /* readers may be copying from wbuf */
+    memcpy(f->wbuf + f->wlen, p, take);
+    f->wlen += take;
+    pthread_mutex_unlock(&fs->mu);
+    p += take, len -= take;
+    if (f->wlen == WRITE_BUFFER) {
+      int rc = write_out(fs, f, WRITE_BUFFER, WRITE_BUFFER);
+      if (rc) return rc;
+      pthread_mutex_lock(&fs->mu);
+      f->wlen = f->wdone = 0;
+      pthread_mutex_unlock(&fs->mu);
+    }
+  }
+  return 0;
+}
+
+int zfs_sync(zfs_file *h) {
+  if (!h->writer) return 0;
+  fobj *f = h->f;
+  zfs *fs = h->fs;
+  if (f->wlen) {
+    size_t padded = round_up(f->wlen, fs->g.lba_size);
+    memset(f->wbuf + f->wlen, 0, padded - f->wlen);
+    int rc = write_out(fs, f, padded, f->wlen);
+    if (rc) return rc;
+    pthread_mutex_lock(&fs->mu);
+    f->wlen = f->wdone = 0;
+    pthread_mutex_unlock(&fs->mu);
+  }
+  int rc = zkv_dev_flush(fs->dev); /* data durable before the metadata that points at it */
+  if (rc) return rc;
+  pthread_mutex_lock(&fs->mu);
+  f->m.mtime = now_us();
+  rc = persist_file(fs, f);
+  pthread_mutex_unlock(&fs->mu);
+  return rc;
+}
+
+/* ---------- handles ---------- */
+
+static zfs_file *new_handle(zfs *fs, fobj *f, int writer) {
+  zfs_file *h = calloc(1, sizeof *h);
+  if (!h) return NULL;
+  h->fs = fs, h->f = f, h->writer = writer;
+  f->refs++;
+  return h;
+}
+
+zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc) {
+  if (!name || !*name || strlen(name) > ZFS_MAX_NAME) {
+    *rc = -EINVAL;
+    return NULL;
+  }
+  pthread_mutex_lock(&fs->mu);
+  uint32_t k;
+  fobj *old = find(fs, name, &k);
+  zfs_file *h = NULL;
+  *rc = 0;
+  if (old && old->has_writer) *rc = -EBUSY;
+  if (!*rc && old) *rc = remove_name(fs, old, k);
+  fobj *f = NULL;
+  if (!*rc) {
+    f = calloc(1, sizeof *f);
+    if (f && (f->m.names = calloc(1, sizeof *f->m.names)) != NULL) {
+      f->m.names[0] = strdup(name);
+      f->m.n_names = f->m.names[0] ? 1 : 0;
+      f->wbuf = malloc(WRITE_BUFFER);
+    }
+    if (!f || !f->m.n_names || !f->wbuf) {
+      if (f) free_fobj(f);
+      f = NULL;
+      *rc = -ENOMEM;
+    }
+  }
+  if (f) {
+    f->m.n_names = 1;
+    f->m.id = fs->next_file_id++;
+    f->m.lifetime = lifetime;
+    f->m.mtime = now_us();
+    f->m.active_extent_start = ZFS_NO_ACTIVE_EXTENT;
+    f->zone = -1;
+    f->has_writer = 1;
+    if ((*rc = add_file(fs, f)) || (*rc = persist_file(fs, f))) {
+      size_t idx;
+      if (find_id(fs, f->m.id, &idx)) fs->files[idx] = fs->files[--fs->n_files];
+      free_fobj(f);
+    } else if (!(h = new_handle(fs, f, 1))) {
+      *rc = -ENOMEM;
+    }
+  }
+  pthread_mutex_unlock(&fs->mu);
+  return h;
+}
+
+zfs_file *zfs_open(zfs *fs, const char *name, int *rc) {
+  pthread_mutex_lock(&fs->mu);
+  fobj *f = find(fs, name, NULL);
+  zfs_file *h = f ? new_handle(fs, f, 0) : NULL;
+  *rc = f ? (h ? 0 : -ENOMEM) : -ENOENT;
+  pthread_mutex_unlock(&fs->mu);
+  return h;
+}
+
+uint64_t zfs_file_size(zfs_file *h) {
+  pthread_mutex_lock(&h->fs->mu);
+  uint64_t n = h->f->m.size + h->f->wlen - h->f->wdone;
+  pthread_mutex_unlock(&h->fs->mu);
+  return n;
+}
+
+int zfs_close(zfs_file *h) {
+  if (!h) return 0;
+  zfs *fs = h->fs;
+  fobj *f = h->f;
+  int rc = h->writer ? zfs_sync(h) : 0;
+  pthread_mutex_lock(&fs->mu);
+  if (h->writer) {
+    f->zone = -1;
+    f->has_writer = 0;
+    free(f->wbuf);
+    f->wbuf = NULL;
+  }
+  if (--f->refs == 0 && f->m.n_names == 0) drop_file(fs, f);
+  pthread_mutex_unlock(&fs->mu);
+  free(h);
+  return rc;
+}
+
+int64_t zfs_pread(zfs_file *h, uint64_t offset, void *buf, size_t len) {
+  zfs *fs = h->fs;
+  fobj *f = h->f;
+  uint8_t *out = buf;
+  size_t done = 0;
+  uint32_t block = fs->g.lba_size;
+  uint8_t *bounce = NULL;
+  size_t bounce_len = 0;
+  int64_t rc = 0;
+  while (done < len) {
+    uint64_t pos = offset + done;
+    pthread_mutex_lock(&fs->mu);
+    uint64_t size = f->m.size + f->wlen - f->wdone;
+    if (pos >= size) {
+      pthread_mutex_unlock(&fs->mu);
+      break;
+    }
+    size_t want = len - done < size - pos ? len - done : (size_t)(size - pos);
+    if (pos >= f->m.size) { /* not written out yet: from the writer's buffer */
+      memcpy(out + done, f->wbuf + f->wdone + (pos - f->m.size), want);
+      pthread_mutex_unlock(&fs->mu);
+      done += want;
+      continue;
+    }
+    uint64_t skip = pos, dev_off = 0, n = 0;
+    for (uint32_t i = 0; i < f->m.n_extents; i++) {
+      if (skip < f->m.extents[i].len) {
+        dev_off = f->m.extents[i].start + skip;
+        n = f->m.extents[i].len - skip;
+        break;
+      }
+      skip -= f->m.extents[i].len;
+    }
+    pthread_mutex_unlock(&fs->mu);
+    if (n > want) n = want;
+    uint64_t a = dev_off / block * block, e = round_up(dev_off + n, block);
+    if (e - a > bounce_len) {
+      free(bounce);
+      bounce_len = e - a;
+      if (!(bounce = malloc(bounce_len))) return -ENOMEM;
+    }
+    if ((rc = zkv_dev_read(fs->dev, a, bounce, e - a))) break;
+    memcpy(out + done, bounce + (dev_off - a), n);
+    done += n;
+  }
+  free(bounce);
+  return rc ? rc : (int64_t)done;
+}
+
+/* ---------- namespace ---------- */
+
+int zfs_stat(zfs *fs, const char *name, uint64_t *size) {
+  pthread_mutex_lock(&fs->mu);
+  fobj *f = find(fs, name, NULL);
+  if (f && size) *size = f->m.size + f->wlen - f->wdone;
+  pthread_mutex_unlock(&fs->mu);
+  return f ? 0 : -ENOENT;
+}
+
+int zfs_delete(zfs *fs, const char *name) {
+  pthread_mutex_lock(&fs->mu);
+  uint32_t k;
+  fobj *f = find(fs, name, &k);
+  int rc = f ? remove_name(fs, f, k) : -ENOENT;
+  pthread_mutex_unlock(&fs->mu);
+  return rc;
+}
+
+int zfs_rename(zfs *fs, const char *from, const char *to) {
+  if (!to || !*to || strlen(to) > ZFS_MAX_NAME) return -EINVAL;
+  pthread_mutex_lock(&fs->mu);
+  uint32_t k, kt;
+  fobj *f = find(fs, from, &k);
+  int rc = f ? 0 : -ENOENT;
+  fobj *target = rc ? NULL : find(fs, to, &kt);
+  if (target == f) target = NULL;
+  char *copy = rc ? NULL : strdup(to);
+  if (!rc && !copy) rc = -ENOMEM;
+  if (!rc) {
+    free(f->m.names[k]);
+    f->m.names[k] = copy;
+    /* One record makes the rename durable; the replaced file's delete follows. A crash between
+     * them leaves two files with the name `to`; mount keeps the one written last (highest id). */
+    rc = persist_file(fs, f);
+    if (!rc && target) rc = remove_name(fs, target, kt);
+  }
+  pthread_mutex_unlock(&fs->mu);
+  return rc;
+}
+
+int zfs_link(zfs *fs, const char *existing, const char *link) {
+  if (!link || !*link || strlen(link) > ZFS_MAX_NAME) return -EINVAL;
+  pthread_mutex_lock(&fs->mu);
+  fobj *f = find(fs, existing, NULL);
+  int rc = !f ? -ENOENT : find(fs, link, NULL) ? -EEXIST : 0;
+  if (!rc) {
+    char **n = realloc(f->m.names, (f->m.n_names + 1) * sizeof *n);
+    char *copy = strdup(link);
+    if (!n || !copy) {
+      free(copy);
+      if (n) f->m.names = n;
+      rc = -ENOMEM;
+    } else {
+      f->m.names = n;
+      f->m.names[f->m.n_names++] = copy;
+      rc = persist_file(fs, f);
+    }
+  }
+  pthread_mutex_unlock(&fs->mu);
+  return rc;
+}
+
+int zfs_list(zfs *fs, const char *prefix, void (*fn)(const char *, uint64_t, void *), void *arg) {
+  size_t pl = strlen(prefix);
+  pthread_mutex_lock(&fs->mu);
+  for (size_t i = 0; i < fs->n_files; i++)
+    for (uint32_t k = 0; k < fs->files[i]->m.n_names; k++)
+      if (strncmp(fs->files[i]->m.names[k], prefix, pl) == 0)
+        fn(fs->files[i]->m.names[k], fs->files[i]->m.size + fs->files[i]->wlen - fs->files[i]->wdone, arg);
+  pthread_mutex_unlock(&fs->mu);
+  return 0;
+}
+
+int zfs_stats_get(zfs *fs, zfs_stats *out) {
+  pthread_mutex_lock(&fs->mu);
+  zfs_stats s = fs->st;
+  s.files = (uint32_t)fs->n_files;
+  s.live_bytes = s.used_zone_bytes = 0;
+  s.data_zones = s.empty_zones = s.full_zones = s.open_zones = 0;
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
+    zone_state *zs = &fs->zones[z];
+    s.data_zones++;
+    s.live_bytes += zs->live;
+    s.used_zone_bytes += zs->wp - zs->start;
+    if (zs->wp == zs->start)
+      s.empty_zones++;
+    else if (zs->wp >= zone_end(fs, z))
+      s.full_zones++;
+    else
+      s.open_zones++;
+  }
+  pthread_mutex_unlock(&fs->mu);
+  *out = s;
+  return 0;
+}
+
+/* ---------- mkfs and mount ---------- */
+
+static void fill_uuid(uint8_t uuid[16]) {
+  FILE *r = fopen("/dev/urandom", "rb");
+  size_t got = r ? fread(uuid, 1, 16, r) : 0;
+  if (r) fclose(r);
+  for (size_t i = got; i < 16; i++) uuid[i] = (uint8_t)(now_us() >> (i % 8 * 8));
+}
+
+static zfs *alloc_fs(zkv_dev *dev) {
+  zfs *fs = calloc(1, sizeof *fs);
+  if (!fs) return NULL;
+  fs->dev = dev;
+  zkv_dev_geometry(dev, &fs->g);
+  fs->zones = calloc(fs->g.nr_zones, sizeof *fs->zones);
+  if (!fs->zones) {
+    free(fs);
+    return NULL;
+  }
+  pthread_mutex_init(&fs->mu, NULL);
+  pthread_cond_init(&fs->zone_released, NULL);
+  return fs;
+}
+
+static void free_fs(zfs *fs) {
+  for (size_t i = 0; i < fs->n_files; i++) free_fobj(fs->files[i]);
+  free(fs->files);
+  free(fs->zones);
+  pthread_mutex_destroy(&fs->mu);
+  pthread_cond_destroy(&fs->zone_released);
+  free(fs);
+}
+
+static int load_zones(zfs *fs) {
+  zkv_zone *rep = calloc(fs->g.nr_zones, sizeof *rep);
+  if (!rep) return -ENOMEM;
+  int n = zkv_dev_report(fs->dev, 0, rep, fs->g.nr_zones);
+  for (int i = 0; i < n; i++) {
+    fs->zones[i].start = rep[i].start;
+    fs->zones[i].wp = rep[i].cond == ZKV_ZONE_FULL ? rep[i].start + fs->g.zone_cap : rep[i].wp;
+  }
+  free(rep);
+  return n < 0 ? n : 0;
+}
+
+int zfs_mkfs(zkv_dev *dev, const zfs_options *opt, char *err, size_t errlen) {
+  zfs *fs = alloc_fs(dev);
+  if (!fs) return fail(-ENOMEM, err, errlen, "out of memory");
+  uint32_t meta = opt && opt->meta_zones ? opt->meta_zones : 3;
+  int rc = 0;
+  if (fs->g.lba_size > ZFS_SUPERBLOCK_SIZE || meta < 2 || meta + 2 > fs->g.nr_zones)
+    rc = fail(-EINVAL, err, errlen, "device of %u zones cannot hold %u meta zones plus data zones", fs->g.nr_zones,
+              meta);
+  for (uint32_t z = 0; !rc && z < fs->g.nr_zones; z++) {
+    rc = zkv_dev_zone_mgmt(dev, z, ZKV_ZONE_RESET);
+    if (rc) fail(rc, err, errlen, "cannot reset zone %u: %s", z, zkv_dev_last_error());
+  }
+  if (!rc) rc = load_zones(fs);
+  if (!rc) {
+    fs->sb = (zfs_superblock){.version = ZFS_FORMAT_VERSION,
+                              .sequence = 0,
+                              .block_size = fs->g.lba_size,
+                              .nr_zones = fs->g.nr_zones,
+                              .zone_size = fs->g.zone_size,
+                              .zone_cap = fs->g.zone_cap,
+                              .meta_zones = meta,
+                              .finish_threshold = opt ? opt->finish_threshold : 0};
+    fill_uuid(fs->sb.uuid);
+    fs->next_file_id = 1;
+    fs->meta_zone = meta - 1; /* roll_meta moves to zone 0 */
+    rc = roll_meta(fs);
+    if (rc) fail(rc, err, errlen, "cannot write the superblock: error %d", rc);
+  }
+  free_fs(fs);
+  return rc;
+}
+
+static int apply_file(zfs *fs, zfs_file_meta *m) {
+  size_t idx;
+  fobj *old = find_id(fs, m->id, &idx);
+  if (old) {
+    zfs_file_free(&old->m);
+    old->m = *m;
+    return 0;
+  }
+  fobj *f = calloc(1, sizeof *f);
+  if (!f) return -ENOMEM;
+  f->m = *m;
+  f->zone = -1;
+  if (m->id >= fs->next_file_id) fs->next_file_id = m->id + 1;
+  return add_file(fs, f);
+}
+
+/* Replays one meta zone's log; returns 0, ZFS_EMPTY (no snapshot: try an older zone) or an error. */
+static int replay(zfs *fs, const uint8_t *log, size_t len, uint64_t base, char *err, size_t errlen) {
+  size_t off = 0;
+  int have_snapshot = 0;
+  char msg[256];
+  while (off < len) {
+    zfs_record r;
+    int64_t n = zfs_record_decode(log + off, len - off, fs->g.lba_size, &r, msg, sizeof msg);
+    if (n == ZFS_EMPTY) break;
+    if (n == ZFS_UNSUPPORTED)
+      return fail(-EPROTO, err, errlen, "metadata log at %llu: %s", (unsigned long long)(base + off), msg);
+    if (n < 0) { /* torn: acceptable only as the tail */
+      for (size_t o = off + fs->g.lba_size; o < len; o += fs->g.lba_size) {
+        zfs_record later;
+        if (zfs_record_decode(log + o, len - o, fs->g.lba_size, &later, NULL, 0) > 0)
+          return fail(-EUCLEAN, err, errlen,
+                      "metadata log damaged at device offset %llu (%s) with valid records after it",
+                      (unsigned long long)(base + off), msg);
+      }
+      break;
+    }
+    if (r.seq > fs->meta_seq) fs->meta_seq = r.seq;
+    if (r.type == ZFS_REC_SNAPSHOT) {
+      uint64_t next;
+      uint32_t count;
+      if (zfs_snapshot_header_decode(r.payload, r.len, &next, &count) < 0)
+        return fail(-EUCLEAN, err, errlen, "snapshot header truncated");
+      for (size_t i = 0; i < fs->n_files; i++) free_fobj(fs->files[i]);
+      fs->n_files = 0;
+      fs->next_file_id = next;
+      size_t p = 12;
+      for (uint32_t i = 0; i < count; i++) {
+        zfs_file_meta m;
+        int64_t used = zfs_file_decode(r.payload + p, r.len - p, &m, msg, sizeof msg);
+        if (used < 0) return fail(-EUCLEAN, err, errlen, "snapshot file %u: %s", i, msg);
+        if (apply_file(fs, &m)) return -ENOMEM;
+        p += (size_t)used;
+      }
+      have_snapshot = 1;
+    } else if (!have_snapshot) {
+      return ZFS_EMPTY;
+    } else if (r.type == ZFS_REC_FILE_UPDATE) {
+      zfs_file_meta m;
+      if (zfs_file_decode(r.payload, r.len, &m, msg, sizeof msg) < 0)
+        return fail(-EUCLEAN, err, errlen, "file record at %llu: %s", (unsigned long long)(base + off), msg);
+      if (apply_file(fs, &m)) return -ENOMEM;
+    } else if (r.type == ZFS_REC_FILE_DELETE) {
+      uint64_t id;
+      if (r.len != 8) return fail(-EUCLEAN, err, errlen, "delete record of %u bytes", r.len);
+      memcpy(&id, r.payload, 8);
+      size_t idx;
+      fobj *f = find_id(fs, id, &idx);
+      if (f) {
+        fs->files[idx] = fs->files[--fs->n_files];
+        free_fobj(f);
+      }
+    } else if (r.type == ZFS_REC_END) {
+      break;
+    }
+    off += (size_t)n;
+  }
+  return have_snapshot ? 0 : ZFS_EMPTY;
+}
+
+zfs *zfs_mount(zkv_dev *dev, int *rc, char *err, size_t errlen) {
+  zfs *fs = alloc_fs(dev);
+  if (!fs) {
+    *rc = fail(-ENOMEM, err, errlen, "out of memory");
+    return NULL;
+  }
+  char msg[256];
+  if ((*rc = load_zones(fs))) {
+    fail(*rc, err, errlen, "zone report failed");
+    goto fail;
+  }
+  /* Candidate superblocks: the meta zone count is read from the first valid one. */
+  zfs_superblock cands[8];
+  uint32_t zones_of[8], n = 0, meta = 8, corrupt = 0;
+  uint64_t max_seq = 0;
+  uint8_t sbuf[ZFS_SUPERBLOCK_SIZE];
+  for (uint32_t z = 0; z < meta && z < fs->g.nr_zones && n < 8; z++) {
+    if (fs->zones[z].wp < fs->zones[z].start + ZFS_SUPERBLOCK_SIZE) continue;
+    if ((*rc = zkv_dev_read(dev, fs->zones[z].start, sbuf, sizeof sbuf))) goto fail;
+    int d = zfs_superblock_decode(sbuf, sizeof sbuf, &cands[n], msg, sizeof msg);
+    if (d == ZFS_UNSUPPORTED) {
+      *rc = fail(-EPROTO, err, errlen, "zone %u: %s", z, msg);
+      goto fail;
+    }
+    if (d < 0) {
+      corrupt++;
+      continue;
+    }
+    if (meta == 8) meta = cands[n].meta_zones;
+    if (cands[n].sequence > max_seq) max_seq = cands[n].sequence;
+    zones_of[n++] = z;
+  }
+  if (n == 0) {
+    *rc = corrupt ? fail(-EUCLEAN, err, errlen, "no valid superblock: %s", msg)
+                  : fail(-ENODATA, err, errlen, "no zkv file system on this device (run mkfs)");
+    goto fail;
+  }
+  for (uint32_t i = 0; i < n; i++)
+    if (cands[i].nr_zones != fs->g.nr_zones || cands[i].zone_size != fs->g.zone_size ||
+        cands[i].zone_cap != fs->g.zone_cap || cands[i].block_size != fs->g.lba_size) {
+      *rc = fail(-EINVAL, err, errlen, "file system geometry (%u zones of %llu) differs from the device's (%u of %llu)",
+                 cands[i].nr_zones, (unsigned long long)cands[i].zone_size, fs->g.nr_zones,
+                 (unsigned long long)fs->g.zone_size);
+      goto fail;
+    }
+  /* Newest first; fall back to an older log only if the newest has no snapshot (crash in a roll). */
+  *rc = ZFS_EMPTY;
+  for (uint32_t tries = 0; tries < n && *rc == ZFS_EMPTY; tries++) {
+    uint32_t best = 0;
+    for (uint32_t i = 1; i < n; i++)
+      if (cands[i].sequence > cands[best].sequence) best = i;
+    uint32_t z = zones_of[best];
+    uint64_t from = fs->zones[z].start + ZFS_SUPERBLOCK_SIZE, len = fs->zones[z].wp - from;
+    uint8_t *log = len ? malloc(len) : NULL;
+    if (len && !log) {
+      *rc = -ENOMEM;
+      goto fail;
+    }
+    *rc = len ? zkv_dev_read(dev, from, log, len) : 0;
+    if (*rc == 0) {
+      fs->sb = cands[best];
+      fs->meta_zone = z;
+      fs->meta_wp = fs->zones[z].wp;
+      *rc = replay(fs, log, len, from, err, errlen);
+    }
+    free(log);
+    cands[best].sequence = 0, cands[best].nr_zones = 0; /* tried */
+    if (*rc == ZFS_EMPTY) {
+      for (size_t i = 0; i < fs->n_files; i++) free_fobj(fs->files[i]);
+      fs->n_files = 0;
+    }
+  }
+  if (*rc == ZFS_EMPTY) *rc = fail(-EUCLEAN, err, errlen, "no metadata log holds a snapshot");
+  if (*rc) goto fail;
+  fs->sb.sequence = max_seq; /* the roll below must outrank every superblock on the device */
+  for (uint32_t z = 0; z < fs->sb.meta_zones; z++) fs->zones[z].meta = 1;
+  for (size_t i = 0; i < fs->n_files; i++) {
+    zfs_file_meta *m = &fs->files[i]->m;
+    for (uint32_t k = 0; k < m->n_extents; k++) {
+      uint32_t z = zone_of(fs, m->extents[k].start);
+      if (z < fs->sb.meta_zones || z >= fs->g.nr_zones || m->extents[k].start + m->extents[k].len > fs->zones[z].wp) {
+        *rc = fail(-EUCLEAN, err, errlen, "file '%s' has an extent at %llu beyond its zone's written data", m->names[0],
+                   (unsigned long long)m->extents[k].start);
+        goto fail;
+      }
+      fs->zones[z].live += m->extents[k].len;
+      if (m->lifetime > fs->zones[z].lifetime) fs->zones[z].lifetime = m->lifetime;
+    }
+  }
+  /* Data written but never synced has no file: its zones are reset. */
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
+    if (fs->zones[z].live == 0 && fs->zones[z].wp > fs->zones[z].start) {
+      if ((*rc = zkv_dev_zone_mgmt(dev, z, ZKV_ZONE_RESET))) goto fail;
+      fs->zones[z].wp = fs->zones[z].start;
+      fs->st.resets++;
+      fs->st.resets_without_copy++;
+    }
+  /* Two zones of the active limit stay free: one for the metadata log, one for GC migration. */
+  fs->active_limit = fs->g.max_active ? (fs->g.max_active > 3 ? fs->g.max_active - 2 : 1) : 0;
+  /* Start a fresh log, so a torn tail is never followed by new records. */
+  if ((*rc = roll_meta(fs))) {
+    fail(*rc, err, errlen, "cannot roll the metadata log: error %d", *rc);
+    goto fail;
+  }
+  return fs;
+fail:
+  free_fs(fs);
+  return NULL;
+}
+
+void zfs_unmount(zfs *fs) {
+  if (fs) free_fs(fs);
+}

@@ -1,0 +1,67 @@
+/* zkv's zone file system core (the role ZenFS plays for C++ RocksDB): files are lists of extents
+ * in zones; metadata lives in a rolling, checksummed log in the first zones (format:
+ * docs/formats/zone-fs.md). Thread-safe: one mutex guards the file table and zones; data I/O
+ * happens outside it. The RocksDB FileSystem (rocks/) and the Java side sit on top of this API. */
+#ifndef ZKV_ZONEFS_H
+#define ZKV_ZONEFS_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zkv/device.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct zfs zfs;
+typedef struct zfs_file zfs_file;
+
+typedef struct zfs_options {
+  uint32_t meta_zones;       /* default 3 */
+  uint32_t finish_threshold; /* percent, default 0 */
+} zfs_options;
+
+typedef struct zfs_stats {
+  uint64_t host_bytes;    /* file data written for the host (RocksDB) */
+  uint64_t padding_bytes; /* block padding written by syncs of partial blocks */
+  uint64_t gc_bytes;      /* data copied by garbage collection */
+  uint64_t meta_bytes;    /* metadata log bytes */
+  uint64_t resets, resets_without_copy, meta_rolls;
+  uint64_t live_bytes;      /* bytes of live file data */
+  uint64_t used_zone_bytes; /* bytes below the write pointer of data zones */
+  uint32_t files, data_zones, empty_zones, full_zones, open_zones;
+} zfs_stats;
+
+/* Formats the device: resets every zone, writes a superblock and an empty snapshot. */
+int zfs_mkfs(zkv_dev *dev, const zfs_options *opt, char *err, size_t errlen);
+/* Mounts: picks the newest valid superblock, replays the log, resets zones with no live data.
+ * Returns NULL with *rc < 0 and a message on a foreign, corrupt or unformatted device. */
+zfs *zfs_mount(zkv_dev *dev, int *rc, char *err, size_t errlen);
+/* Persists nothing more (every acknowledged sync is already durable) and frees memory. */
+void zfs_unmount(zfs *fs);
+
+/* Opens a file for writing, replacing any file of that name. */
+zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc);
+/* Opens an existing file for reading (a reference: the file lives until every handle closes). */
+zfs_file *zfs_open(zfs *fs, const char *name, int *rc);
+int zfs_append(zfs_file *f, const void *buf, size_t len);
+/* Makes every appended byte durable: writes the partial tail block (padded) and the metadata. */
+int zfs_sync(zfs_file *f);
+int64_t zfs_pread(zfs_file *f, uint64_t offset, void *buf, size_t len);
+uint64_t zfs_file_size(zfs_file *f);
+/* Closes a handle; a writer is synced first (the result of that sync is returned). */
+int zfs_close(zfs_file *f);
+
+int zfs_stat(zfs *fs, const char *name, uint64_t *size);
+int zfs_delete(zfs *fs, const char *name);
+/* Renames atomically, replacing `to` if it exists. */
+int zfs_rename(zfs *fs, const char *from, const char *to);
+int zfs_link(zfs *fs, const char *existing, const char *link);
+/* Calls fn for every name that starts with `prefix`. */
+int zfs_list(zfs *fs, const char *prefix, void (*fn)(const char *name, uint64_t size, void *arg), void *arg);
+int zfs_stats_get(zfs *fs, zfs_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
