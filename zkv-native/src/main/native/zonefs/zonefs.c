@@ -479,6 +479,40 @@ zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc) {
   return h;
 }
 
+zfs_file *zfs_reopen(zfs *fs, const char *name, int *rc) {
+  pthread_mutex_lock(&fs->mu);
+  fobj *f = find(fs, name, NULL);
+  zfs_file *h = NULL;
+  *rc = !f ? -ENOENT : f->has_writer ? -EBUSY : 0;
+  if (!*rc && !(f->wbuf = malloc(WRITE_BUFFER))) *rc = -ENOMEM;
+  if (!*rc && !(h = new_handle(fs, f, 1))) {
+    free(f->wbuf);
+    f->wbuf = NULL;
+    *rc = -ENOMEM;
+  }
+  if (h) {
+    f->has_writer = 1;
+    f->zone = -1;
+    f->wlen = f->wdone = 0;
+  }
+  pthread_mutex_unlock(&fs->mu);
+  return h;
+}
+
+void zfs_set_lifetime(zfs_file *h, uint32_t lifetime) {
+  pthread_mutex_lock(&h->fs->mu);
+  h->f->m.lifetime = lifetime;
+  pthread_mutex_unlock(&h->fs->mu);
+}
+
+uint64_t zfs_free_bytes(zfs *fs) {
+  pthread_mutex_lock(&fs->mu);
+  uint64_t n = 0;
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) n += zone_end(fs, z) - fs->zones[z].wp;
+  pthread_mutex_unlock(&fs->mu);
+  return n;
+}
+
 zfs_file *zfs_open(zfs *fs, const char *name, int *rc) {
   pthread_mutex_lock(&fs->mu);
   fobj *f = find(fs, name, NULL);

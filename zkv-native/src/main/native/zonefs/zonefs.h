@@ -42,6 +42,12 @@ void zfs_unmount(zfs *fs);
 
 /* Opens a file for writing, replacing any file of that name. */
 zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc);
+/* Opens an existing file for appending (RocksDB's ReopenWritableFile); new data starts a new extent. */
+zfs_file *zfs_reopen(zfs *fs, const char *name, int *rc);
+/* Sets the write-lifetime hint used for the file's next zone allocations. */
+void zfs_set_lifetime(zfs_file *f, uint32_t lifetime);
+/* Bytes still writable: empty zones plus the room left in partially written data zones. */
+uint64_t zfs_free_bytes(zfs *fs);
 /* Opens an existing file for reading (a reference: the file lives until every handle closes). */
 zfs_file *zfs_open(zfs *fs, const char *name, int *rc);
 int zfs_append(zfs_file *f, const void *buf, size_t len);

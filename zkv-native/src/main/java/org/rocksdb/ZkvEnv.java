@@ -1,5 +1,7 @@
 package org.rocksdb;
 
+import io.zkv.device.ZonedDevice;
+import io.zkv.device.ZonedDeviceException;
 import io.zkv.nativelib.ZkvNative;
 
 /**
@@ -12,10 +14,91 @@ import io.zkv.nativelib.ZkvNative;
  */
 public final class ZkvEnv extends Env {
   private final long zkvHandle;
+  private final ZonedDevice.Lease lease;
 
-  private ZkvEnv(long zkvHandle) {
+  private ZkvEnv(long zkvHandle, ZonedDevice.Lease lease) {
     super(nEnvPointer(zkvHandle));
     this.zkvHandle = zkvHandle;
+    this.lease = lease;
+  }
+
+  /**
+   * An Env whose files live in zones of {@code device}, through zkv's zone file system: formatted
+   * first when {@code format} is true (erasing the device), else mounted. The device cannot be
+   * closed while the Env is open. One Env per device; several databases (paths) may share it.
+   */
+  public static ZkvEnv onZones(ZonedDevice device, boolean format) throws ZonedDeviceException {
+    ZkvNative.ensureLoaded();
+    ZonedDevice.Lease lease = device.lease();
+    long h = nNewZoned(lease.handle(), format);
+    if (h < 0) {
+      lease.close();
+      throw new ZonedDeviceException(device.uri() + ": " + nLastError(), h);
+    }
+    return new ZkvEnv(h, lease);
+  }
+
+  /** Counters of the zone file system (zoned Envs only). */
+  public ZoneStats zoneStats() {
+    checkOpen();
+    long[] v = new long[14];
+    if (nZoneStats(zkvHandle, v) < 0) {
+      throw new IllegalStateException("not a zoned Env");
+    }
+    return new ZoneStats(
+        v[0],
+        v[1],
+        v[2],
+        v[3],
+        v[4],
+        v[5],
+        v[6],
+        v[7],
+        v[8],
+        (int) v[9],
+        (int) v[10],
+        (int) v[11],
+        (int) v[12],
+        (int) v[13]);
+  }
+
+  /**
+   * Zone file system counters.
+   *
+   * @param hostBytes file data written for RocksDB
+   * @param paddingBytes block padding written when syncing partial blocks
+   * @param gcBytes data copied by garbage collection
+   * @param metaBytes metadata log bytes
+   * @param resets zone resets
+   * @param resetsWithoutCopy resets that needed no GC copy
+   * @param metaRolls metadata log rolls
+   * @param liveBytes bytes of live file data
+   * @param usedZoneBytes bytes below the write pointers of data zones
+   * @param files files
+   * @param dataZones data zones
+   * @param emptyZones empty data zones
+   * @param fullZones full data zones
+   * @param openZones partially written data zones
+   */
+  public record ZoneStats(
+      long hostBytes,
+      long paddingBytes,
+      long gcBytes,
+      long metaBytes,
+      long resets,
+      long resetsWithoutCopy,
+      long metaRolls,
+      long liveBytes,
+      long usedZoneBytes,
+      int files,
+      int dataZones,
+      int emptyZones,
+      int fullZones,
+      int openZones) {
+    /** Space amplification: zone space in use over live data (1.0 = none). */
+    public double spaceAmplification() {
+      return liveBytes == 0 ? 1.0 : (double) usedZoneBytes / liveBytes;
+    }
   }
 
   /**
@@ -24,7 +107,7 @@ public final class ZkvEnv extends Env {
    */
   public static ZkvEnv passthrough() {
     ZkvNative.ensureLoaded();
-    return new ZkvEnv(nNewPassthrough());
+    return new ZkvEnv(nNewPassthrough(), null);
   }
 
   /** Files RocksDB created through this Env's file system. */
@@ -48,9 +131,18 @@ public final class ZkvEnv extends Env {
   @Override
   protected void disposeInternal(long envPointer) {
     nDispose(zkvHandle);
+    if (lease != null) {
+      lease.close();
+    }
   }
 
   private static native long nNewPassthrough();
+
+  private static native long nNewZoned(long device, boolean format);
+
+  private static native String nLastError();
+
+  private static native int nZoneStats(long handle, long[] out);
 
   private static native long nEnvPointer(long handle);
 

@@ -230,6 +230,39 @@ public final class ZonedDevice extends NativeHandle {
     return new FaultInjector(this);
   }
 
+  /**
+   * For native objects built on this device (the zone file system): the device's native handle,
+   * kept valid until the lease is closed; the device refuses to close meanwhile.
+   */
+  public Lease lease() {
+    return new Lease(takeLease());
+  }
+
+  /** A hold on the device's native handle; see {@link #lease()}. */
+  public final class Lease implements AutoCloseable {
+    private final long handle;
+    private boolean closed;
+
+    private Lease(long handle) {
+      this.handle = handle;
+    }
+
+    public long handle() {
+      if (closed) {
+        throw new IllegalStateException("lease on " + uri + " is closed");
+      }
+      return handle;
+    }
+
+    @Override
+    public synchronized void close() {
+      if (!closed) {
+        closed = true;
+        endLease();
+      }
+    }
+  }
+
   long handleForCall() {
     return acquire();
   }

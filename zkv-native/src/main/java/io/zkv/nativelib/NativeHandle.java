@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public abstract class NativeHandle implements AutoCloseable {
   private final String what;
   private final AtomicInteger users = new AtomicInteger();
+  private final AtomicInteger leases = new AtomicInteger();
   private final AtomicBoolean closing = new AtomicBoolean();
   private volatile long handle;
 
@@ -39,12 +40,31 @@ public abstract class NativeHandle implements AutoCloseable {
     users.decrementAndGet();
   }
 
+  /**
+   * Keeps the handle alive for a dependent native object (e.g. a file system mounted on a device):
+   * {@link #close()} refuses while a lease is held. Returns the handle; end with {@link #endLease}.
+   */
+  protected final long takeLease() {
+    long h = acquire();
+    leases.incrementAndGet();
+    release();
+    return h;
+  }
+
+  protected final void endLease() {
+    leases.decrementAndGet();
+  }
+
   public final boolean isClosed() {
     return closing.get();
   }
 
   @Override
   public final void close() {
+    if (leases.get() > 0 && !closing.get()) {
+      throw new IllegalStateException(
+          what + " is still used by " + leases.get() + " dependent object(s); close those first");
+    }
     if (!closing.compareAndSet(false, true)) {
       return;
     }

@@ -1,0 +1,79 @@
+// The rocksdb::FileSystem that stores RocksDB's files in zones (see zone_file_system.cc).
+#ifndef ZKV_ZONE_FILE_SYSTEM_H
+#define ZKV_ZONE_FILE_SYSTEM_H
+
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "rocksdb/file_system.h"
+#include "zonefs.h"
+
+namespace zkv {
+
+class ZoneFileSystem : public rocksdb::FileSystem {
+ public:
+  // Takes ownership of the mounted file system (unmounted on destruction).
+  explicit ZoneFileSystem(zfs* fs);
+  ~ZoneFileSystem() override;
+  const char* Name() const override { return "ZkvZoneFileSystem"; }
+  zfs* zone_fs() { return fs_; }
+
+  rocksdb::IOStatus NewSequentialFile(const std::string& fname, const rocksdb::FileOptions& o,
+                                      std::unique_ptr<rocksdb::FSSequentialFile>* result,
+                                      rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus NewRandomAccessFile(const std::string& fname, const rocksdb::FileOptions& o,
+                                        std::unique_ptr<rocksdb::FSRandomAccessFile>* result,
+                                        rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus NewWritableFile(const std::string& fname, const rocksdb::FileOptions& o,
+                                    std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                    rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus ReopenWritableFile(const std::string& fname, const rocksdb::FileOptions& o,
+                                       std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                       rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus NewDirectory(const std::string& name, const rocksdb::IOOptions& o,
+                                 std::unique_ptr<rocksdb::FSDirectory>* result, rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus FileExists(const std::string& fname, const rocksdb::IOOptions& o,
+                               rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus GetChildren(const std::string& dir, const rocksdb::IOOptions& o, std::vector<std::string>* result,
+                                rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus DeleteFile(const std::string& fname, const rocksdb::IOOptions& o,
+                               rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus CreateDir(const std::string& dirname, const rocksdb::IOOptions& o,
+                              rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus CreateDirIfMissing(const std::string& dirname, const rocksdb::IOOptions& o,
+                                       rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus DeleteDir(const std::string& dirname, const rocksdb::IOOptions& o,
+                              rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus GetFileSize(const std::string& fname, const rocksdb::IOOptions& o, uint64_t* size,
+                                rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus GetFileModificationTime(const std::string& fname, const rocksdb::IOOptions& o, uint64_t* mtime,
+                                            rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus RenameFile(const std::string& src, const std::string& target, const rocksdb::IOOptions& o,
+                               rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus LinkFile(const std::string& src, const std::string& target, const rocksdb::IOOptions& o,
+                             rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus LockFile(const std::string& fname, const rocksdb::IOOptions& o, rocksdb::FileLock** lock,
+                             rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus UnlockFile(rocksdb::FileLock* lock, const rocksdb::IOOptions& o,
+                               rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus GetTestDirectory(const rocksdb::IOOptions& o, std::string* path,
+                                     rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus GetAbsolutePath(const std::string& db_path, const rocksdb::IOOptions& o, std::string* output_path,
+                                    rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus IsDirectory(const std::string& path, const rocksdb::IOOptions& o, bool* is_dir,
+                                rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus GetFreeSpace(const std::string& path, const rocksdb::IOOptions& o, uint64_t* diskfree,
+                                 rocksdb::IODebugContext* dbg) override;
+
+ private:
+  bool DirExists(const std::string& dir);
+
+  zfs* fs_;
+  std::mutex mu_;
+  std::set<std::string> dirs_;
+  std::set<std::string> locks_;
+};
+
+}  // namespace zkv
+#endif

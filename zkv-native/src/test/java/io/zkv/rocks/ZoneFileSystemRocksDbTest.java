@@ -1,0 +1,147 @@
+package io.zkv.rocks;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.zkv.device.DeviceGeometry;
+import io.zkv.device.EmulatedDevice;
+import io.zkv.device.ZonedDevice;
+import io.zkv.device.ZonedDeviceException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+import org.rocksdb.ZkvEnv;
+
+/** Stock RocksJava 9.7.3 runs on zkv's zone file system on the emulated device. */
+class ZoneFileSystemRocksDbTest {
+  private static final String DB = "/zkv-test-db/main";
+  private static final int KEYS = 1_000_000;
+
+  @TempDir Path dir;
+
+  private static byte[] key(int i) {
+    return String.format("key%09d", i).getBytes();
+  }
+
+  private static byte[] value(int i, int round) {
+    return ("v" + round + "-" + i + "-" + "x".repeat(20 + i % 40)).getBytes();
+  }
+
+  private ZonedDevice device() throws ZonedDeviceException {
+    Path file = dir.resolve("dev.zkvemu");
+    if (!Files.exists(file)) {
+      EmulatedDevice.format(file, DeviceGeometry.of(64, 32L << 20, 24L << 20, 14, 14, 1 << 20));
+    }
+    return ZonedDevice.open(EmulatedDevice.uri(file, "instant"));
+  }
+
+  private static Options options(ZkvEnv env) {
+    return new Options()
+        .setCreateIfMissing(true)
+        .setEnv(env)
+        .setWriteBufferSize(4L << 20)
+        .setTargetFileSizeBase(4L << 20)
+        .setMaxBytesForLevelBase(16L << 20)
+        .setLevel0FileNumCompactionTrigger(4);
+  }
+
+  @Test
+  void millionKeysWithFlushesCompactionsAndReopen() throws Exception {
+    try (ZonedDevice dev = device()) {
+      try (ZkvEnv env = ZkvEnv.onZones(dev, true)) {
+        try (Options o = options(env);
+            RocksDB db = RocksDB.open(o, DB);
+            WriteOptions w = new WriteOptions();
+            FlushOptions f = new FlushOptions().setWaitForFlush(true)) {
+          for (int round = 0; round < 2; round++) {
+            for (int i = 0; i < KEYS; i += 1000) {
+              try (WriteBatch b = new WriteBatch()) {
+                for (int k = i; k < i + 1000; k++) {
+                  if (round == 0 || k % 3 == 0) {
+                    b.put(key(k), value(k, round));
+                  }
+                }
+                db.write(w, b);
+              }
+            }
+            db.flush(f);
+          }
+          db.compactRange();
+        }
+        ZkvEnv.ZoneStats s = env.zoneStats();
+        assertTrue(s.hostBytes() > 50L << 20, "data went to zones: " + s);
+        assertTrue(s.resets() > 0, "compaction freed zones that were reset: " + s);
+        assertTrue(s.files() > 3, s.toString());
+      }
+      // a second mount of the same device: everything is still there
+      try (ZkvEnv env = ZkvEnv.onZones(dev, false);
+          Options o = options(env);
+          RocksDB db = RocksDB.open(o, DB)) {
+        for (int i = 0; i < KEYS; i += 997) {
+          assertArrayEquals(value(i, i % 3 == 0 ? 1 : 0), db.get(key(i)), "key " + i);
+        }
+        int n = 0;
+        try (RocksIterator it = db.newIterator()) {
+          for (it.seekToFirst(); it.isValid(); it.next()) {
+            n++;
+          }
+        }
+        assertEquals(KEYS, n);
+        assertNull(db.get("absent".getBytes()));
+      }
+    }
+    // nothing of the database on the host: only the device's backing file is in the temp dir
+    assertFalse(Files.exists(Path.of(DB)), "the database path must not exist on the host");
+    assertFalse(Files.exists(Path.of("/zkv-test-db")));
+    try (Stream<Path> files = Files.list(dir)) {
+      assertEquals(List.of(dir.resolve("dev.zkvemu")), files.toList());
+    }
+  }
+
+  @Test
+  void severalDatabasesShareOneDevice() throws Exception {
+    try (ZonedDevice dev = device();
+        ZkvEnv env = ZkvEnv.onZones(dev, true)) {
+      try (Options o = options(env);
+          RocksDB a = RocksDB.open(o, "/stores/a");
+          RocksDB b = RocksDB.open(o, "/stores/b")) {
+        a.put("k".getBytes(), "from a".getBytes());
+        b.put("k".getBytes(), "from b".getBytes());
+        assertArrayEquals("from a".getBytes(), a.get("k".getBytes()));
+        assertArrayEquals("from b".getBytes(), b.get("k".getBytes()));
+      }
+      try (Options o = options(env);
+          RocksDB a = RocksDB.open(o, "/stores/a")) {
+        assertArrayEquals("from a".getBytes(), a.get("k".getBytes()));
+      }
+    }
+  }
+
+  @Test
+  void deviceRefusesToCloseUnderAnEnvAndMountNeedsAFileSystem() throws Exception {
+    try (ZonedDevice dev = device()) {
+      ZonedDeviceException e =
+          assertThrows(ZonedDeviceException.class, () -> ZkvEnv.onZones(dev, false));
+      assertTrue(e.getMessage().contains("run mkfs"), e.getMessage());
+      ZkvEnv env = ZkvEnv.onZones(dev, true);
+      IllegalStateException busy = assertThrows(IllegalStateException.class, dev::close);
+      assertTrue(busy.getMessage().contains("close those first"), busy.getMessage());
+      env.close();
+      dev.append(10, ByteBuffer.allocateDirect(4096)); // the device is still usable
+    }
+  }
+}
