@@ -375,6 +375,61 @@ static void test_damaged_metadata(void) {
   zkv_dev_close(d);
 }
 
+/* Zones holding interleaved data of two files: deleting one leaves every zone half live, so new
+ * writes only fit after garbage collection moves the survivors. */
+static void test_gc_makes_room(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  enum { PAIRS = 19, CHUNK = 256 << 10, CHUNKS = 6 }; /* 19 pairs x 2 x 1.5 MiB = 57 of 63 MiB */
+  uint8_t *buf = malloc(CHUNK);
+  for (int p = 0; p < PAIRS; p++) {
+    char an[32], bn[32];
+    snprintf(an, sizeof an, "/db/a%02d.sst", p);
+    snprintf(bn, sizeof bn, "/db/b%02d.sst", p);
+    int rc = 0;
+    zfs_file *a = zfs_create(fs, an, 3, &rc), *b = zfs_create(fs, bn, 3, &rc);
+    CHECK(a && b);
+    for (int c = 0; c < CHUNKS; c++) {
+      fill(buf, 300 + (uint64_t)p, (uint64_t)c * CHUNK, CHUNK);
+      CHECK_EQ(zfs_append(a, buf, CHUNK), 0);
+      CHECK_EQ(zfs_sync(a), 0);
+      fill(buf, 400 + (uint64_t)p, (uint64_t)c * CHUNK, CHUNK);
+      CHECK_EQ(zfs_append(b, buf, CHUNK), 0);
+      CHECK_EQ(zfs_sync(b), 0);
+    }
+    CHECK_EQ(zfs_close(a), 0);
+    CHECK_EQ(zfs_close(b), 0);
+  }
+  for (int p = 0; p < PAIRS; p++) {
+    char an[32];
+    snprintf(an, sizeof an, "/db/a%02d.sst", p);
+    CHECK_EQ(zfs_delete(fs, an), 0);
+  }
+  zfs_stats s;
+  zfs_stats_get(fs, &s);
+  CHECK_EQ(s.gc_bytes, 0);
+  CHECK(s.empty_zones <= 2);
+  write_file(fs, "/db/new.sst", 500, 20 << 20, 0); /* more than the free space without GC */
+  zfs_stats_get(fs, &s);
+  CHECK(s.gc_bytes > 0);
+  CHECK(s.resets > s.resets_without_copy);
+  check_file(fs, "/db/new.sst", 500, 20 << 20);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+  d = open_dev();
+  fs = mount_ok(d);
+  for (int p = 0; p < PAIRS; p++) {
+    char bn[32];
+    snprintf(bn, sizeof bn, "/db/b%02d.sst", p);
+    check_file(fs, bn, 400 + (uint64_t)p, (uint64_t)CHUNKS * CHUNK);
+  }
+  check_file(fs, "/db/new.sst", 500, 20 << 20);
+  free(buf);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
 typedef struct worker {
   zfs *fs;
   int id;
@@ -439,6 +494,7 @@ int main(void) {
   test_meta_rolls();
   test_power_cut();
   test_damaged_metadata();
+  test_gc_makes_room();
   test_concurrent_writers();
   unlink(path);
   rmdir(dir);

@@ -5,7 +5,9 @@
  *   placement SPI (zkv-placement) replaces it when the bridge lands.
  * - Every sync persists the file's metadata (one log record); ZenFS's sparse WAL format that avoids
  *   this comes with the WAL policies.
- * - No garbage collection yet: a zone is reset when its last live extent is deleted.
+ * - A zone is reset as soon as its last live extent is deleted. Garbage collection (moving live
+ *   extents out of the full zone with the least live data) runs when an allocation would fail,
+ *   before NoSpace is returned; it stops the world (readers and writers wait while it runs).
  * - Mount reads a whole meta zone into memory. */
 #define _GNU_SOURCE
 #include "zonefs.h"
@@ -54,6 +56,7 @@ struct zfs {
   zfs_superblock sb;
   pthread_mutex_t mu;
   pthread_cond_t zone_released; /* a write finished: its zone may be taken */
+  pthread_rwlock_t io_lock;     /* readers share it; GC takes it alone before moving data */
   zone_state *zones;
   fobj **files;
   size_t n_files, cap_files;
@@ -267,8 +270,9 @@ static int finish_cheapest(zfs *fs) {
   return rc;
 }
 
-/* Picks a zone for a writer of the given lifetime, marking it busy. */
-static int allocate_zone(zfs *fs, uint32_t lifetime, uint32_t *out) {
+/* Picks a zone for a writer of the given lifetime, marking it busy. GC may use the one active
+ * zone held back for it. */
+static int allocate_zone_for(zfs *fs, uint32_t lifetime, int for_gc, uint32_t *out) {
   int64_t best = -1;
   unsigned best_diff = LIFETIME_DIFF_NOT_GOOD + 1;
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
@@ -278,8 +282,13 @@ static int allocate_zone(zfs *fs, uint32_t lifetime, uint32_t *out) {
     if (d <= best_diff) best = z, best_diff = d;
   }
   if (best >= 0 && best_diff < LIFETIME_DIFF_COULD_BE_WORSE) goto take;
+  /* One empty zone stays in reserve for GC, so that GC can always move a victim's live data. */
+  uint32_t empty = 0;
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
+    empty += !fs->zones[z].busy && fs->zones[z].wp == fs->zones[z].start;
   for (int attempt = 0; attempt < 2; attempt++) {
-    if (!fs->active_limit || active_data_zones(fs) < fs->active_limit) {
+    if (!for_gc && empty <= 1) break; /* only the GC reserve is left */
+    if (!fs->active_limit || active_data_zones(fs) < fs->active_limit + (for_gc ? 1u : 0u)) {
       for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
         zone_state *s = &fs->zones[z];
         if (!s->busy && s->wp == s->start) {
@@ -325,6 +334,8 @@ static int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
  * contiguous), else one from the allocator. Zones are held only for the duration of a write, so
  * more writers than the active-zone limit share zones instead of failing; when every usable zone
  * is being written, the writer waits for one. Called with fs->mu held. */
+static int allocate_zone(zfs *fs, uint32_t lifetime, uint32_t *out) { return allocate_zone_for(fs, lifetime, 0, out); }
+
 static int take_zone(zfs *fs, fobj *f, uint32_t *out) {
   for (;;) {
     if (f->zone >= 0) {
@@ -344,6 +355,108 @@ static int take_zone(zfs *fs, fobj *f, uint32_t *out) {
   }
 }
 
+/* ---------- garbage collection ---------- */
+
+/* Copies one extent (block-aligned start) into zones allocated for `lifetime`; the new extents
+ * go to *out (caller frees). Called with fs->mu and the io_lock (write) held. */
+static int move_extent(zfs *fs, zfs_extent e, uint32_t lifetime, zfs_extent **out, uint32_t *n_out) {
+  uint32_t block = fs->g.lba_size;
+  uint64_t padded = round_up(e.len, block), moved = 0;
+  uint8_t *buf = malloc(padded);
+  if (!buf) return -ENOMEM;
+  int rc = zkv_dev_read(fs->dev, e.start, buf, padded);
+  *out = NULL;
+  *n_out = 0;
+  while (!rc && moved < padded) {
+    uint32_t z;
+    if ((rc = allocate_zone_for(fs, lifetime, 1, &z))) break;
+    uint64_t at = fs->zones[z].wp, room = zone_end(fs, z) - at;
+    uint64_t chunk = padded - moved < room ? padded - moved : room;
+    if (chunk > fs->g.zasl) chunk = fs->g.zasl / block * block;
+    rc = zkv_dev_write(fs->dev, at, buf + moved, chunk, 0);
+    fs->zones[z].busy = 0;
+    if (rc) break;
+    uint64_t real = moved + chunk <= e.len ? chunk : e.len - moved;
+    fs->zones[z].wp = at + chunk;
+    fs->zones[z].live += real;
+    fs->st.gc_bytes += chunk;
+    zfs_extent *n = realloc(*out, (*n_out + 1) * sizeof *n);
+    if (!n) {
+      rc = -ENOMEM;
+      break;
+    }
+    *out = n;
+    (*out)[(*n_out)++] = (zfs_extent){at, real};
+    moved += chunk;
+  }
+  free(buf);
+  return rc;
+}
+
+/* Reclaims the full zone with the least live data (greedy victim). Returns 0 when a zone became
+ * empty, -ENOSPC when no zone can be reclaimed. Called with fs->mu and io_lock (write) held. */
+static int gc_one_zone(zfs *fs) {
+  int64_t victim = -1;
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
+    zone_state *s = &fs->zones[z];
+    if (s->busy || s->wp < zone_end(fs, z) || s->live >= fs->g.zone_cap) continue;
+    if (victim < 0 || s->live < fs->zones[victim].live) victim = z;
+  }
+  if (victim < 0) return -ENOSPC;
+  zone_state *v = &fs->zones[victim];
+  v->busy = 1; /* nobody allocates it while its data moves */
+  int rc = 0, copied = v->live > 0;
+  for (size_t i = 0; !rc && i < fs->n_files; i++) {
+    fobj *f = fs->files[i];
+    int changed = 0;
+    for (uint32_t k = 0; !rc && k < f->m.n_extents; k++) {
+      if (zone_of(fs, f->m.extents[k].start) != (uint32_t)victim) continue;
+      zfs_extent *moved = NULL;
+      uint32_t n = 0;
+      rc = move_extent(fs, f->m.extents[k], f->m.lifetime, &moved, &n);
+      if (rc) {
+        free(moved);
+        break;
+      }
+      /* replace extent k by the n moved pieces */
+      zfs_extent *ext = realloc(f->m.extents, (f->m.n_extents + n - 1) * sizeof *ext);
+      if (!ext) {
+        free(moved);
+        rc = -ENOMEM;
+        break;
+      }
+      memmove(ext + k + n, ext + k + 1, (f->m.n_extents - k - 1) * sizeof *ext);
+      memcpy(ext + k, moved, n * sizeof *ext);
+      f->m.extents = ext;
+      f->m.n_extents += n - 1;
+      k += n - 1;
+      free(moved);
+      changed = 1;
+    }
+    if (!rc && changed) rc = persist_file(fs, f); /* the new extents are durable before the reset */
+  }
+  if (!rc) rc = zkv_dev_flush(fs->dev);
+  if (!rc) rc = zkv_dev_zone_mgmt(fs->dev, (uint32_t)victim, ZKV_ZONE_RESET);
+  v->busy = 0;
+  if (rc) return rc;
+  v->wp = v->start;
+  v->live = 0;
+  v->lifetime = 0;
+  fs->st.resets++;
+  if (!copied) fs->st.resets_without_copy++;
+  return 0;
+}
+
+/* Runs GC from outside the lock (lock order: io_lock, then mu). */
+static int collect_garbage(zfs *fs) {
+  pthread_rwlock_wrlock(&fs->io_lock);
+  pthread_mutex_lock(&fs->mu);
+  int rc = gc_one_zone(fs);
+  pthread_mutex_unlock(&fs->mu);
+  pthread_rwlock_unlock(&fs->io_lock);
+  return rc;
+}
+
 /* Writes wbuf[0, n) (n whole blocks, or the padded tail when `logical` < n) into zones. */
 static int write_out(zfs *fs, fobj *f, size_t n, size_t logical) {
   size_t done = 0;
@@ -354,6 +467,10 @@ static int write_out(zfs *fs, fobj *f, size_t n, size_t logical) {
     uint64_t at = rc ? 0 : fs->zones[z].wp, room = rc ? 0 : zone_end(fs, z) - at;
     if (!rc) f->zone = (int32_t)z;
     pthread_mutex_unlock(&fs->mu);
+    if (rc == -ENOSPC) {
+      if (collect_garbage(fs) == 0) continue; /* a zone was freed: try again */
+      return rc;
+    }
     if (rc) return rc;
     size_t chunk = n - done < room ? n - done : (size_t)room;
     if (chunk > fs->g.zasl) chunk = fs->g.zasl / fs->g.lba_size * fs->g.lba_size;
@@ -556,6 +673,7 @@ int64_t zfs_pread(zfs_file *h, uint64_t offset, void *buf, size_t len) {
   uint8_t *bounce = NULL;
   size_t bounce_len = 0;
   int64_t rc = 0;
+  pthread_rwlock_rdlock(&fs->io_lock); /* GC does not move data under a reader */
   while (done < len) {
     uint64_t pos = offset + done;
     pthread_mutex_lock(&fs->mu);
@@ -586,12 +704,16 @@ int64_t zfs_pread(zfs_file *h, uint64_t offset, void *buf, size_t len) {
     if (e - a > bounce_len) {
       free(bounce);
       bounce_len = e - a;
-      if (!(bounce = malloc(bounce_len))) return -ENOMEM;
+      if (!(bounce = malloc(bounce_len))) {
+        rc = -ENOMEM;
+        break;
+      }
     }
     if ((rc = zkv_dev_read(fs->dev, a, bounce, e - a))) break;
     memcpy(out + done, bounce + (dev_off - a), n);
     done += n;
   }
+  pthread_rwlock_unlock(&fs->io_lock);
   free(bounce);
   return rc ? rc : (int64_t)done;
 }
@@ -714,6 +836,7 @@ static zfs *alloc_fs(zkv_dev *dev) {
   }
   pthread_mutex_init(&fs->mu, NULL);
   pthread_cond_init(&fs->zone_released, NULL);
+  pthread_rwlock_init(&fs->io_lock, NULL);
   return fs;
 }
 
@@ -723,6 +846,7 @@ static void free_fs(zfs *fs) {
   free(fs->zones);
   pthread_mutex_destroy(&fs->mu);
   pthread_cond_destroy(&fs->zone_released);
+  pthread_rwlock_destroy(&fs->io_lock);
   free(fs);
 }
 

@@ -112,6 +112,67 @@ class ZoneFileSystemRocksDbTest {
     }
   }
 
+  /**
+   * Overwrites a 30 MB key space until three times the device's capacity went through RocksDB: zone
+   * resets and GC keep it going without NoSpace; prints device WA and space amplification.
+   */
+  @Test
+  void overwritingThreeTimesTheCapacityNeverRunsOutOfSpace() throws Exception {
+    Path file = dir.resolve("small.zkvemu");
+    DeviceGeometry g = DeviceGeometry.of(24, 8L << 20, 6L << 20, 14, 14, 1 << 20);
+    EmulatedDevice.format(file, g);
+    long capacity = (g.zoneCount() - 3) * g.zoneCapacity();
+    long written = 0;
+    int keys = 150_000;
+    byte[] val = new byte[200];
+    java.util.SplittableRandom rnd = new java.util.SplittableRandom(42);
+    try (ZonedDevice dev = ZonedDevice.open(EmulatedDevice.uri(file, "instant"));
+        ZkvEnv env = ZkvEnv.onZones(dev, true);
+        Options o = options(env).setWriteBufferSize(2L << 20).setTargetFileSizeBase(2L << 20);
+        RocksDB db = RocksDB.open(o, DB);
+        WriteOptions w = new WriteOptions()) {
+      int[] version = new int[keys];
+      while (written < 3 * capacity) {
+        try (WriteBatch b = new WriteBatch()) {
+          for (int k = 0; k < 1000; k++) {
+            int i = rnd.nextInt(keys);
+            version[i]++;
+            ByteBuffer.wrap(val).putInt(i).putInt(version[i]);
+            b.put(key(i), val);
+            written += key(i).length + val.length;
+          }
+          db.write(w, b);
+        }
+      }
+      for (int i = 0; i < keys; i += 101) {
+        byte[] got = db.get(key(i));
+        if (version[i] == 0) {
+          assertNull(got);
+        } else {
+          ByteBuffer bb = ByteBuffer.wrap(got);
+          assertEquals(i, bb.getInt());
+          assertEquals(version[i], bb.getInt(), "latest version of key " + i);
+        }
+      }
+      ZkvEnv.ZoneStats s = env.zoneStats();
+      double wa = (double) (s.hostBytes() + s.gcBytes()) / s.hostBytes();
+      System.out.printf(
+          "overwrite %d MiB through RocksDB on %d MiB of zones (%s): host %d MiB, GC copy %d MiB,"
+              + " device WA %.3f, resets %d (%d without copy), space amplification %.2f%n",
+          written >> 20,
+          capacity >> 20,
+          g,
+          s.hostBytes() >> 20,
+          s.gcBytes() >> 20,
+          wa,
+          s.resets(),
+          s.resetsWithoutCopy(),
+          s.spaceAmplification());
+      assertTrue(s.resets() > 3 * (g.zoneCount() - 3), "zones were reused many times: " + s);
+      assertTrue(wa >= 1.0);
+    }
+  }
+
   @Test
   void severalDatabasesShareOneDevice() throws Exception {
     try (ZonedDevice dev = device();
