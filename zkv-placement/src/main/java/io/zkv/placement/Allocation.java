@@ -8,9 +8,9 @@ import java.util.OptionalInt;
  * A placement decision: every outcome ZenFS's allocator can reach, made explicit so the file system
  * carries it out and a test can check it without threads.
  *
- * <p>Each decision first lists zones to <em>finish</em>, in order ({@link #finishFirst()}); the file
- * system finishes them (each returns an active token) before acting on the decision, even when the
- * decision is a failure, because ZenFS has finished them by the time it finds out. Then:
+ * <p>Each decision first lists zones to <em>finish</em>, in order ({@link #finishFirst()}); the
+ * file system finishes them (each returns an active token) before acting on the decision, even when
+ * the decision is a failure, because ZenFS has finished them by the time it finds out. Then:
  *
  * <ul>
  *   <li>{@link UseZone}: write into that already-written zone; it holds an active token already,

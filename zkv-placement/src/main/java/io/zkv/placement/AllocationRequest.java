@@ -70,8 +70,7 @@ public record AllocationRequest(
       throw new IllegalArgumentException(
           "expected size must be >= 0 bytes, not " + expectedSize.getAsLong());
     }
-    compactionInputs =
-        List.copyOf(Objects.requireNonNull(compactionInputs, "compactionInputs"));
+    compactionInputs = List.copyOf(Objects.requireNonNull(compactionInputs, "compactionInputs"));
   }
 
   /** A request builder for file {@code fileId} of kind {@code kind}, with no other hints set. */
@@ -141,15 +140,7 @@ public record AllocationRequest(
 
     public AllocationRequest build() {
       return new AllocationRequest(
-          fileId,
-          kind,
-          lifetime,
-          level,
-          jobId,
-          expectedSize,
-          keyRange,
-          compactionInputs,
-          purpose);
+          fileId, kind, lifetime, level, jobId, expectedSize, keyRange, compactionInputs, purpose);
     }
   }
 }

@@ -8,7 +8,8 @@ import java.util.OptionalInt;
  * What the file system remembers about a file that already has extents on the device: the hints it
  * was allocated with, the key range made exact once RocksDB reports it. Placement policies that
  * reason about the LSM tree (CAZA: which SSTs of level L+1 overlap a new SST, and which zones hold
- * them) read it through {@link ZoneTableView#file} and {@link ZoneTableView#files()}; LIZA does not.
+ * them) read it through {@link ZoneTableView#file} and {@link ZoneTableView#files()}; LIZA does
+ * not.
  *
  * @param fileId the file system's id of the file
  * @param kind what the file is

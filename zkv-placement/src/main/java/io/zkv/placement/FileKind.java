@@ -3,10 +3,10 @@ package io.zkv.placement;
 import java.util.Objects;
 
 /**
- * What a RocksDB file is, derived from its name the way RocksDB's own {@code ParseFileName}
- * ({@code file/filename.cc}) reads names. The zone file system only ever sees names, and RocksDB
- * does not tell it the I/O type (ZenFS: "RocksDB does not set the right io type(!)"), so the name
- * is the one reliable source; LIZA needs it to give the WAL its priority.
+ * What a RocksDB file is, derived from its name the way RocksDB's own {@code ParseFileName} ({@code
+ * file/filename.cc}) reads names. The zone file system only ever sees names, and RocksDB does not
+ * tell it the I/O type (ZenFS: "RocksDB does not set the right io type(!)"), so the name is the one
+ * reliable source; LIZA needs it to give the WAL its priority.
  */
 public enum FileKind {
   /** Write-ahead log: {@code 000123.log}, also under {@code archive/}. */

@@ -5,8 +5,8 @@ import java.util.HexFormat;
 import java.util.Objects;
 
 /**
- * An inclusive user-key range {@code [smallest, largest]} ordered the way RocksDB's default
- * {@code BytewiseComparator} orders keys (unsigned lexicographic bytes).
+ * An inclusive user-key range {@code [smallest, largest]} ordered the way RocksDB's default {@code
+ * BytewiseComparator} orders keys (unsigned lexicographic bytes).
  *
  * <p>CAZA needs it to find the SSTs of the next level that overlap a new SST ({@link
  * #overlaps(KeyRange)}); a compaction's output range is not known before its first write, so a

@@ -4,8 +4,8 @@ package io.zkv.placement;
  * The open and active zone tokens of the I/O zones: how many are in use and the limits they must
  * stay within. ZNS devices limit how many zones may be open (being written) and active (open or
  * closed, i.e. partly written) at once; ZenFS hands these out as tokens ({@code
- * WaitForOpenIOZoneToken}, {@code GetActiveIOZoneTokenIfAvailable}) and keeps {@link #reserved}
- * of each back for its metadata log and for GC migration.
+ * WaitForOpenIOZoneToken}, {@code GetActiveIOZoneTokenIfAvailable}) and keeps {@link #reserved} of
+ * each back for its metadata log and for GC migration.
  *
  * @param maxOpenIo open-token limit for file writes: device max open minus {@code reserved}, or the
  *     zone count if the device has no limit
@@ -24,8 +24,12 @@ public record ZoneTokens(int maxOpenIo, int maxActiveIo, int openIo, int activeI
     }
     if (openIo < 0 || activeIo < 0 || reserved < 0) {
       throw new IllegalArgumentException(
-          "token counts must be >= 0: open " + openIo + ", active " + activeIo
-              + ", reserved " + reserved);
+          "token counts must be >= 0: open "
+              + openIo
+              + ", active "
+              + activeIo
+              + ", reserved "
+              + reserved);
     }
   }
 

@@ -1,0 +1,44 @@
+package io.zkv.placement;
+
+/**
+ * Chooses the zone for a file's next extent. The zone file system calls it each time a file needs a
+ * zone (first write, or its zone filled up) and for each extent GC migrates, never per write.
+ *
+ * <p>The call gets typed hints about the file ({@link AllocationRequest}) and a read-only view of
+ * the zones, their tokens and which files live where ({@link ZoneTableView}), and returns a
+ * decision ({@link Allocation}) the file system carries out. The file system serialises calls under
+ * its allocation lock and the view does not change during one.
+ *
+ * <p>A policy should be a pure function of its arguments: all the state it needs is in the view,
+ * which the file system rebuilds from its metadata at mount, so a policy holds nothing that a crash
+ * could lose and needs no hooks for file deletion or zone resets. That is why there are none.
+ *
+ * <p>How the planned policies fit this interface without changing it:
+ *
+ * <ul>
+ *   <li>{@link LizaPolicy} (ZenFS's default): file kind and lifetime hint, zone lifetimes, tokens.
+ *   <li>CAZA: the request's {@code level} and {@code keyRange} (or its {@code compactionInputs}'
+ *       ranges) give S and L; {@link ZoneTableView#files()} gives the SSTs of level L+1 that
+ *       overlap S and {@link ZoneTableView#zonesOf} their zones, ranked by count; ZC1/ZC2 return
+ *       {@link Allocation.OpenEmptyZone}, Fallback 1 the zone of the nearest same-level SST,
+ *       Fallback 2 delegates to a {@link LizaPolicy}; cleaning is {@link Allocation.NeedGc}.
+ *   <li>ZoneKV: the request's absolute {@code level} and {@code kind} give the lifetime class, kept
+ *       on the zone as {@link Allocation.OpenEmptyZone#tag()} and read back from {@link
+ *       ZoneInfo#tag()}; "close at the active limit" is an {@link Allocation.OpenEmptyZone} whose
+ *       {@code finishFirst} names the victim, so the active resource is really freed.
+ * </ul>
+ */
+public interface PlacementPolicy {
+
+  /** Short, stable name for configuration and metrics, e.g. {@code "liza"}. */
+  String name();
+
+  /**
+   * Decides where {@code request}'s file writes next.
+   *
+   * @param request hints about the file and why it needs a zone
+   * @param zones the zones as they are now; must not be retained after the call
+   * @return the decision; never null
+   */
+  Allocation allocate(AllocationRequest request, ZoneTableView zones);
+}

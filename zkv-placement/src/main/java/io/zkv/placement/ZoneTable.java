@@ -1,0 +1,570 @@
+package io.zkv.placement;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * An in-memory zone table: the state a placement policy reads, kept by whoever drives the zones
+ * (unit tests and simulations now, the zone file system later). Every change is checked against the
+ * rules of NVMe ZNS and of extent accounting and fails with a specific message instead of producing
+ * a state the device could not be in.
+ *
+ * <p>Live bytes are kept per (zone, file), so {@link #filesIn} and {@link #zonesOf} are exact and a
+ * zone's {@link ZoneInfo#liveBytes()} is always their sum. Token counts are derived from zone state
+ * the way ZenFS's counters move: a writer holds one open and one active token while it holds a zone
+ * ({@link #acquire}) and gives the open one back on {@link #release}; an OPEN or CLOSED zone keeps
+ * its active token until {@link #finish} or {@link #reset}.
+ *
+ * <p>Not thread-safe: the file system mutates it under its allocation lock, as ZenFS does.
+ */
+public final class ZoneTable implements ZoneTableView {
+  private final int zoneCount;
+  private final long[] capacity;
+  private final long[] written;
+  private final ZoneCondition[] condition;
+  private final WriteLifetime[] lifetime;
+  private final ZoneReservation[] reservation;
+  private final boolean[] busy;
+  private final OptionalInt[] tag;
+  private final List<TreeMap<Long, Long>> live;
+  private final TreeMap<Long, TreeSet<Integer>> zonesByFile = new TreeMap<>();
+  private final TreeMap<Long, FileInfo> files = new TreeMap<>();
+  private final int reservedTokens;
+  private final int maxOpenIo;
+  private final int maxActiveIo;
+
+  private ZoneTable(Builder b) {
+    zoneCount = b.zoneCount;
+    capacity = b.capacity.clone();
+    written = b.written.clone();
+    condition = b.condition.clone();
+    lifetime = b.lifetime.clone();
+    reservation = b.reservation.clone();
+    busy = b.busy.clone();
+    tag = b.tag.clone();
+    live = new ArrayList<>(zoneCount);
+    for (int i = 0; i < zoneCount; i++) {
+      live.add(new TreeMap<>());
+    }
+    reservedTokens = b.reservedTokens;
+    maxOpenIo = ioLimit("open", b.deviceMaxOpen, b.reservedTokens, zoneCount);
+    maxActiveIo = ioLimit("active", b.deviceMaxActive, b.reservedTokens, zoneCount);
+    if (b.deviceMaxOpen != 0 && maxOpenIo < 2) {
+      throw new IllegalArgumentException(
+          "device max open "
+              + b.deviceMaxOpen
+              + " leaves "
+              + maxOpenIo
+              + " open token(s) after "
+              + b.reservedTokens
+              + " reserved; need 2 (one kept for the WAL, one for other files)");
+    }
+    for (long[] l : b.lives) {
+      addLive((int) l[0], l[1], l[2]);
+    }
+    for (FileInfo f : b.files) {
+      files.put(f.fileId(), f);
+    }
+    for (int i = 0; i < zoneCount; i++) {
+      zone(i); // ZoneInfo's constructor checks each zone's invariants.
+    }
+    checkTokens();
+  }
+
+  private static int ioLimit(String what, int deviceMax, int reserved, int zones) {
+    if (deviceMax == 0) {
+      return zones; // "no limit" in ZNS; ZenFS uses the zone count.
+    }
+    int io = deviceMax - reserved;
+    if (io < 1) {
+      throw new IllegalArgumentException(
+          "device max "
+              + what
+              + " "
+              + deviceMax
+              + " leaves no token after "
+              + reserved
+              + " reserved");
+    }
+    return io;
+  }
+
+  /** A builder for a table of {@code zoneCount} empty zones of {@code zoneCapacity} bytes each. */
+  public static Builder builder(int zoneCount, long zoneCapacity) {
+    return new Builder(zoneCount, zoneCapacity);
+  }
+
+  // ---------------------------------------------------------------- view
+
+  @Override
+  public int zoneCount() {
+    return zoneCount;
+  }
+
+  @Override
+  public ZoneInfo zone(int index) {
+    Objects.checkIndex(index, zoneCount);
+    return new ZoneInfo(
+        index,
+        capacity[index],
+        written[index],
+        liveBytes(index),
+        condition[index],
+        lifetime[index],
+        reservation[index],
+        busy[index],
+        tag[index]);
+  }
+
+  @Override
+  public ZoneTokens tokens() {
+    int open = 0;
+    int active = 0;
+    for (int i = 0; i < zoneCount; i++) {
+      if (reservation[i] != ZoneReservation.NONE || condition[i] == ZoneCondition.OFFLINE) {
+        continue;
+      }
+      if (busy[i]) {
+        open++;
+      }
+      if (busy[i] || condition[i] == ZoneCondition.OPEN || condition[i] == ZoneCondition.CLOSED) {
+        active++;
+      }
+    }
+    return new ZoneTokens(maxOpenIo, maxActiveIo, open, active, reservedTokens);
+  }
+
+  @Override
+  public Set<Long> filesIn(int index) {
+    Objects.checkIndex(index, zoneCount);
+    return Collections.unmodifiableSortedSet(new TreeSet<>(live.get(index).keySet()));
+  }
+
+  @Override
+  public Set<Integer> zonesOf(long fileId) {
+    TreeSet<Integer> zones = zonesByFile.get(fileId);
+    return zones == null
+        ? Collections.emptySortedSet()
+        : Collections.unmodifiableSortedSet(new TreeSet<>(zones));
+  }
+
+  @Override
+  public Optional<FileInfo> file(long fileId) {
+    return Optional.ofNullable(files.get(fileId));
+  }
+
+  @Override
+  public Collection<FileInfo> files() {
+    return List.copyOf(files.values());
+  }
+
+  /** Live bytes of file {@code fileId} in zone {@code index}. */
+  public long liveBytes(int index, long fileId) {
+    Objects.checkIndex(index, zoneCount);
+    return live.get(index).getOrDefault(fileId, 0L);
+  }
+
+  private long liveBytes(int index) {
+    long sum = 0;
+    for (long bytes : live.get(index).values()) {
+      sum += bytes;
+    }
+    return sum;
+  }
+
+  // ---------------------------------------------------------------- changes
+
+  /**
+   * A writer takes zone {@code index} (ZenFS: {@code Acquire} plus the open token, and the active
+   * token if the zone was empty). An empty zone gets {@code lifetime} and {@code tag}; a written
+   * zone keeps its own.
+   *
+   * @throws IllegalArgumentException if the zone is reserved, offline, not writable or held
+   * @throws IllegalStateException if the device's open or active limit would be exceeded
+   */
+  public void acquire(int index, WriteLifetime lifetime, OptionalInt tag) {
+    Objects.requireNonNull(lifetime, "lifetime");
+    Objects.requireNonNull(tag, "tag");
+    ZoneInfo z = zone(index);
+    if (!z.isIoZone()) {
+      throw new IllegalArgumentException(
+          "zone " + index + " is " + describe(z) + ", not an I/O zone a file can take");
+    }
+    if (!z.isWritable()) {
+      throw new IllegalArgumentException(
+          "zone " + index + " is " + z.condition() + ", not writable");
+    }
+    if (z.busy()) {
+      throw new IllegalArgumentException("zone " + index + " is already held by a writer");
+    }
+    ZoneTokens t = tokens();
+    if (t.openIo() + 1 > maxOpenIo + reservedTokens) {
+      throw new IllegalStateException(
+          "acquiring zone " + index + " exceeds the device's open limit (" + t.openIo() + " open)");
+    }
+    if (!z.holdsActiveToken() && t.activeIo() + 1 > maxActiveIo + reservedTokens) {
+      throw new IllegalStateException(
+          "acquiring zone "
+              + index
+              + " exceeds the device's active limit ("
+              + t.activeIo()
+              + " active)");
+    }
+    if (z.isEmpty()) {
+      this.lifetime[index] = lifetime;
+      this.tag[index] = tag;
+    }
+    busy[index] = true;
+  }
+
+  /** {@link #acquire(int, WriteLifetime, OptionalInt)} without a tag. */
+  public void acquire(int index, WriteLifetime lifetime) {
+    acquire(index, lifetime, OptionalInt.empty());
+  }
+
+  /**
+   * The writer holding zone {@code index} appends {@code bytes} of file {@code fileId}: the write
+   * pointer moves, the bytes are live, and the zone turns FULL when it reaches capacity.
+   *
+   * @throws IllegalArgumentException if the zone is not held or the bytes do not fit
+   */
+  public void append(int index, long fileId, long bytes) {
+    ZoneInfo z = zone(index);
+    if (!z.busy()) {
+      throw new IllegalArgumentException(
+          "zone " + index + " is not held by a writer; acquire it before appending");
+    }
+    if (bytes <= 0) {
+      throw new IllegalArgumentException("append of " + bytes + " bytes; must be > 0");
+    }
+    if (bytes > z.remaining()) {
+      throw new IllegalArgumentException(
+          "append of " + bytes + " bytes to zone " + index + " with " + z.remaining() + " left");
+    }
+    if (fileId < 0) {
+      throw new IllegalArgumentException("file id must be >= 0, not " + fileId);
+    }
+    written[index] += bytes;
+    condition[index] = written[index] == capacity[index] ? ZoneCondition.FULL : ZoneCondition.OPEN;
+    addLive(index, fileId, bytes);
+  }
+
+  /**
+   * The writer gives zone {@code index} back and returns its open token; a partly written zone is
+   * closed (still active), as ZenFS's {@code CloseActiveZone} does.
+   *
+   * @throws IllegalArgumentException if no writer holds the zone
+   */
+  public void release(int index) {
+    ZoneInfo z = zone(index);
+    if (!z.busy()) {
+      throw new IllegalArgumentException("zone " + index + " is not held by a writer");
+    }
+    busy[index] = false;
+    if (condition[index] == ZoneCondition.OPEN) {
+      condition[index] = written[index] == 0 ? ZoneCondition.EMPTY : ZoneCondition.CLOSED;
+    }
+  }
+
+  /**
+   * Finishes zone {@code index}: no more writes until reset, its active token returns.
+   *
+   * @throws IllegalArgumentException if the zone is held by a writer or not writable
+   */
+  public void finish(int index) {
+    ZoneInfo z = zone(index);
+    if (z.busy()) {
+      throw new IllegalArgumentException(
+          "zone " + index + " is held by a writer; release it first");
+    }
+    if (!z.isWritable()) {
+      throw new IllegalArgumentException(
+          "zone " + index + " is " + z.condition() + ", cannot finish");
+    }
+    condition[index] = ZoneCondition.FULL;
+  }
+
+  /**
+   * Resets zone {@code index} to empty: write pointer to the start, lifetime NOT_SET, tag cleared.
+   *
+   * @throws IllegalArgumentException if the zone is held, read-only or offline
+   * @throws IllegalStateException if files still have live bytes in it
+   */
+  public void reset(int index) {
+    ZoneInfo z = zone(index);
+    if (z.busy()) {
+      throw new IllegalArgumentException(
+          "zone " + index + " is held by a writer; release it first");
+    }
+    if (z.condition() == ZoneCondition.READ_ONLY || z.condition() == ZoneCondition.OFFLINE) {
+      throw new IllegalArgumentException(
+          "zone " + index + " is " + z.condition() + ", cannot reset");
+    }
+    if (z.liveBytes() > 0) {
+      throw new IllegalStateException(
+          "zone "
+              + index
+              + " still holds "
+              + z.liveBytes()
+              + " live bytes of files "
+              + filesIn(index)
+              + "; migrate or delete them first");
+    }
+    written[index] = 0;
+    condition[index] = ZoneCondition.EMPTY;
+    lifetime[index] = WriteLifetime.NOT_SET;
+    tag[index] = OptionalInt.empty();
+  }
+
+  /**
+   * {@code bytes} of file {@code fileId} in zone {@code index} stop being live, e.g. because GC
+   * copied that extent elsewhere.
+   *
+   * @throws IllegalArgumentException if the file has fewer live bytes there
+   */
+  public void invalidate(int index, long fileId, long bytes) {
+    long have = liveBytes(index, fileId);
+    if (bytes <= 0 || bytes > have) {
+      throw new IllegalArgumentException(
+          "cannot invalidate "
+              + bytes
+              + " bytes of file "
+              + fileId
+              + " in zone "
+              + index
+              + ": it has "
+              + have
+              + " live there");
+    }
+    removeLive(index, fileId, bytes);
+  }
+
+  /**
+   * File {@code fileId} is deleted: all its bytes become garbage and its information is dropped.
+   *
+   * @return the live bytes freed
+   */
+  public long deleteFile(long fileId) {
+    long freed = 0;
+    for (int index : zonesOf(fileId)) {
+      long bytes = liveBytes(index, fileId);
+      removeLive(index, fileId, bytes);
+      freed += bytes;
+    }
+    files.remove(fileId);
+    return freed;
+  }
+
+  /** Records (or replaces) what is known about a file: its hints, later its exact key range. */
+  public void putFile(FileInfo info) {
+    Objects.requireNonNull(info, "info");
+    files.put(info.fileId(), info);
+  }
+
+  /**
+   * The device turned zone {@code index} read-only: readable, never writable again.
+   *
+   * @throws IllegalArgumentException if a writer holds it
+   */
+  public void markReadOnly(int index) {
+    requireNotHeld(index);
+    condition[index] = ZoneCondition.READ_ONLY;
+  }
+
+  /**
+   * The device took zone {@code index} offline; files with data there have lost it.
+   *
+   * @throws IllegalArgumentException if a writer holds it
+   */
+  public void markOffline(int index) {
+    requireNotHeld(index);
+    condition[index] = ZoneCondition.OFFLINE;
+  }
+
+  private void requireNotHeld(int index) {
+    if (zone(index).busy()) {
+      throw new IllegalArgumentException(
+          "zone " + index + " is held by a writer; release it first");
+    }
+  }
+
+  private void addLive(int index, long fileId, long bytes) {
+    live.get(index).merge(fileId, bytes, Long::sum);
+    zonesByFile.computeIfAbsent(fileId, k -> new TreeSet<>()).add(index);
+  }
+
+  private void removeLive(int index, long fileId, long bytes) {
+    TreeMap<Long, Long> zoneLive = live.get(index);
+    long left = zoneLive.get(fileId) - bytes;
+    if (left > 0) {
+      zoneLive.put(fileId, left);
+      return;
+    }
+    zoneLive.remove(fileId);
+    TreeSet<Integer> zones = zonesByFile.get(fileId);
+    zones.remove(index);
+    if (zones.isEmpty()) {
+      zonesByFile.remove(fileId);
+    }
+  }
+
+  private void checkTokens() {
+    ZoneTokens t = tokens();
+    if (t.openIo() > maxOpenIo + reservedTokens) {
+      throw new IllegalArgumentException(
+          t.openIo()
+              + " zones held by writers exceed the device's open limit "
+              + (maxOpenIo + reservedTokens));
+    }
+    if (t.activeIo() > maxActiveIo + reservedTokens) {
+      throw new IllegalArgumentException(
+          t.activeIo()
+              + " active zones exceed the device's active limit "
+              + (maxActiveIo + reservedTokens));
+    }
+  }
+
+  private static String describe(ZoneInfo z) {
+    return z.reservation() != ZoneReservation.NONE
+        ? "reserved for " + z.reservation()
+        : z.condition().toString();
+  }
+
+  /** Describes the initial state of a {@link ZoneTable}; {@link #build()} checks it all. */
+  public static final class Builder {
+    private final int zoneCount;
+    private final long[] capacity;
+    private final long[] written;
+    private final ZoneCondition[] condition;
+    private final WriteLifetime[] lifetime;
+    private final ZoneReservation[] reservation;
+    private final boolean[] busy;
+    private final OptionalInt[] tag;
+    private final List<long[]> lives = new ArrayList<>();
+    private final List<FileInfo> files = new ArrayList<>();
+    private int deviceMaxOpen;
+    private int deviceMaxActive;
+    private int reservedTokens = 2;
+
+    private Builder(int zoneCount, long zoneCapacity) {
+      if (zoneCount < 1) {
+        throw new IllegalArgumentException("need at least one zone, not " + zoneCount);
+      }
+      if (zoneCapacity <= 0) {
+        throw new IllegalArgumentException("zone capacity must be > 0 bytes, not " + zoneCapacity);
+      }
+      this.zoneCount = zoneCount;
+      capacity = new long[zoneCount];
+      written = new long[zoneCount];
+      condition = new ZoneCondition[zoneCount];
+      lifetime = new WriteLifetime[zoneCount];
+      reservation = new ZoneReservation[zoneCount];
+      busy = new boolean[zoneCount];
+      tag = new OptionalInt[zoneCount];
+      for (int i = 0; i < zoneCount; i++) {
+        capacity[i] = zoneCapacity;
+        condition[i] = ZoneCondition.EMPTY;
+        lifetime[i] = WriteLifetime.NOT_SET;
+        reservation[i] = ZoneReservation.NONE;
+        tag[i] = OptionalInt.empty();
+      }
+    }
+
+    /**
+     * The device's max open and max active zones; 0 means no limit (as ZNS reports it). Default: no
+     * limits.
+     */
+    public Builder deviceLimits(int maxOpen, int maxActive) {
+      if (maxOpen < 0 || maxActive < 0) {
+        throw new IllegalArgumentException(
+            "device limits must be >= 0 (0 = none), not open "
+                + maxOpen
+                + " / active "
+                + maxActive);
+      }
+      deviceMaxOpen = maxOpen;
+      deviceMaxActive = maxActive;
+      return this;
+    }
+
+    /** Tokens of each kind kept back for metadata and GC migration; default 2, as ZenFS. */
+    public Builder reservedTokens(int reserved) {
+      if (reserved < 0) {
+        throw new IllegalArgumentException("reserved tokens must be >= 0, not " + reserved);
+      }
+      reservedTokens = reserved;
+      return this;
+    }
+
+    /** Sets zone {@code index} aside. */
+    public Builder reserve(int index, ZoneReservation kind) {
+      reservation[Objects.checkIndex(index, zoneCount)] = Objects.requireNonNull(kind, "kind");
+      return this;
+    }
+
+    /** Gives zone {@code index} its own capacity. */
+    public Builder capacity(int index, long bytes) {
+      capacity[Objects.checkIndex(index, zoneCount)] = bytes;
+      return this;
+    }
+
+    /** Sets zone {@code index}'s condition, bytes written and assigned lifetime. */
+    public Builder zone(int index, ZoneCondition cond, long bytesWritten, WriteLifetime lt) {
+      Objects.checkIndex(index, zoneCount);
+      condition[index] = Objects.requireNonNull(cond, "condition");
+      written[index] = bytesWritten;
+      lifetime[index] = Objects.requireNonNull(lt, "lifetime");
+      return this;
+    }
+
+    /** Adds {@code bytes} live bytes of file {@code fileId} to zone {@code index}. */
+    public Builder live(int index, long fileId, long bytes) {
+      Objects.checkIndex(index, zoneCount);
+      if (fileId < 0 || bytes <= 0) {
+        throw new IllegalArgumentException(
+            "live bytes need a file id >= 0 and bytes > 0, not file "
+                + fileId
+                + ", "
+                + bytes
+                + " bytes");
+      }
+      lives.add(new long[] {index, fileId, bytes});
+      return this;
+    }
+
+    /** Marks zone {@code index} as held by a writer. */
+    public Builder busy(int index) {
+      busy[Objects.checkIndex(index, zoneCount)] = true;
+      return this;
+    }
+
+    /** Sets the policy tag of zone {@code index}. */
+    public Builder tag(int index, int value) {
+      tag[Objects.checkIndex(index, zoneCount)] = OptionalInt.of(value);
+      return this;
+    }
+
+    /** Records what is known about a file. */
+    public Builder file(FileInfo info) {
+      files.add(Objects.requireNonNull(info, "info"));
+      return this;
+    }
+
+    /**
+     * The table.
+     *
+     * @throws IllegalArgumentException naming the first inconsistency found
+     */
+    public ZoneTable build() {
+      return new ZoneTable(this);
+    }
+  }
+}
