@@ -64,6 +64,12 @@ struct zfs {
   uint32_t meta_zone;
   uint64_t meta_wp, meta_seq;
   uint32_t active_limit; /* data zones that may be partially written at once, 0 = no limit */
+  int readonly;
+  pthread_t gc_thread;
+  int gc_running, gc_stop;
+  pthread_cond_t gc_wake;
+  uint32_t gc_free_percent; /* background GC starts when free space falls to this percent */
+  zfs_meta_status meta_status[ZFS_MAX_META_ZONES];
   zfs_stats st;
 };
 
@@ -393,13 +399,14 @@ static int move_extent(zfs *fs, zfs_extent e, uint32_t lifetime, zfs_extent **ou
   return rc;
 }
 
-/* Reclaims the full zone with the least live data (greedy victim). Returns 0 when a zone became
- * empty, -ENOSPC when no zone can be reclaimed. Called with fs->mu and io_lock (write) held. */
-static int gc_one_zone(zfs *fs) {
+/* Reclaims the full zone with the least live data (greedy victim) if its live data is at most
+ * `max_live`. Returns 0 when a zone became empty, -ENOSPC when no zone qualifies. Called with
+ * fs->mu and io_lock (write) held. */
+static int gc_one_zone(zfs *fs, uint64_t max_live) {
   int64_t victim = -1;
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
     zone_state *s = &fs->zones[z];
-    if (s->busy || s->wp < zone_end(fs, z) || s->live >= fs->g.zone_cap) continue;
+    if (s->busy || s->wp < zone_end(fs, z) || s->live >= fs->g.zone_cap || s->live > max_live) continue;
     if (victim < 0 || s->live < fs->zones[victim].live) victim = z;
   }
   if (victim < 0) return -ENOSPC;
@@ -451,10 +458,39 @@ static int gc_one_zone(zfs *fs) {
 static int collect_garbage(zfs *fs) {
   pthread_rwlock_wrlock(&fs->io_lock);
   pthread_mutex_lock(&fs->mu);
-  int rc = gc_one_zone(fs);
+  int rc = gc_one_zone(fs, UINT64_MAX);
   pthread_mutex_unlock(&fs->mu);
   pthread_rwlock_unlock(&fs->io_lock);
   return rc;
+}
+
+/* Background GC: when free space falls to gc_free_percent, reclaim zones that are at least half
+ * garbage (ZenFS's GC worker starts at 20% free; the half-garbage bar keeps it from copying
+ * mostly-live zones while there is no pressure). Checks every 100 ms. */
+static void *gc_worker(void *arg) {
+  zfs *fs = arg;
+  pthread_mutex_lock(&fs->mu);
+  while (!fs->gc_stop) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 100 * 1000 * 1000;
+    if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+    pthread_cond_timedwait(&fs->gc_wake, &fs->mu, &until);
+    if (fs->gc_stop) break;
+    uint64_t free_bytes = 0, total = 0;
+    for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
+      free_bytes += zone_end(fs, z) - fs->zones[z].wp;
+      total += fs->g.zone_cap;
+    }
+    if (free_bytes * 100 > total * fs->gc_free_percent) continue;
+    pthread_mutex_unlock(&fs->mu);
+    pthread_rwlock_wrlock(&fs->io_lock);
+    pthread_mutex_lock(&fs->mu);
+    if (!fs->gc_stop) gc_one_zone(fs, fs->g.zone_cap / 2);
+    pthread_rwlock_unlock(&fs->io_lock);
+  }
+  pthread_mutex_unlock(&fs->mu);
+  return NULL;
 }
 
 /* Writes wbuf[0, n) (n whole blocks, or the padded tail when `logical` < n) into zones. */
@@ -497,6 +533,7 @@ static int write_out(zfs *fs, fobj *f, size_t n, size_t logical) {
 
 int zfs_append(zfs_file *h, const void *buf, size_t len) {
   if (!h->writer) return -EBADF;
+  if (h->fs->readonly) return -EROFS;
   fobj *f = h->f;
   zfs *fs = h->fs;
   const uint8_t *p = buf;
@@ -551,8 +588,8 @@ static zfs_file *new_handle(zfs *fs, fobj *f, int writer) {
 }
 
 zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc) {
-  if (!name || !*name || strlen(name) > ZFS_MAX_NAME) {
-    *rc = -EINVAL;
+  if (!name || !*name || strlen(name) > ZFS_MAX_NAME || fs->readonly) {
+    *rc = fs->readonly ? -EROFS : -EINVAL;
     return NULL;
   }
   pthread_mutex_lock(&fs->mu);
@@ -597,6 +634,10 @@ zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc) {
 }
 
 zfs_file *zfs_reopen(zfs *fs, const char *name, int *rc) {
+  if (fs->readonly) {
+    *rc = -EROFS;
+    return NULL;
+  }
   pthread_mutex_lock(&fs->mu);
   fobj *f = find(fs, name, NULL);
   zfs_file *h = NULL;
@@ -729,6 +770,7 @@ int zfs_stat(zfs *fs, const char *name, uint64_t *size) {
 }
 
 int zfs_delete(zfs *fs, const char *name) {
+  if (fs->readonly) return -EROFS;
   pthread_mutex_lock(&fs->mu);
   uint32_t k;
   fobj *f = find(fs, name, &k);
@@ -738,6 +780,7 @@ int zfs_delete(zfs *fs, const char *name) {
 }
 
 int zfs_rename(zfs *fs, const char *from, const char *to) {
+  if (fs->readonly) return -EROFS;
   if (!to || !*to || strlen(to) > ZFS_MAX_NAME) return -EINVAL;
   pthread_mutex_lock(&fs->mu);
   uint32_t k, kt;
@@ -760,6 +803,7 @@ int zfs_rename(zfs *fs, const char *from, const char *to) {
 }
 
 int zfs_link(zfs *fs, const char *existing, const char *link) {
+  if (fs->readonly) return -EROFS;
   if (!link || !*link || strlen(link) > ZFS_MAX_NAME) return -EINVAL;
   pthread_mutex_lock(&fs->mu);
   fobj *f = find(fs, existing, NULL);
@@ -837,10 +881,20 @@ static zfs *alloc_fs(zkv_dev *dev) {
   pthread_mutex_init(&fs->mu, NULL);
   pthread_cond_init(&fs->zone_released, NULL);
   pthread_rwlock_init(&fs->io_lock, NULL);
+  pthread_cond_init(&fs->gc_wake, NULL);
+  fs->gc_free_percent = 20;
   return fs;
 }
 
 static void free_fs(zfs *fs) {
+  if (fs->gc_running) {
+    pthread_mutex_lock(&fs->mu);
+    fs->gc_stop = 1;
+    pthread_cond_signal(&fs->gc_wake);
+    pthread_mutex_unlock(&fs->mu);
+    pthread_join(fs->gc_thread, NULL);
+  }
+  pthread_cond_destroy(&fs->gc_wake);
   for (size_t i = 0; i < fs->n_files; i++) free_fobj(fs->files[i]);
   free(fs->files);
   free(fs->zones);
@@ -974,7 +1028,9 @@ static int replay(zfs *fs, const uint8_t *log, size_t len, uint64_t base, char *
   return have_snapshot ? 0 : ZFS_EMPTY;
 }
 
-zfs *zfs_mount(zkv_dev *dev, int *rc, char *err, size_t errlen) {
+zfs *zfs_mount(zkv_dev *dev, int *rc, char *err, size_t errlen) { return zfs_mount_flags(dev, 0, rc, err, errlen); }
+
+zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen) {
   zfs *fs = alloc_fs(dev);
   if (!fs) {
     *rc = fail(-ENOMEM, err, errlen, "out of memory");
@@ -994,6 +1050,12 @@ zfs *zfs_mount(zkv_dev *dev, int *rc, char *err, size_t errlen) {
     if (fs->zones[z].wp < fs->zones[z].start + ZFS_SUPERBLOCK_SIZE) continue;
     if ((*rc = zkv_dev_read(dev, fs->zones[z].start, sbuf, sizeof sbuf))) goto fail;
     int d = zfs_superblock_decode(sbuf, sizeof sbuf, &cands[n], msg, sizeof msg);
+    if (z < ZFS_MAX_META_ZONES) {
+      zfs_meta_status *ms = &fs->meta_status[z];
+      ms->state = d >= 0 ? ZFS_META_VALID : ZFS_META_CORRUPT;
+      ms->sequence = d >= 0 ? cands[n].sequence : 0;
+      snprintf(ms->message, sizeof ms->message, "%s", d >= 0 ? "" : msg);
+    }
     if (d == ZFS_UNSUPPORTED) {
       *rc = fail(-EPROTO, err, errlen, "zone %u: %s", z, msg);
       goto fail;
@@ -1063,6 +1125,8 @@ zfs *zfs_mount(zkv_dev *dev, int *rc, char *err, size_t errlen) {
       if (m->lifetime > fs->zones[z].lifetime) fs->zones[z].lifetime = m->lifetime;
     }
   }
+  fs->readonly = flags & ZFS_MOUNT_READONLY;
+  if (fs->readonly) return fs; /* inspection: change nothing on the device */
   /* Data written but never synced has no file: its zones are reset. */
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
     if (fs->zones[z].live == 0 && fs->zones[z].wp > fs->zones[z].start) {
@@ -1078,6 +1142,7 @@ zfs *zfs_mount(zkv_dev *dev, int *rc, char *err, size_t errlen) {
     fail(*rc, err, errlen, "cannot roll the metadata log: error %d", *rc);
     goto fail;
   }
+  fs->gc_running = pthread_create(&fs->gc_thread, NULL, gc_worker, fs) == 0;
   return fs;
 fail:
   free_fs(fs);
@@ -1086,4 +1151,92 @@ fail:
 
 void zfs_unmount(zfs *fs) {
   if (fs) free_fs(fs);
+}
+
+/* ---------- inspection ---------- */
+
+int zfs_superblock_get(zfs *fs, zfs_superblock *out) {
+  *out = fs->sb;
+  return 0;
+}
+
+int zfs_meta_status_get(zfs *fs, uint32_t zone, zfs_meta_status *out) {
+  if (zone >= ZFS_MAX_META_ZONES) return -EINVAL;
+  *out = fs->meta_status[zone];
+  return 0;
+}
+
+int zfs_zone_info_get(zfs *fs, uint32_t zone, zfs_zone_info *out) {
+  if (zone >= fs->g.nr_zones) return -EINVAL;
+  pthread_mutex_lock(&fs->mu);
+  zone_state *z = &fs->zones[zone];
+  *out = (zfs_zone_info){.index = zone,
+                         .start = z->start,
+                         .capacity = fs->g.zone_cap,
+                         .wp = z->wp,
+                         .live = z->live,
+                         .lifetime = z->lifetime,
+                         .meta = zone < fs->sb.meta_zones};
+  pthread_mutex_unlock(&fs->mu);
+  return 0;
+}
+
+int zfs_walk_files(zfs *fs, void (*fn)(const zfs_file_meta *m, void *arg), void *arg) {
+  pthread_mutex_lock(&fs->mu);
+  for (size_t i = 0; i < fs->n_files; i++) fn(&fs->files[i]->m, arg);
+  pthread_mutex_unlock(&fs->mu);
+  return 0;
+}
+
+typedef struct owned_extent {
+  zfs_extent e;
+  const char *file;
+} owned_extent;
+
+static int by_start(const void *a, const void *b) {
+  const owned_extent *x = a, *y = b;
+  return x->e.start < y->e.start ? -1 : x->e.start > y->e.start;
+}
+
+int zfs_check(zfs *fs, void (*problem)(const char *msg, void *arg), void *arg) {
+  char msg[512];
+  int problems = 0;
+  pthread_mutex_lock(&fs->mu);
+  for (uint32_t z = 0; z < fs->sb.meta_zones && z < ZFS_MAX_META_ZONES; z++)
+    if (fs->meta_status[z].state == ZFS_META_CORRUPT) {
+      snprintf(msg, sizeof msg, "meta zone %u: superblock damaged (%s); the log in zone %u was used", z,
+               fs->meta_status[z].message, fs->meta_zone);
+      problem(msg, arg), problems++;
+    }
+  size_t n = 0, cap = 64;
+  owned_extent *all = malloc(cap * sizeof *all);
+  for (size_t i = 0; all && i < fs->n_files; i++)
+    for (uint32_t k = 0; k < fs->files[i]->m.n_extents; k++) {
+      if (n == cap) {
+        owned_extent *grown = realloc(all, (cap *= 2) * sizeof *all);
+        if (!grown) break;
+        all = grown;
+      }
+      all[n++] = (owned_extent){fs->files[i]->m.extents[k], fs->files[i]->m.names[0]};
+    }
+  if (all) {
+    qsort(all, n, sizeof *all, by_start);
+    for (size_t i = 1; i < n; i++)
+      if (all[i - 1].e.start + all[i - 1].e.len > all[i].e.start) {
+        snprintf(msg, sizeof msg, "extents of '%s' and '%s' overlap at device offset %llu", all[i - 1].file,
+                 all[i].file, (unsigned long long)all[i].e.start);
+        problem(msg, arg), problems++;
+      }
+  }
+  free(all);
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
+    zone_state *zs = &fs->zones[z];
+    if (zs->live > zs->wp - zs->start) {
+      snprintf(msg, sizeof msg, "zone %u: %llu live bytes but only %llu written", z, (unsigned long long)zs->live,
+               (unsigned long long)(zs->wp - zs->start));
+      problem(msg, arg), problems++;
+    }
+  }
+  pthread_mutex_unlock(&fs->mu);
+  return problems;
 }

@@ -32,11 +32,31 @@ typedef struct zfs_stats {
   uint32_t files, data_zones, empty_zones, full_zones, open_zones;
 } zfs_stats;
 
+#define ZFS_MOUNT_READONLY 1
+#define ZFS_MAX_META_ZONES 8
+
+enum zfs_meta_state { ZFS_META_EMPTY = 0, ZFS_META_VALID = 1, ZFS_META_CORRUPT = 2 };
+typedef struct zfs_meta_status {
+  int state;
+  uint64_t sequence;
+  char message[256];
+} zfs_meta_status;
+
+typedef struct zfs_zone_info {
+  uint32_t index;
+  uint64_t start, capacity, wp, live;
+  uint32_t lifetime;
+  int meta;
+} zfs_zone_info;
+
 /* Formats the device: resets every zone, writes a superblock and an empty snapshot. */
 int zfs_mkfs(zkv_dev *dev, const zfs_options *opt, char *err, size_t errlen);
 /* Mounts: picks the newest valid superblock, replays the log, resets zones with no live data.
  * Returns NULL with *rc < 0 and a message on a foreign, corrupt or unformatted device. */
 zfs *zfs_mount(zkv_dev *dev, int *rc, char *err, size_t errlen);
+/* Mount with flags: ZFS_MOUNT_READONLY inspects without changing the device (no resets, no log
+ * roll; every change fails with -EROFS). */
+zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen);
 /* Persists nothing more (every acknowledged sync is already durable) and frees memory. */
 void zfs_unmount(zfs *fs);
 
@@ -66,6 +86,15 @@ int zfs_link(zfs *fs, const char *existing, const char *link);
 /* Calls fn for every name that starts with `prefix`. */
 int zfs_list(zfs *fs, const char *prefix, void (*fn)(const char *name, uint64_t size, void *arg), void *arg);
 int zfs_stats_get(zfs *fs, zfs_stats *out);
+
+/* Inspection (the zkv CLI): superblock in use, meta zones, zones, files, consistency. */
+#include "meta_codec.h"
+int zfs_superblock_get(zfs *fs, zfs_superblock *out);
+int zfs_meta_status_get(zfs *fs, uint32_t zone, zfs_meta_status *out);
+int zfs_zone_info_get(zfs *fs, uint32_t zone, zfs_zone_info *out);
+int zfs_walk_files(zfs *fs, void (*fn)(const zfs_file_meta *m, void *arg), void *arg);
+/* Reports each inconsistency through `problem`; returns how many were found. */
+int zfs_check(zfs *fs, void (*problem)(const char *msg, void *arg), void *arg);
 
 #ifdef __cplusplus
 }

@@ -20,7 +20,8 @@ public final class Zkv {
   /** Runs one command; returns the process exit code (0 ok, 2 usage error, 1 failure). */
   public static int run(String[] args, PrintStream out, PrintStream err) {
     Map<String, ZkvCommand> commands = new LinkedHashMap<>();
-    for (ZkvCommand c : new ZkvCommand[] {new DemoCommand()}) {
+    commands.put("demo", new DemoCommand());
+    for (ZkvCommand c : FsCommands.all()) {
       commands.put(c.name(), c);
     }
     for (ZkvCommand c : ServiceLoader.load(ZkvCommand.class)) {

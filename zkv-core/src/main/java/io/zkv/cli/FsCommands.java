@@ -1,0 +1,382 @@
+package io.zkv.cli;
+
+import io.zkv.device.DeviceGeometry;
+import io.zkv.device.EmulatedDevice;
+import io.zkv.device.Zone;
+import io.zkv.device.ZonedDevice;
+import io.zkv.device.ZonedDeviceException;
+import io.zkv.fs.FsFile;
+import io.zkv.fs.FsSuperblock;
+import io.zkv.fs.MetaZone;
+import io.zkv.fs.ZoneFsInspector;
+import io.zkv.fs.ZoneUsage;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * The file-system commands of the {@code zkv} command line, like ZenFS's tool: mkfs, ls, df, zones,
+ * dump and fsck. All but mkfs mount read-only and change nothing.
+ */
+final class FsCommands {
+  private FsCommands() {}
+
+  static List<ZkvCommand> all() {
+    return List.of(new Mkfs(), new Ls(), new Df(), new Zones(), new Dump(), new Fsck());
+  }
+
+  private static final String DEVICE = "--device URI";
+
+  private static ZonedDevice openDevice(Arguments args) throws ZonedDeviceException {
+    String uri = args.string("device", null);
+    if (uri == null) {
+      throw new Arguments.UsageException("--device is required (e.g. emu:/path/dev.zkvemu)");
+    }
+    return ZonedDevice.open(uri);
+  }
+
+  private static String mib(long bytes) {
+    return String.format("%.1f MiB", bytes / 1048576.0);
+  }
+
+  /** Runs `body` on a read-only mount of the device named by --device. */
+  private abstract static class InspectingCommand implements ZkvCommand {
+    @Override
+    public String usage() {
+      return DEVICE;
+    }
+
+    @Override
+    public int run(Arguments args, PrintStream out) throws Exception {
+      try (ZonedDevice dev = openDevice(args)) {
+        options(args);
+        args.requireAllUsed();
+        try (ZoneFsInspector fs = ZoneFsInspector.open(dev)) {
+          return body(dev, fs, out);
+        }
+      }
+    }
+
+    void options(Arguments args) {}
+
+    abstract int body(ZonedDevice dev, ZoneFsInspector fs, PrintStream out) throws Exception;
+  }
+
+  static final class Mkfs implements ZkvCommand {
+    @Override
+    public String name() {
+      return "mkfs";
+    }
+
+    @Override
+    public String summary() {
+      return "format a device with the zone file system (creates an emulated device if asked)";
+    }
+
+    @Override
+    public String usage() {
+      return DEVICE
+          + " [--force] [--meta-zones 3] [--zones N --zone-size 64M --zone-cap 48M"
+          + " --max-open 14 --max-active 14 --zasl 1M]  (geometry: creates a missing emu: file)";
+    }
+
+    @Override
+    public int run(Arguments args, PrintStream out) throws Exception {
+      String uri = args.string("device", null);
+      if (uri == null) {
+        throw new Arguments.UsageException("--device is required (e.g. emu:/path/dev.zkvemu)");
+      }
+      boolean force = Boolean.parseBoolean(args.string("force", "false"));
+      int metaZones = (int) args.number("meta-zones", 3, 2, 8);
+      long zones = args.number("zones", 0, 0, 1 << 20);
+      long zoneSize = args.number("zone-size", 64L << 20, 4096, 1L << 40);
+      long zoneCap = args.number("zone-cap", zoneSize * 3 / 4, 4096, 1L << 40);
+      int maxOpen = (int) args.number("max-open", 14, 0, 1 << 20);
+      int maxActive = (int) args.number("max-active", 14, 0, 1 << 20);
+      int zasl = (int) args.number("zasl", 1 << 20, 4096, 1 << 30);
+      args.requireAllUsed();
+      if (zones > 0) {
+        if (!uri.startsWith("emu:")) {
+          throw new Arguments.UsageException(
+              "--zones (creating a device) works for emu: devices only");
+        }
+        Path file = Path.of(uri.substring(4).split("\\?", 2)[0]);
+        if (Files.exists(file)) {
+          throw new Arguments.UsageException(
+              file + " exists; omit the geometry options to format it");
+        }
+        EmulatedDevice.format(
+            file, DeviceGeometry.of((int) zones, zoneSize, zoneCap, maxOpen, maxActive, zasl));
+        out.println("created emulated device " + file);
+      }
+      try (ZonedDevice dev = ZonedDevice.open(uri)) {
+        if (!force) {
+          try (ZoneFsInspector existing = ZoneFsInspector.open(dev)) {
+            out.println(
+                "zkv mkfs: "
+                    + uri
+                    + " already holds a zkv file system with "
+                    + existing.files().size()
+                    + " file(s); pass --force to erase it");
+            return 1;
+          } catch (ZonedDeviceException notFormatted) {
+            // nothing to protect (empty, foreign or damaged): format
+          }
+        }
+        ZoneFsInspector.mkfs(dev, metaZones);
+        out.println("formatted " + uri + ": " + dev.geometry() + ", " + metaZones + " meta zones");
+      }
+      return 0;
+    }
+  }
+
+  static final class Ls extends InspectingCommand {
+    private String prefix = "";
+
+    @Override
+    public String name() {
+      return "ls";
+    }
+
+    @Override
+    public String summary() {
+      return "list the files: size, extents, lifetime hint, name";
+    }
+
+    @Override
+    public String usage() {
+      return DEVICE + " [--prefix /db/]";
+    }
+
+    @Override
+    void options(Arguments args) {
+      prefix = args.string("prefix", "");
+    }
+
+    @Override
+    int body(ZonedDevice dev, ZoneFsInspector fs, PrintStream out) {
+      out.printf("%14s %8s %9s  %s%n", "size", "extents", "lifetime", "name");
+      int n = 0;
+      for (FsFile f : fs.files()) {
+        for (String name : f.names()) {
+          if (name.startsWith(prefix)) {
+            out.printf("%,14d %8d %9d  %s%n", f.size(), f.extents().size(), f.lifetime(), name);
+            n++;
+          }
+        }
+      }
+      out.println(n + " file(s)");
+      return 0;
+    }
+  }
+
+  static final class Df extends InspectingCommand {
+    @Override
+    public String name() {
+      return "df";
+    }
+
+    @Override
+    public String summary() {
+      return "space: capacity, used, live, free, reclaimable, space amplification";
+    }
+
+    @Override
+    int body(ZonedDevice dev, ZoneFsInspector fs, PrintStream out) {
+      long capacity = 0, written = 0, live = 0, garbage = 0;
+      for (ZoneUsage z : fs.zones()) {
+        if (!z.meta()) {
+          capacity += z.capacity();
+          written += z.written();
+          live += z.liveBytes();
+          garbage += z.garbage();
+        }
+      }
+      out.printf("capacity     %s (data zones)%n", mib(capacity));
+      out.printf("used         %s (written below the write pointers)%n", mib(written));
+      out.printf("live         %s (file data)%n", mib(live));
+      out.printf("free         %s%n", mib(capacity - written));
+      out.printf("reclaimable  %s (reset or GC gets it back)%n", mib(garbage));
+      out.printf(
+          "space amplification %.2f (used / live)%n", live == 0 ? 1.0 : (double) written / live);
+      return 0;
+    }
+  }
+
+  static final class Zones extends InspectingCommand {
+    @Override
+    public String name() {
+      return "zones";
+    }
+
+    @Override
+    public String summary() {
+      return "a table of zones: condition, written, live, garbage, lifetime";
+    }
+
+    @Override
+    int body(ZonedDevice dev, ZoneFsInspector fs, PrintStream out) throws Exception {
+      Map<Integer, Zone> report =
+          dev.report().stream().collect(Collectors.toMap(Zone::index, Function.identity()));
+      out.printf(
+          "%6s %-16s %12s %12s %12s %9s %s%n",
+          "zone", "condition", "written", "live", "garbage", "lifetime", "role");
+      for (ZoneUsage z : fs.zones()) {
+        out.printf(
+            "%6d %-16s %,12d %,12d %,12d %9d %s%n",
+            z.index(),
+            report.get(z.index()).condition(),
+            z.written(),
+            z.liveBytes(),
+            z.garbage(),
+            z.lifetime(),
+            z.meta() ? "metadata" : "data");
+      }
+      return 0;
+    }
+  }
+
+  static final class Dump extends InspectingCommand {
+    @Override
+    public String name() {
+      return "dump";
+    }
+
+    @Override
+    public String summary() {
+      return "everything the file system knows, as JSON";
+    }
+
+    @Override
+    public String usage() {
+      return DEVICE + " [--json]";
+    }
+
+    @Override
+    void options(Arguments args) {
+      args.string("json", "true"); // JSON is the only format
+    }
+
+    @Override
+    int body(ZonedDevice dev, ZoneFsInspector fs, PrintStream out) {
+      FsSuperblock sb = fs.superblock();
+      StringBuilder b = new StringBuilder("{\n  \"superblock\": ");
+      b.append(
+          String.format(
+              "{\"uuid\": \"%s\", \"version\": %d, \"sequence\": %d, \"blockSize\": %d, \"zones\": %d,"
+                  + " \"zoneSize\": %d, \"zoneCapacity\": %d, \"metaZones\": %d},%n",
+              sb.uuid(),
+              sb.version(),
+              sb.sequence(),
+              sb.blockSize(),
+              sb.zoneCount(),
+              sb.zoneSize(),
+              sb.zoneCapacity(),
+              sb.metaZones()));
+      b.append("  \"metaZones\": [");
+      b.append(
+          fs.metaZones().stream()
+              .map(
+                  m ->
+                      String.format(
+                          "{\"zone\": %d, \"state\": \"%s\", \"sequence\": %d, \"problem\": %s}",
+                          m.zone(), m.state(), m.sequence(), Json.quote(m.problem())))
+              .collect(Collectors.joining(", ")));
+      b.append("],\n  \"zones\": [\n");
+      b.append(
+          fs.zones().stream()
+              .map(
+                  z ->
+                      String.format(
+                          "    {\"zone\": %d, \"start\": %d, \"capacity\": %d, \"written\": %d,"
+                              + " \"live\": %d, \"lifetime\": %d, \"meta\": %b}",
+                          z.index(),
+                          z.start(),
+                          z.capacity(),
+                          z.written(),
+                          z.liveBytes(),
+                          z.lifetime(),
+                          z.meta()))
+              .collect(Collectors.joining(",\n")));
+      b.append("\n  ],\n  \"files\": [\n");
+      b.append(
+          fs.files().stream()
+              .map(
+                  f ->
+                      String.format(
+                          "    {\"id\": %d, \"names\": [%s], \"size\": %d, \"lifetime\": %d,"
+                              + " \"extents\": [%s]}",
+                          f.id(),
+                          f.names().stream().map(Json::quote).collect(Collectors.joining(", ")),
+                          f.size(),
+                          f.lifetime(),
+                          f.extents().stream()
+                              .map(
+                                  e ->
+                                      "{\"start\": "
+                                          + e.start()
+                                          + ", \"length\": "
+                                          + e.length()
+                                          + "}")
+                              .collect(Collectors.joining(", "))))
+              .collect(Collectors.joining(",\n")));
+      b.append("\n  ],\n  \"problems\": [");
+      b.append(fs.check().stream().map(Json::quote).collect(Collectors.joining(", ")));
+      b.append("]\n}");
+      out.println(b);
+      return 0;
+    }
+  }
+
+  static final class Fsck implements ZkvCommand {
+    @Override
+    public String name() {
+      return "fsck";
+    }
+
+    @Override
+    public String summary() {
+      return "check the file system read-only; exit 0 when clean, 1 when damaged";
+    }
+
+    @Override
+    public String usage() {
+      return DEVICE;
+    }
+
+    @Override
+    public int run(Arguments args, PrintStream out) throws Exception {
+      try (ZonedDevice dev = openDevice(args)) {
+        args.requireAllUsed();
+        ZoneFsInspector fs;
+        try {
+          fs = ZoneFsInspector.open(dev);
+        } catch (ZonedDeviceException e) {
+          out.println("fsck: cannot mount: " + e.getMessage());
+          out.println("fsck: the file system is damaged (nothing was changed)");
+          return 1;
+        }
+        try (fs) {
+          for (MetaZone m : fs.metaZones()) {
+            out.printf(
+                "meta zone %d: %s%s%n",
+                m.zone(),
+                m.state(),
+                m.state() == MetaZone.State.VALID
+                    ? " (sequence " + m.sequence() + ")"
+                    : m.problem().isEmpty() ? "" : " (" + m.problem() + ")");
+          }
+          List<FsFile> files = fs.files();
+          List<String> problems = fs.check();
+          out.println(files.size() + " file(s), " + problems.size() + " problem(s)");
+          problems.forEach(p -> out.println("problem: " + p));
+          return problems.isEmpty() ? 0 : 1;
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,151 @@
+package io.zkv.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.zkv.device.Zone;
+import io.zkv.device.ZoneCondition;
+import io.zkv.device.ZonedDevice;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.ZkvEnv;
+
+/** mkfs, ls, df, zones, dump and fsck on an emulated device, healthy and deliberately damaged. */
+class FsCommandsTest {
+  @TempDir Path dir;
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  private int zkv(String... args) {
+    out.reset();
+    err.reset();
+    return Zkv.run(
+        args,
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  private String out() {
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  private String uri() {
+    return "emu:" + dir.resolve("dev.zkvemu");
+  }
+
+  private void createWithData() throws Exception {
+    assertEquals(
+        0,
+        zkv("mkfs", "--device", uri(), "--zones", "16", "--zone-size", "8M", "--zone-cap", "6M"),
+        err.toString());
+    try (ZonedDevice dev = ZonedDevice.open(uri());
+        ZkvEnv env = ZkvEnv.onZones(dev, false);
+        Options o = new Options().setCreateIfMissing(true).setEnv(env);
+        RocksDB db = RocksDB.open(o, "/cli/db");
+        FlushOptions f = new FlushOptions().setWaitForFlush(true)) {
+      for (int i = 0; i < 20_000; i++) {
+        db.put(("key" + i).getBytes(), ("value" + i).getBytes());
+      }
+      db.flush(f);
+    }
+  }
+
+  @Test
+  void healthyFileSystem() throws Exception {
+    createWithData();
+    assertEquals(0, zkv("ls", "--device", uri(), "--prefix", "/cli/db/"));
+    assertTrue(out().contains("/cli/db/CURRENT"), out());
+    assertTrue(out().matches("(?s).*\\d+ file\\(s\\).*"), out());
+    assertTrue(out().contains(".sst"), out());
+    assertEquals(0, zkv("df", "--device", uri()));
+    assertTrue(out().contains("capacity     78.0 MiB"), out());
+    assertTrue(out().contains("space amplification"), out());
+    assertEquals(0, zkv("zones", "--device", uri()));
+    assertTrue(out().contains("metadata") && out().contains("data"), out());
+    assertEquals(0, zkv("dump", "--device", uri(), "--json"));
+    assertTrue(
+        out().startsWith("{")
+            && out().contains("\"files\": [")
+            && out().contains("\"problems\": []"),
+        out());
+    assertEquals(0, zkv("fsck", "--device", uri()));
+    assertTrue(out().contains("0 problem(s)"), out());
+    // mkfs refuses to erase a file system unless forced
+    assertEquals(1, zkv("mkfs", "--device", uri()));
+    assertTrue(out().contains("pass --force"), out());
+    assertEquals(0, zkv("mkfs", "--device", uri(), "--force"));
+    assertEquals(0, zkv("ls", "--device", uri()));
+    assertTrue(out().contains("0 file(s)"), out());
+  }
+
+  /** Damage inside the metadata log: fsck reports it (exit 1), mounting refuses, no crash. */
+  @Test
+  void fsckReportsACorruptMetadataZone() throws Exception {
+    createWithData();
+    long logStart;
+    try (ZonedDevice dev = ZonedDevice.open(uri())) {
+      Zone meta =
+          dev.report(0, 3).stream()
+              .filter(z -> z.condition() != ZoneCondition.EMPTY)
+              .findFirst()
+              .orElseThrow();
+      logStart = meta.start();
+    }
+    long dataOffset = 1L << 20; // emulated-device format: header + zone table, rounded to 1 MiB
+    try (RandomAccessFile f = new RandomAccessFile(dir.resolve("dev.zkvemu").toFile(), "rw")) {
+      long at = dataOffset + logStart + 4096 + 30; // inside the snapshot after the superblock
+      f.seek(at);
+      int b = f.read();
+      f.seek(at);
+      f.write(b ^ 0x5A);
+    }
+    assertEquals(1, zkv("fsck", "--device", uri()));
+    assertTrue(out().contains("metadata log damaged at device offset"), out());
+    assertTrue(out().contains("nothing was changed"), out());
+    assertEquals(1, zkv("ls", "--device", uri()));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("damaged"), err.toString());
+    // a damaged superblock is named too
+    try (RandomAccessFile f = new RandomAccessFile(dir.resolve("dev.zkvemu").toFile(), "rw")) {
+      f.seek(dataOffset + logStart + 8);
+      f.write(0x77);
+    }
+    assertEquals(1, zkv("fsck", "--device", uri()));
+    assertTrue(out().contains("superblock"), out());
+  }
+
+  @Test
+  void clearErrorsForBadDevices() throws Exception {
+    assertEquals(2, zkv("fsck"));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("--device is required"));
+    assertEquals(1, zkv("fsck", "--device", "emu:" + dir.resolve("missing")));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("No such file"), err.toString());
+    assertEquals(1, zkv("fsck", "--device", "nvme:/dev/ng0n1"));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("unsupported device URI"));
+    java.nio.file.Files.writeString(dir.resolve("foreign"), "not a device");
+    assertEquals(1, zkv("ls", "--device", "emu:" + dir.resolve("foreign")));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("not a zkv emulated device"));
+    // an unformatted device
+    assertEquals(
+        0,
+        zkv("mkfs", "--device", uri(), "--zones", "16", "--zone-size", "8M", "--zone-cap", "6M"));
+    try (ZonedDevice dev = ZonedDevice.open(uri())) {
+      dev.resetZone(0);
+    }
+    assertEquals(1, zkv("ls", "--device", uri()));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("run mkfs"), err.toString());
+    // a device in use by another opener
+    try (ZonedDevice busy = ZonedDevice.open(uri())) {
+      assertTrue(busy.geometry().zoneCount() > 0);
+      assertEquals(1, zkv("df", "--device", uri()));
+      assertTrue(err.toString(StandardCharsets.UTF_8).contains("in use"), err.toString());
+    }
+  }
+}
