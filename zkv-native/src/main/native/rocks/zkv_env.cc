@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "rocksdb/env.h"
 #include "rocksdb/file_system.h"
@@ -41,11 +42,95 @@ class PassthroughFileSystem : public rocksdb::FileSystemWrapper {
 
 // The Env owns the FileSystem through a shared_ptr; the Java handle is the raw Env* (RocksJava's
 // convention) and this struct keeps a typed pointer to the FS for the counters.
+// The Java placement policy behind a zoned Env (io.zkv.fs.ZoneAllocator).
+struct JavaAllocator {
+  JavaVM* vm = nullptr;
+  jobject target = nullptr;  // global reference
+  jmethodID method = nullptr;
+};
+
 struct EnvHandle {
   std::unique_ptr<rocksdb::Env> env;
   std::shared_ptr<PassthroughFileSystem> fs;  // pass-through Envs
   zfs* zone_fs = nullptr;                     // zoned Envs (owned by the ZoneFileSystem in env)
+  JavaAllocator allocator;
+
+  ~EnvHandle() {
+    env.reset();  // unmounts the zone file system: no allocation can be under way after this
+    if (allocator.target) {
+      JNIEnv* jni = nullptr;
+      if (allocator.vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_8) == JNI_OK)
+        jni->DeleteGlobalRef(allocator.target);
+    }
+  }
 };
+
+// RocksDB's background threads meet Java here: attached for the call, detached right after.
+// (Staying attached until thread exit hangs the process at exit: RocksDB's thread pools are torn
+// down after the JVM has exited, and DetachCurrentThread then blocks forever.) Allocations are
+// rare (one per zone switch), so the attach cost does not matter.
+JNIEnv* AttachedEnv(JavaVM* vm, bool* attached) {
+  JNIEnv* env = nullptr;
+  *attached = false;
+  if (vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_8) == JNI_OK) return env;
+  if (vm->AttachCurrentThreadAsDaemon(reinterpret_cast<void**>(&env), nullptr) != JNI_OK) return nullptr;
+  *attached = true;
+  return env;
+}
+
+int CallAttached(JNIEnv* env, JavaAllocator* a, const zfs_alloc_request* req, const zfs_zone_info* zones, uint32_t n,
+                 uint32_t active_limit, zfs_alloc_decision* out);
+
+// zfs_allocator calling the Java policy. Zone table: 7 longs a zone (start, capacity, write
+// pointer, live bytes, lifetime, meta, busy); decision: action, zone, count, zones to finish.
+int CallJavaAllocator(void* ctx, const zfs_alloc_request* req, const zfs_zone_info* zones, uint32_t n,
+                      uint32_t active_limit, zfs_alloc_decision* out) {
+  auto* a = static_cast<JavaAllocator*>(ctx);
+  bool attached = false;
+  JNIEnv* env = AttachedEnv(a->vm, &attached);
+  if (!env) return -ENOTCONN;
+  int rc = CallAttached(env, a, req, zones, n, active_limit, out);
+  if (attached) a->vm->DetachCurrentThread();
+  return rc;
+}
+
+int CallAttached(JNIEnv* env, JavaAllocator* a, const zfs_alloc_request* req, const zfs_zone_info* zones, uint32_t n,
+                 uint32_t active_limit, zfs_alloc_decision* out) {
+  if (env->PushLocalFrame(8) != 0) return -ENOMEM;
+  int rc = 0;
+  jlongArray table = env->NewLongArray(static_cast<jsize>(n) * 7);
+  jlongArray decision = env->NewLongArray(3 + ZFS_ALLOC_MAX_FINISH);
+  jstring name = env->NewStringUTF(req->file_name);
+  if (!table || !decision || !name) {
+    env->ExceptionClear();
+    env->PopLocalFrame(nullptr);
+    return -ENOMEM;
+  }
+  std::vector<jlong> v(static_cast<size_t>(n) * 7);
+  for (uint32_t i = 0; i < n; i++) {
+    jlong* z = &v[static_cast<size_t>(i) * 7];
+    z[0] = static_cast<jlong>(zones[i].start), z[1] = static_cast<jlong>(zones[i].capacity);
+    z[2] = static_cast<jlong>(zones[i].wp), z[3] = static_cast<jlong>(zones[i].live);
+    z[4] = zones[i].lifetime, z[5] = zones[i].meta, z[6] = zones[i].busy;
+  }
+  env->SetLongArrayRegion(table, 0, static_cast<jsize>(v.size()), v.data());
+  env->CallVoidMethod(a->target, a->method, static_cast<jlong>(req->file_id), name, static_cast<jint>(req->lifetime),
+                      static_cast<jboolean>(req->for_gc != 0), table, static_cast<jint>(active_limit), decision);
+  if (env->ExceptionCheck()) {
+    env->ExceptionDescribe();  // a policy that throws is a bug: show it, fail this allocation
+    env->ExceptionClear();
+    rc = -EIO;
+  } else {
+    jlong d[3 + ZFS_ALLOC_MAX_FINISH];
+    env->GetLongArrayRegion(decision, 0, 3 + ZFS_ALLOC_MAX_FINISH, d);
+    out->action = static_cast<int>(d[0]);
+    out->zone = static_cast<uint32_t>(d[1]);
+    out->n_finish = d[2] < 0 ? 0 : d[2] > ZFS_ALLOC_MAX_FINISH ? ZFS_ALLOC_MAX_FINISH : static_cast<uint32_t>(d[2]);
+    for (uint32_t i = 0; i < out->n_finish; i++) out->finish[i] = static_cast<uint32_t>(d[3 + i]);
+  }
+  env->PopLocalFrame(nullptr);
+  return rc;
+}
 
 thread_local std::string last_error;
 
@@ -103,6 +188,20 @@ JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nNewZoned(JNIEnv*, jclass, jlon
   h->zone_fs = fs;
   h->env = rocksdb::NewCompositeEnv(std::make_shared<zkv::ZoneFileSystem>(fs));
   return reinterpret_cast<jlong>(h);
+}
+
+// Installs the Java placement policy (io.zkv.fs.ZoneAllocator) on a zoned Env.
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetAllocator(JNIEnv* env, jclass, jlong handle, jobject allocator) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs || h->allocator.target) return -EINVAL;
+  jclass c = env->GetObjectClass(allocator);
+  jmethodID m = env->GetMethodID(c, "allocate", "(JLjava/lang/String;IZ[JI[J)V");
+  if (!m) return -EINVAL;
+  if (env->GetJavaVM(&h->allocator.vm) != 0) return -EINVAL;
+  h->allocator.target = env->NewGlobalRef(allocator);
+  h->allocator.method = m;
+  zfs_set_allocator(h->zone_fs, zkv::CallJavaAllocator, &h->allocator);
+  return 0;
 }
 
 JNI_EXPORT jstring JNICALL Java_org_rocksdb_ZkvEnv_nLastError(JNIEnv* env, jclass) {

@@ -486,6 +486,73 @@ static void test_readonly_inspection(void) {
   zkv_dev_close(d);
 }
 
+/* A test policy: the highest-numbered usable zone; or a deliberately wrong or refusing one. */
+typedef struct test_policy {
+  int mode; /* 0 highest zone, 1 a meta zone (invalid), 2 no space */
+  int calls;
+  uint64_t last_file;
+} test_policy;
+
+static int test_allocator(void *ctx, const zfs_alloc_request *req, const zfs_zone_info *zones, uint32_t n,
+                          uint32_t active_limit, zfs_alloc_decision *out) {
+  (void)active_limit;
+  test_policy *p = ctx;
+  p->calls++;
+  p->last_file = req->file_id;
+  if (p->mode == 1) {
+    *out = (zfs_alloc_decision){.action = ZFS_ALLOC_USE, .zone = 0};
+    return 0;
+  }
+  if (p->mode == 2) {
+    *out = (zfs_alloc_decision){.action = ZFS_ALLOC_NO_SPACE};
+    return 0;
+  }
+  for (uint32_t z = n; z-- > 0;) {
+    if (zones[z].meta || zones[z].busy || zones[z].wp - zones[z].start >= zones[z].capacity) continue;
+    out->action = zones[z].wp == zones[z].start ? ZFS_ALLOC_OPEN_EMPTY : ZFS_ALLOC_USE;
+    out->zone = z;
+    return 0;
+  }
+  out->action = ZFS_ALLOC_NO_SPACE;
+  return 0;
+}
+
+static void record_zones(const zfs_file_meta *m, void *arg) {
+  uint32_t *lowest = arg;
+  for (uint32_t i = 0; i < m->n_extents; i++) {
+    uint32_t z = (uint32_t)(m->extents[i].start / GEO.zone_size);
+    if (z < *lowest) *lowest = z;
+  }
+}
+
+/* The file system asks the installed policy at every allocation, and checks what it answers. */
+static void test_external_allocator(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  test_policy p = {0};
+  zfs_set_allocator(fs, test_allocator, &p);
+  write_file(fs, "/db/p.sst", 41, 4 << 20, 0); /* two zones' worth: two allocations at least */
+  CHECK(p.calls >= 2);
+  uint32_t lowest = UINT32_MAX;
+  zfs_walk_files(fs, record_zones, &lowest);
+  CHECK(lowest >= GEO.nr_zones - 2); /* the policy's choice, not the built-in rule's (zone 3 up) */
+  check_file(fs, "/db/p.sst", 41, 4 << 20);
+  p.mode = 1; /* a policy bug: a meta zone */
+  int rc = 0;
+  zfs_file *f = zfs_create(fs, "/db/bad.sst", 3, &rc);
+  uint8_t buf[8192] = {1};
+  CHECK_EQ(zfs_append(f, buf, sizeof buf), 0);
+  CHECK_EQ(zfs_sync(f), -EINVAL);
+  p.mode = 2;
+  CHECK_EQ(zfs_sync(f), -ENOSPC);
+  zfs_set_allocator(fs, NULL, NULL); /* the built-in rule again */
+  CHECK_EQ(zfs_sync(f), 0);
+  CHECK_EQ(zfs_close(f), 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
 typedef struct worker {
   zfs *fs;
   int id;
@@ -552,6 +619,7 @@ int main(void) {
   test_damaged_metadata();
   test_gc_makes_room();
   test_readonly_inspection();
+  test_external_allocator();
   test_concurrent_writers();
   unlink(path);
   rmdir(dir);

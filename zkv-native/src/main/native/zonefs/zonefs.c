@@ -65,6 +65,9 @@ struct zfs {
   uint64_t meta_wp, meta_seq;
   uint32_t active_limit; /* data zones that may be partially written at once, 0 = no limit */
   int readonly;
+  zfs_allocator allocator;
+  void *allocator_ctx;
+  zfs_zone_info *alloc_view; /* scratch table handed to the allocator */
   pthread_t gc_thread;
   int gc_running, gc_stop;
   pthread_cond_t gc_wake;
@@ -276,6 +279,52 @@ static int finish_cheapest(zfs *fs) {
   return rc;
 }
 
+static void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out) {
+  zone_state *z = &fs->zones[zone];
+  *out = (zfs_zone_info){.index = zone,
+                         .start = z->start,
+                         .capacity = fs->g.zone_cap,
+                         .wp = z->wp,
+                         .live = z->live,
+                         .lifetime = z->lifetime,
+                         .meta = zone < fs->sb.meta_zones,
+                         .busy = z->busy};
+}
+
+/* Asks the external policy and carries out its decision, checking it against the zones' state:
+ * a policy bug becomes a clear error, never a write into the wrong zone. */
+static int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, uint32_t *out) {
+  for (uint32_t z = 0; z < fs->g.nr_zones; z++) fill_zone_info(fs, z, &fs->alloc_view[z]);
+  zfs_alloc_decision d = {0};
+  int rc = fs->allocator(fs->allocator_ctx, req, fs->alloc_view, fs->g.nr_zones, fs->active_limit, &d);
+  if (rc) return rc;
+  for (uint32_t i = 0; i < d.n_finish && i < ZFS_ALLOC_MAX_FINISH; i++) {
+    uint32_t f = d.finish[i];
+    if (f < fs->sb.meta_zones || f >= fs->g.nr_zones || fs->zones[f].busy) return -EINVAL;
+    if (fs->zones[f].wp > fs->zones[f].start && fs->zones[f].wp < zone_end(fs, f)) {
+      if ((rc = zkv_dev_zone_mgmt(fs->dev, f, ZKV_ZONE_FINISH))) return rc;
+      fs->zones[f].wp = zone_end(fs, f);
+    }
+  }
+  if (d.action == ZFS_ALLOC_WAIT || d.action == ZFS_ALLOC_NEED_GC || d.action == ZFS_ALLOC_NO_SPACE) return -ENOSPC;
+  uint32_t z = d.zone;
+  if ((d.action != ZFS_ALLOC_USE && d.action != ZFS_ALLOC_OPEN_EMPTY) || z < fs->sb.meta_zones || z >= fs->g.nr_zones ||
+      fs->zones[z].busy || zone_end(fs, z) - fs->zones[z].wp < fs->g.lba_size ||
+      (d.action == ZFS_ALLOC_OPEN_EMPTY && fs->zones[z].wp != fs->zones[z].start))
+    return -EINVAL;
+  if (d.action == ZFS_ALLOC_OPEN_EMPTY) fs->zones[z].lifetime = req->lifetime;
+  fs->zones[z].busy = 1;
+  *out = z;
+  return 0;
+}
+
+void zfs_set_allocator(zfs *fs, zfs_allocator fn, void *ctx) {
+  pthread_mutex_lock(&fs->mu);
+  fs->allocator = fn;
+  fs->allocator_ctx = ctx;
+  pthread_mutex_unlock(&fs->mu);
+}
+
 /* Picks a zone for a writer of the given lifetime, marking it busy. GC may use the one active
  * zone held back for it. */
 static int allocate_zone_for(zfs *fs, uint32_t lifetime, int for_gc, uint32_t *out) {
@@ -352,7 +401,8 @@ static int take_zone(zfs *fs, fobj *f, uint32_t *out) {
         return 0;
       }
     }
-    int rc = allocate_zone(fs, f->m.lifetime, out);
+    zfs_alloc_request req = {f->m.id, f->m.n_names ? f->m.names[0] : "", f->m.lifetime, 0};
+    int rc = fs->allocator ? allocate_by_policy(fs, &req, out) : allocate_zone(fs, f->m.lifetime, out);
     if (rc != -ENOSPC) return rc;
     int busy = 0;
     for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) busy |= fs->zones[z].busy;
@@ -365,7 +415,8 @@ static int take_zone(zfs *fs, fobj *f, uint32_t *out) {
 
 /* Copies one extent (block-aligned start) into zones allocated for `lifetime`; the new extents
  * go to *out (caller frees). Called with fs->mu and the io_lock (write) held. */
-static int move_extent(zfs *fs, zfs_extent e, uint32_t lifetime, zfs_extent **out, uint32_t *n_out) {
+static int move_extent(zfs *fs, zfs_extent e, const fobj *f, zfs_extent **out, uint32_t *n_out) {
+  zfs_alloc_request req = {f->m.id, f->m.n_names ? f->m.names[0] : "", f->m.lifetime, 1};
   uint32_t block = fs->g.lba_size;
   uint64_t padded = round_up(e.len, block), moved = 0;
   uint8_t *buf = malloc(padded);
@@ -375,7 +426,7 @@ static int move_extent(zfs *fs, zfs_extent e, uint32_t lifetime, zfs_extent **ou
   *n_out = 0;
   while (!rc && moved < padded) {
     uint32_t z;
-    if ((rc = allocate_zone_for(fs, lifetime, 1, &z))) break;
+    if ((rc = fs->allocator ? allocate_by_policy(fs, &req, &z) : allocate_zone_for(fs, f->m.lifetime, 1, &z))) break;
     uint64_t at = fs->zones[z].wp, room = zone_end(fs, z) - at;
     uint64_t chunk = padded - moved < room ? padded - moved : room;
     if (chunk > fs->g.zasl) chunk = fs->g.zasl / block * block;
@@ -420,7 +471,7 @@ static int gc_one_zone(zfs *fs, uint64_t max_live) {
       if (zone_of(fs, f->m.extents[k].start) != (uint32_t)victim) continue;
       zfs_extent *moved = NULL;
       uint32_t n = 0;
-      rc = move_extent(fs, f->m.extents[k], f->m.lifetime, &moved, &n);
+      rc = move_extent(fs, f->m.extents[k], f, &moved, &n);
       if (rc) {
         free(moved);
         break;
@@ -874,7 +925,10 @@ static zfs *alloc_fs(zkv_dev *dev) {
   fs->dev = dev;
   zkv_dev_geometry(dev, &fs->g);
   fs->zones = calloc(fs->g.nr_zones, sizeof *fs->zones);
-  if (!fs->zones) {
+  fs->alloc_view = calloc(fs->g.nr_zones, sizeof *fs->alloc_view);
+  if (!fs->zones || !fs->alloc_view) {
+    free(fs->zones);
+    free(fs->alloc_view);
     free(fs);
     return NULL;
   }
@@ -898,6 +952,7 @@ static void free_fs(zfs *fs) {
   for (size_t i = 0; i < fs->n_files; i++) free_fobj(fs->files[i]);
   free(fs->files);
   free(fs->zones);
+  free(fs->alloc_view);
   pthread_mutex_destroy(&fs->mu);
   pthread_cond_destroy(&fs->zone_released);
   pthread_rwlock_destroy(&fs->io_lock);
@@ -1169,14 +1224,7 @@ int zfs_meta_status_get(zfs *fs, uint32_t zone, zfs_meta_status *out) {
 int zfs_zone_info_get(zfs *fs, uint32_t zone, zfs_zone_info *out) {
   if (zone >= fs->g.nr_zones) return -EINVAL;
   pthread_mutex_lock(&fs->mu);
-  zone_state *z = &fs->zones[zone];
-  *out = (zfs_zone_info){.index = zone,
-                         .start = z->start,
-                         .capacity = fs->g.zone_cap,
-                         .wp = z->wp,
-                         .live = z->live,
-                         .lifetime = z->lifetime,
-                         .meta = zone < fs->sb.meta_zones};
+  fill_zone_info(fs, zone, out);
   pthread_mutex_unlock(&fs->mu);
   return 0;
 }

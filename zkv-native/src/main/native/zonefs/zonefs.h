@@ -47,13 +47,43 @@ typedef struct zfs_zone_info {
   uint64_t start, capacity, wp, live;
   uint32_t lifetime;
   int meta;
+  int busy; /* a write is in progress in it */
 } zfs_zone_info;
+
+/* A zone allocation decision, asked of an external placement policy (the Java SPI) at every
+ * allocation: which zone, and which zones to finish first. */
+enum zfs_alloc_action {
+  ZFS_ALLOC_USE = 1,        /* write into `zone` (partially written, not busy) */
+  ZFS_ALLOC_OPEN_EMPTY = 2, /* start the empty `zone` */
+  ZFS_ALLOC_WAIT = 3,       /* wait for a write in progress to release a zone */
+  ZFS_ALLOC_NEED_GC = 4,    /* reclaim space first */
+  ZFS_ALLOC_NO_SPACE = 5,
+};
+#define ZFS_ALLOC_MAX_FINISH 16
+typedef struct zfs_alloc_request {
+  uint64_t file_id;
+  const char *file_name;
+  uint32_t lifetime;
+  int for_gc;
+} zfs_alloc_request;
+typedef struct zfs_alloc_decision {
+  int action;
+  uint32_t zone;
+  uint32_t n_finish;
+  uint32_t finish[ZFS_ALLOC_MAX_FINISH];
+} zfs_alloc_decision;
+/* Returns 0 with *out filled, or a negative code (the allocation then fails with it). Called with
+ * the file system's lock held: it must not call back into the file system. */
+typedef int (*zfs_allocator)(void *ctx, const zfs_alloc_request *req, const zfs_zone_info *zones, uint32_t n_zones,
+                             uint32_t active_limit, zfs_alloc_decision *out);
 
 /* Formats the device: resets every zone, writes a superblock and an empty snapshot. */
 int zfs_mkfs(zkv_dev *dev, const zfs_options *opt, char *err, size_t errlen);
 /* Mounts: picks the newest valid superblock, replays the log, resets zones with no live data.
  * Returns NULL with *rc < 0 and a message on a foreign, corrupt or unformatted device. */
 zfs *zfs_mount(zkv_dev *dev, int *rc, char *err, size_t errlen);
+/* Installs an external placement policy (NULL restores the built-in LIZA rule). */
+void zfs_set_allocator(zfs *fs, zfs_allocator fn, void *ctx);
 /* Mount with flags: ZFS_MOUNT_READONLY inspects without changing the device (no resets, no log
  * roll; every change fails with -EROFS). */
 zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen);

@@ -2,6 +2,7 @@ package org.rocksdb;
 
 import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
+import io.zkv.fs.ZoneAllocator;
 import io.zkv.nativelib.ZkvNative;
 
 /**
@@ -36,6 +37,20 @@ public final class ZkvEnv extends Env {
       throw new ZonedDeviceException(device.uri() + ": " + nLastError(), h);
     }
     return new ZkvEnv(h, lease);
+  }
+
+  /**
+   * Like {@link #onZones(ZonedDevice, boolean)}, with a placement policy consulted at every zone
+   * allocation instead of the built-in LIZA rule.
+   */
+  public static ZkvEnv onZones(ZonedDevice device, boolean format, ZoneAllocator allocator)
+      throws ZonedDeviceException {
+    ZkvEnv env = onZones(device, format);
+    if (nSetAllocator(env.zkvHandle, allocator) < 0) {
+      env.close();
+      throw new IllegalArgumentException("cannot install the zone allocator " + allocator);
+    }
+    return env;
   }
 
   /** Counters of the zone file system (zoned Envs only). */
@@ -141,6 +156,8 @@ public final class ZkvEnv extends Env {
   private static native long nNewZoned(long device, boolean format);
 
   private static native String nLastError();
+
+  private static native int nSetAllocator(long handle, ZoneAllocator allocator);
 
   private static native int nZoneStats(long handle, long[] out);
 
