@@ -29,6 +29,7 @@
 typedef struct zone_state {
   uint64_t start, wp; /* device bytes */
   uint64_t live;      /* bytes of live file data in the zone */
+  uint64_t live_phys; /* blocks those extents occupy, in bytes (sync padding included): what GC must copy */
   uint32_t lifetime;
   uint8_t busy; /* a write is in progress in it */
   uint8_t meta;
@@ -220,8 +221,10 @@ static void release_space(zfs *fs, fobj *f) {
   for (uint32_t i = 0; i < f->m.n_extents; i++) {
     uint32_t z = zone_of(fs, f->m.extents[i].start);
     zone_state *zs = &fs->zones[z];
+    uint64_t phys = round_up(f->m.extents[i].len, fs->g.lba_size);
     zs->live -= f->m.extents[i].len < zs->live ? f->m.extents[i].len : zs->live;
-    if (zs->live == 0 && !zs->busy && zs->wp > zs->start) {
+    zs->live_phys -= phys < zs->live_phys ? phys : zs->live_phys;
+    if (zs->live_phys == 0 && !zs->busy && zs->wp > zs->start) {
       if (zkv_dev_zone_mgmt(fs->dev, z, ZKV_ZONE_RESET) == 0) {
         zs->wp = zs->start;
         zs->lifetime = 0;
@@ -327,7 +330,21 @@ void zfs_set_allocator(zfs *fs, zfs_allocator fn, void *ctx) {
 
 /* Picks a zone for a writer of the given lifetime, marking it busy. GC may use the one active
  * zone held back for it. */
-static int allocate_zone_for(zfs *fs, uint32_t lifetime, int for_gc, uint32_t *out) {
+/* Who may take the last empty zones: GC may take any; RocksDB's small metadata files (MANIFEST,
+ * CURRENT, OPTIONS, ...) all but the last; data files (SST, WAL) all but the last two. So a full
+ * device still accepts the MANIFEST edit that deletes files, and GC can always run. */
+enum { FOR_DATA = 0, FOR_GC = 1, FOR_METADATA = 2 };
+
+static int is_metadata_file(const char *name) {
+  const char *base = strrchr(name, '/');
+  base = base ? base + 1 : name;
+  size_t n = strlen(base);
+  return strncmp(base, "MANIFEST-", 9) == 0 || strcmp(base, "CURRENT") == 0 || strncmp(base, "OPTIONS-", 8) == 0 ||
+         strcmp(base, "IDENTITY") == 0 || (n > 6 && strcmp(base + n - 6, ".dbtmp") == 0);
+}
+
+static int allocate_zone_for(zfs *fs, uint32_t lifetime, int purpose, uint32_t *out) {
+  int for_gc = purpose == FOR_GC;
   int64_t best = -1;
   unsigned best_diff = LIFETIME_DIFF_NOT_GOOD + 1;
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
@@ -342,7 +359,7 @@ static int allocate_zone_for(zfs *fs, uint32_t lifetime, int for_gc, uint32_t *o
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
     empty += !fs->zones[z].busy && fs->zones[z].wp == fs->zones[z].start;
   for (int attempt = 0; attempt < 2; attempt++) {
-    if (!for_gc && empty <= 1) break; /* only the GC reserve is left */
+    if (empty <= (for_gc ? 0u : purpose == FOR_METADATA ? 1u : 2u)) break; /* only reserves are left */
     if (!fs->active_limit || active_data_zones(fs) < fs->active_limit + (for_gc ? 1u : 0u)) {
       for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
         zone_state *s = &fs->zones[z];
@@ -389,20 +406,23 @@ static int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
  * contiguous), else one from the allocator. Zones are held only for the duration of a write, so
  * more writers than the active-zone limit share zones instead of failing; when every usable zone
  * is being written, the writer waits for one. Called with fs->mu held. */
-static int allocate_zone(zfs *fs, uint32_t lifetime, uint32_t *out) { return allocate_zone_for(fs, lifetime, 0, out); }
+static int allocate_zone(zfs *fs, const fobj *f, uint32_t *out) {
+  int purpose = f->m.n_names && is_metadata_file(f->m.names[0]) ? FOR_METADATA : FOR_DATA;
+  return allocate_zone_for(fs, f->m.lifetime, purpose, out);
+}
 
 static int take_zone(zfs *fs, fobj *f, uint32_t *out) {
   for (;;) {
     if (f->zone >= 0) {
       zone_state *zs = &fs->zones[f->zone];
-      if (!zs->busy && zone_end(fs, (uint32_t)f->zone) - zs->wp >= fs->g.lba_size) {
+      if (!zs->busy && zs->wp > zs->start && zone_end(fs, (uint32_t)f->zone) - zs->wp >= fs->g.lba_size) {
         zs->busy = 1;
         *out = (uint32_t)f->zone;
         return 0;
       }
     }
     zfs_alloc_request req = {f->m.id, f->m.n_names ? f->m.names[0] : "", f->m.lifetime, 0};
-    int rc = fs->allocator ? allocate_by_policy(fs, &req, out) : allocate_zone(fs, f->m.lifetime, out);
+    int rc = fs->allocator ? allocate_by_policy(fs, &req, out) : allocate_zone(fs, f, out);
     if (rc != -ENOSPC) return rc;
     int busy = 0;
     for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) busy |= fs->zones[z].busy;
@@ -426,7 +446,8 @@ static int move_extent(zfs *fs, zfs_extent e, const fobj *f, zfs_extent **out, u
   *n_out = 0;
   while (!rc && moved < padded) {
     uint32_t z;
-    if ((rc = fs->allocator ? allocate_by_policy(fs, &req, &z) : allocate_zone_for(fs, f->m.lifetime, 1, &z))) break;
+    if ((rc = fs->allocator ? allocate_by_policy(fs, &req, &z) : allocate_zone_for(fs, f->m.lifetime, FOR_GC, &z)))
+      break;
     uint64_t at = fs->zones[z].wp, room = zone_end(fs, z) - at;
     uint64_t chunk = padded - moved < room ? padded - moved : room;
     if (chunk > fs->g.zasl) chunk = fs->g.zasl / block * block;
@@ -436,6 +457,7 @@ static int move_extent(zfs *fs, zfs_extent e, const fobj *f, zfs_extent **out, u
     uint64_t real = moved + chunk <= e.len ? chunk : e.len - moved;
     fs->zones[z].wp = at + chunk;
     fs->zones[z].live += real;
+    fs->zones[z].live_phys += chunk;
     fs->st.gc_bytes += chunk;
     zfs_extent *n = realloc(*out, (*n_out + 1) * sizeof *n);
     if (!n) {
@@ -457,8 +479,10 @@ static int gc_one_zone(zfs *fs, uint64_t max_live) {
   int64_t victim = -1;
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
     zone_state *s = &fs->zones[z];
-    if (s->busy || s->wp < zone_end(fs, z) || s->live >= fs->g.zone_cap || s->live > max_live) continue;
-    if (victim < 0 || s->live < fs->zones[victim].live) victim = z;
+    /* by the blocks live data occupies: a zone of padded WAL syncs holds little live data but
+     * moving it frees nothing */
+    if (s->busy || s->wp < zone_end(fs, z) || s->live_phys >= fs->g.zone_cap || s->live_phys > max_live) continue;
+    if (victim < 0 || s->live_phys < fs->zones[victim].live_phys) victim = z;
   }
   if (victim < 0) return -ENOSPC;
   zone_state *v = &fs->zones[victim];
@@ -499,6 +523,7 @@ static int gc_one_zone(zfs *fs, uint64_t max_live) {
   if (rc) return rc;
   v->wp = v->start;
   v->live = 0;
+  v->live_phys = 0;
   v->lifetime = 0;
   fs->st.resets++;
   if (!copied) fs->st.resets_without_copy++;
@@ -546,7 +571,7 @@ static void *gc_worker(void *arg) {
 
 /* Writes wbuf[0, n) (n whole blocks, or the padded tail when `logical` < n) into zones. */
 static int write_out(zfs *fs, fobj *f, size_t n, size_t logical) {
-  size_t done = 0;
+  size_t done = f->wdone; /* after a failed attempt, what already reached the device stays */
   while (done < n) {
     pthread_mutex_lock(&fs->mu);
     uint32_t z = 0;
@@ -569,6 +594,7 @@ static int write_out(zfs *fs, fobj *f, size_t n, size_t logical) {
     if (!rc) {
       zs->wp = at + chunk;
       zs->live += real;
+      if (real) zs->live_phys += chunk;
       rc = real ? add_extent(fs, f, at, real) : 0;
       f->wdone += real;
       fs->st.host_bytes += real;
@@ -717,7 +743,14 @@ void zfs_set_lifetime(zfs_file *h, uint32_t lifetime) {
 uint64_t zfs_free_bytes(zfs *fs) {
   pthread_mutex_lock(&fs->mu);
   uint64_t n = 0;
-  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) n += zone_end(fs, z) - fs->zones[z].wp;
+  int reserved = 0; /* two empty zones are GC's and the metadata files': not free for data */
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
+    if (fs->zones[z].wp == fs->zones[z].start && reserved < 2) {
+      reserved++;
+      continue;
+    }
+    n += zone_end(fs, z) - fs->zones[z].wp;
+  }
   pthread_mutex_unlock(&fs->mu);
   return n;
 }
@@ -747,8 +780,11 @@ int zfs_close(zfs_file *h) {
   if (h->writer) {
     f->zone = -1;
     f->has_writer = 0;
-    free(f->wbuf);
-    f->wbuf = NULL;
+    if (f->wlen == f->wdone) { /* else a failed sync left data only here: readers still need it */
+      free(f->wbuf);
+      f->wbuf = NULL;
+      f->wlen = f->wdone = 0;
+    }
   }
   if (--f->refs == 0 && f->m.n_names == 0) drop_file(fs, f);
   pthread_mutex_unlock(&fs->mu);
@@ -1023,6 +1059,7 @@ static int apply_file(zfs *fs, zfs_file_meta *m) {
 static int replay(zfs *fs, const uint8_t *log, size_t len, uint64_t base, char *err, size_t errlen) {
   size_t off = 0;
   int have_snapshot = 0;
+  uint64_t last_seq = 0;
   char msg[256];
   while (off < len) {
     zfs_record r;
@@ -1030,16 +1067,20 @@ static int replay(zfs *fs, const uint8_t *log, size_t len, uint64_t base, char *
     if (n == ZFS_EMPTY) break;
     if (n == ZFS_UNSUPPORTED)
       return fail(-EPROTO, err, errlen, "metadata log at %llu: %s", (unsigned long long)(base + off), msg);
-    if (n < 0) { /* torn: acceptable only as the tail */
+    if (n < 0) { /* torn: acceptable only as the tail (stale records of the zone's past life aside) */
       for (size_t o = off + fs->g.lba_size; o < len; o += fs->g.lba_size) {
         zfs_record later;
-        if (zfs_record_decode(log + o, len - o, fs->g.lba_size, &later, NULL, 0) > 0)
+        if (zfs_record_decode(log + o, len - o, fs->g.lba_size, &later, NULL, 0) > 0 && later.seq > last_seq)
           return fail(-EUCLEAN, err, errlen,
                       "metadata log damaged at device offset %llu (%s) with valid records after it",
                       (unsigned long long)(base + off), msg);
       }
       break;
     }
+    /* Sequence numbers only grow within a log: an older one is data of the zone's previous life
+     * below the write pointer (a write that was under way when the process died), i.e. the end. */
+    if (r.seq <= last_seq) break;
+    last_seq = r.seq;
     if (r.seq > fs->meta_seq) fs->meta_seq = r.seq;
     if (r.type == ZFS_REC_SNAPSHOT) {
       uint64_t next;
@@ -1177,6 +1218,7 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
         goto fail;
       }
       fs->zones[z].live += m->extents[k].len;
+      fs->zones[z].live_phys += round_up(m->extents[k].len, fs->g.lba_size);
       if (m->lifetime > fs->zones[z].lifetime) fs->zones[z].lifetime = m->lifetime;
     }
   }

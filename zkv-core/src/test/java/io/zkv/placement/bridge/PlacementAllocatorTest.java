@@ -112,9 +112,7 @@ class PlacementAllocatorTest {
                   db.put("k".getBytes(), "v".getBytes());
                 }
               });
-      assertTrue(
-          e.getMessage().contains("Input/output error"),
-          e.getMessage());
+      assertTrue(e.getMessage().contains("Input/output error"), e.getMessage());
     }
   }
 

@@ -1,0 +1,73 @@
+package io.zkv;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
+
+/**
+ * Writes applied atomically by {@link ZkvDb#write}: all or none, in order. A plain Java object (no
+ * native memory, nothing to close); reusable after {@link #clear()}. Arrays are not copied: do not
+ * change them before the batch is written. Not thread-safe.
+ */
+public final class ZkvBatch {
+  private enum Kind {
+    PUT,
+    DELETE,
+    DELETE_RANGE
+  }
+
+  private record Op(Kind kind, byte[] a, byte[] b) {}
+
+  private final List<Op> ops = new ArrayList<>();
+
+  public ZkvBatch put(byte[] key, byte[] value) {
+    ops.add(new Op(Kind.PUT, key(key), Objects.requireNonNull(value, "value must not be null")));
+    return this;
+  }
+
+  public ZkvBatch delete(byte[] key) {
+    ops.add(new Op(Kind.DELETE, key(key), null));
+    return this;
+  }
+
+  /** Deletes the keys in {@code [fromInclusive, toExclusive)}. */
+  public ZkvBatch deleteRange(byte[] fromInclusive, byte[] toExclusive) {
+    ops.add(
+        new Op(
+            Kind.DELETE_RANGE,
+            Objects.requireNonNull(fromInclusive, "fromInclusive must not be null"),
+            Objects.requireNonNull(toExclusive, "toExclusive must not be null")));
+    return this;
+  }
+
+  /** Number of operations. */
+  public int size() {
+    return ops.size();
+  }
+
+  public boolean isEmpty() {
+    return ops.isEmpty();
+  }
+
+  public ZkvBatch clear() {
+    ops.clear();
+    return this;
+  }
+
+  private static byte[] key(byte[] key) {
+    return Objects.requireNonNull(key, "key must not be null");
+  }
+
+  /** Fills a RocksDB batch with the operations. */
+  void fill(WriteBatch b) throws RocksDBException {
+    for (Op op : ops) {
+      switch (op.kind) {
+        case PUT -> b.put(op.a, op.b);
+        case DELETE -> b.delete(op.a);
+        case DELETE_RANGE -> b.deleteRange(op.a, op.b);
+      }
+    }
+  }
+}

@@ -1,0 +1,599 @@
+package io.zkv;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.Options;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.Slice;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.ZkvEnv;
+
+/**
+ * A key-value database (RocksDB) stored in zones of a {@link ZonedEnv}'s device.
+ *
+ * <pre>{@code
+ * try (ZonedEnv zoned = ZonedEnv.open(uri, ZonedEnv.Mode.FORMAT_IF_UNFORMATTED);
+ *     ZkvDb db = ZkvDb.open(zoned, "/orders", ZkvOptions.defaults())) {
+ *   db.put(key, value);
+ *   byte[] v = db.get(key);
+ *   try (ZkvIterator it = db.iterator()) {
+ *     while (it.hasNext()) { ZkvEntry e = it.next(); ... }
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p>Keys and values are byte arrays, keys ordered bytewise. Methods are thread-safe; {@link
+ * #close()} waits for calls in progress and closes open iterators. Errors are unchecked {@link
+ * ZkvException}s (see there why): {@link ZkvNoSpaceException} when the device is full, {@link
+ * ZkvCorruptionException} for damaged data, {@link ZkvClosedException} after close.
+ *
+ * <p><b>A full device.</b> When a write or a flush finds no space, RocksDB stops accepting writes
+ * and the call throws {@link ZkvNoSpaceException}; everything written before stays readable. Free
+ * space (e.g. {@link #deleteFilesInRange}, or close and delete another database on the device),
+ * then call {@link #resume()}; after that, delete data the usual way ({@link #deleteRange} + {@link
+ * #compactRange}) to keep room. Known limit of the zone file system today: on a device filled to
+ * its last zone it has no room left even for the manifest record that deleting files needs, so this
+ * recovery works only while some space remains (see {@code FullDeviceTest}).
+ */
+public final class ZkvDb implements AutoCloseable {
+  private final ZonedEnv env;
+  private final String path;
+  private final ZkvOptions options;
+  private final ZonedEnv.Attachment attachment;
+  private final Options rocksOptions;
+  private final org.rocksdb.WriteOptions writeOptions;
+  private final FlushOptions flushOptions;
+  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+  private final Set<ZkvIterator> iterators = new LinkedHashSet<>(); // guarded by itself
+  private RocksDB db; // null while stopped after a failed resume(); guarded by lock
+  private ZkvException stopped; // why db is null
+  private volatile boolean closed;
+
+  private ZkvDb(
+      ZonedEnv env,
+      String path,
+      ZkvOptions options,
+      ZonedEnv.Attachment attachment,
+      Options rocksOptions,
+      org.rocksdb.WriteOptions writeOptions,
+      RocksDB db) {
+    this.env = env;
+    this.path = path;
+    this.options = options;
+    this.attachment = attachment;
+    this.rocksOptions = rocksOptions;
+    this.writeOptions = writeOptions;
+    this.flushOptions = new FlushOptions().setWaitForFlush(true);
+    this.db = db;
+  }
+
+  /** Opens (or creates) the database at {@code path} with {@link ZkvOptions#defaults()}. */
+  public static ZkvDb open(ZonedEnv env, String path) {
+    return open(env, path, ZkvOptions.defaults());
+  }
+
+  /**
+   * Opens (or, with {@link ZkvOptions#createIfMissing()}, creates) the database at {@code path} on
+   * {@code env}'s device.
+   *
+   * @param path an absolute name in the zone file system, e.g. {@code /stores/orders}
+   * @throws IllegalArgumentException for a bad path, or a write buffer too large for the device
+   * @throws IllegalStateException if the path is already open on this env
+   * @throws ZkvClosedException if {@code env} is closed
+   * @throws ZkvException if RocksDB cannot open it (missing without createIfMissing, damaged,
+   *     {@link ZkvNoSpaceException} when recovery finds no space)
+   */
+  public static ZkvDb open(ZonedEnv env, String path, ZkvOptions options) {
+    Objects.requireNonNull(env, "env");
+    Objects.requireNonNull(options, "options");
+    String p = normalizePath(path);
+    ZkvEnv rocksEnv = env.rocksEnv(); // throws ZkvClosedException when env is closed
+    checkWriteBuffer(env, options);
+    ZonedEnv.Attachment a = env.attachDatabase(p, false);
+    Options o = null;
+    org.rocksdb.WriteOptions w = null;
+    try {
+      o = options.toRocksOptions(rocksEnv);
+      w = options.toWriteOptions();
+      RocksDB db = RocksDB.open(o, p);
+      return new ZkvDb(env, p, options, a, o, w, db);
+    } catch (RocksDBException e) {
+      closeAll(o, w, a);
+      throw ZkvException.of("cannot open database " + p + " on " + env.uri(), e);
+    } catch (RuntimeException e) {
+      closeAll(o, w, a);
+      throw e;
+    }
+  }
+
+  private static void closeAll(AutoCloseable... resources) {
+    for (AutoCloseable r : resources) {
+      if (r != null) {
+        try {
+          r.close();
+        } catch (Exception suppressed) {
+          // closing after a failed open: the open's exception is the one to report
+        }
+      }
+    }
+  }
+
+  /**
+   * Deletes the database at {@code path} and all its files, freeing their zones (like RocksDB's
+   * {@code DestroyDB}). Nothing happens if it does not exist.
+   *
+   * @throws IllegalStateException if it is open on {@code env}
+   * @throws ZkvException if RocksDB fails to delete it
+   */
+  public static void destroy(ZonedEnv env, String path) {
+    Objects.requireNonNull(env, "env");
+    String p = normalizePath(path);
+    ZkvEnv rocksEnv = env.rocksEnv();
+    ZonedEnv.Attachment a = env.attachDatabase(p, true); // refuses an open database
+    try (Options o = new Options().setEnv(rocksEnv)) {
+      RocksDB.destroyDB(p, o);
+      env.forgetUncleanClose(p);
+    } catch (RocksDBException e) {
+      throw ZkvException.of("cannot destroy database " + p + " on " + env.uri(), e);
+    } finally {
+      a.close();
+    }
+  }
+
+  /**
+   * "/a//b/" to "/a/b"; refuses relative paths, the root, "." and ".." components and NULs.
+   *
+   * @throws IllegalArgumentException with the reason
+   */
+  static String normalizePath(String path) {
+    Objects.requireNonNull(path, "path must not be null");
+    if (!path.startsWith("/")) {
+      throw new IllegalArgumentException(
+          "database path must be absolute (a name in the device's file system, like /stores/a),"
+              + " not '"
+              + path
+              + "'");
+    }
+    if (path.indexOf('\0') >= 0) {
+      throw new IllegalArgumentException("database path must not contain NUL characters");
+    }
+    List<String> parts = new ArrayList<>();
+    for (String s : path.split("/")) {
+      if (s.equals(".") || s.equals("..")) {
+        throw new IllegalArgumentException(
+            "database path must not contain '.' or '..' components: '" + path + "'");
+      }
+      if (!s.isEmpty()) {
+        parts.add(s);
+      }
+    }
+    if (parts.isEmpty()) {
+      throw new IllegalArgumentException("database path must name a directory below /, not '/'");
+    }
+    String p = "/" + String.join("/", parts);
+    if (p.length() > 4000) {
+      throw new IllegalArgumentException(
+          "database path is " + p.length() + " characters long; at most 4000 are allowed");
+    }
+    return p;
+  }
+
+  /** RocksDB may hold two memtables; if they cannot be flushed, the device fills at once. */
+  private static void checkWriteBuffer(ZonedEnv env, ZkvOptions options) {
+    ZkvEnv.ZoneStats s = env.stats();
+    long usable = Math.max(0, s.dataZones() - 1L) * env.geometry().zoneCapacity();
+    long need = ZkvOptions.MAX_WRITE_BUFFER_NUMBER * options.writeBufferSize();
+    if (need > usable) {
+      throw new IllegalArgumentException(
+          "writeBufferSize "
+              + options.writeBufferSize()
+              + " is too large for "
+              + env.uri()
+              + ": RocksDB may hold "
+              + ZkvOptions.MAX_WRITE_BUFFER_NUMBER
+              + " write buffers ("
+              + need
+              + " bytes) and must be able to flush them, but the device's data zones hold "
+              + usable
+              + " bytes (one zone is kept for garbage collection); use at most "
+              + usable / ZkvOptions.MAX_WRITE_BUFFER_NUMBER);
+    }
+  }
+
+  public String path() {
+    return path;
+  }
+
+  public ZonedEnv env() {
+    return env;
+  }
+
+  public ZkvOptions options() {
+    return options;
+  }
+
+  public boolean isClosed() {
+    return closed;
+  }
+
+  @FunctionalInterface
+  private interface RocksCall<T> {
+    T apply(RocksDB db) throws RocksDBException;
+  }
+
+  /** Runs a RocksDB call under the read lock, mapping its errors. */
+  private <T> T call(String what, RocksCall<T> c) {
+    lock.readLock().lock();
+    try {
+      RocksDB d = live();
+      return c.apply(d);
+    } catch (RocksDBException e) {
+      throw ZkvException.of(what + " in " + path, e);
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  private RocksDB live() {
+    if (closed) {
+      throw new ZkvClosedException("database " + path + " is closed");
+    }
+    if (db == null) {
+      String message =
+          "database "
+              + path
+              + " is stopped: resume() could not reopen it ("
+              + stopped.getMessage()
+              + "); call resume() again"
+              + (stopped instanceof ZkvNoSpaceException ? " after freeing space" : "");
+      throw stopped instanceof ZkvNoSpaceException
+          ? new ZkvNoSpaceException(message)
+          : new ZkvException(message, stopped);
+    }
+    return db;
+  }
+
+  /**
+   * Stores {@code value} under {@code key}.
+   *
+   * @throws ZkvNoSpaceException if the device is full (the write did not happen)
+   */
+  public void put(byte[] key, byte[] value) {
+    Objects.requireNonNull(key, "key must not be null");
+    Objects.requireNonNull(value, "value must not be null");
+    call(
+        "put",
+        d -> {
+          d.put(writeOptions, key, value);
+          return null;
+        });
+  }
+
+  /** The value of {@code key}, or null. */
+  public byte[] get(byte[] key) {
+    Objects.requireNonNull(key, "key must not be null");
+    return call("get", d -> d.get(key));
+  }
+
+  /** Deletes {@code key} (no error if absent). */
+  public void delete(byte[] key) {
+    Objects.requireNonNull(key, "key must not be null");
+    call(
+        "delete",
+        d -> {
+          d.delete(writeOptions, key);
+          return null;
+        });
+  }
+
+  /**
+   * Deletes the keys in {@code [fromInclusive, toExclusive)} with one range tombstone; space is
+   * reclaimed when compaction drops the covered data (see {@link #compactRange(byte[], byte[])}).
+   */
+  public void deleteRange(byte[] fromInclusive, byte[] toExclusive) {
+    Objects.requireNonNull(fromInclusive, "fromInclusive must not be null");
+    Objects.requireNonNull(toExclusive, "toExclusive must not be null");
+    call(
+        "deleteRange",
+        d -> {
+          d.deleteRange(writeOptions, fromInclusive, toExclusive);
+          return null;
+        });
+  }
+
+  /** Applies {@code batch} atomically. An empty batch is a no-op. */
+  public void write(ZkvBatch batch) {
+    Objects.requireNonNull(batch, "batch must not be null");
+    if (batch.isEmpty()) {
+      return;
+    }
+    call(
+        "write batch of " + batch.size() + " operations",
+        d -> {
+          try (WriteBatch b = new WriteBatch()) {
+            batch.fill(b);
+            d.write(writeOptions, b);
+          }
+          return null;
+        });
+  }
+
+  /** All entries in key order; close the iterator. */
+  public ZkvIterator iterator() {
+    return iterator(null, null);
+  }
+
+  /**
+   * Entries with keys in {@code [fromInclusive, toExclusive)} in key order; a null bound is
+   * unbounded. Close the iterator.
+   */
+  public ZkvIterator iterator(byte[] fromInclusive, byte[] toExclusive) {
+    return call(
+        "iterator",
+        d -> {
+          ReadOptions ro = new ReadOptions();
+          Slice upper = null;
+          if (toExclusive != null) {
+            upper = new Slice(toExclusive);
+            ro.setIterateUpperBound(upper);
+          }
+          org.rocksdb.RocksIterator it = d.newIterator(ro);
+          if (fromInclusive != null) {
+            it.seek(fromInclusive);
+          } else {
+            it.seekToFirst();
+          }
+          ZkvIterator zi = new ZkvIterator(this, it, ro, upper);
+          synchronized (iterators) {
+            iterators.add(zi);
+          }
+          return zi;
+        });
+  }
+
+  void forget(ZkvIterator it) {
+    synchronized (iterators) {
+      iterators.remove(it);
+    }
+  }
+
+  void readLock() {
+    lock.readLock().lock();
+  }
+
+  void readUnlock() {
+    lock.readLock().unlock();
+  }
+
+  /** Writes the memtable to an SST file in zones and waits for it. */
+  public void flush() {
+    call(
+        "flush",
+        d -> {
+          d.flush(flushOptions);
+          return null;
+        });
+  }
+
+  /** Compacts the whole key space (waits). */
+  public void compactRange() {
+    call(
+        "compactRange",
+        d -> {
+          d.compactRange();
+          return null;
+        });
+  }
+
+  /** Compacts the keys in {@code [fromInclusive, toInclusive]} (waits). */
+  public void compactRange(byte[] fromInclusive, byte[] toInclusive) {
+    Objects.requireNonNull(fromInclusive, "fromInclusive must not be null");
+    Objects.requireNonNull(toInclusive, "toInclusive must not be null");
+    call(
+        "compactRange",
+        d -> {
+          d.compactRange(fromInclusive, toInclusive);
+          return null;
+        });
+  }
+
+  /**
+   * Drops the SST files whose keys all lie in {@code [fromInclusive, toExclusive)} at once, without
+   * writing anything but a small manifest record, which frees their zones. Works while writes are
+   * stopped by a full device. Keys of the range in files that also hold other keys, and in the
+   * memtable, stay: follow with {@link #deleteRange} to delete the whole range.
+   */
+  public void deleteFilesInRange(byte[] fromInclusive, byte[] toExclusive) {
+    Objects.requireNonNull(fromInclusive, "fromInclusive must not be null");
+    Objects.requireNonNull(toExclusive, "toExclusive must not be null");
+    call(
+        "deleteFilesInRange",
+        d -> {
+          d.deleteFilesInRanges(
+              d.getDefaultColumnFamily(), List.of(fromInclusive, toExclusive), false);
+          return null;
+        });
+  }
+
+  /**
+   * A RocksDB property of the database (e.g. {@code rocksdb.stats}, {@code
+   * rocksdb.estimate-num-keys}), or empty if RocksDB does not know it.
+   */
+  public Optional<String> property(String name) {
+    Objects.requireNonNull(name, "name");
+    lock.readLock().lock();
+    try {
+      RocksDB d = live();
+      return Optional.of(d.getProperty(name));
+    } catch (RocksDBException e) {
+      return Optional.empty();
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /**
+   * Makes the database accept writes again after a {@link ZkvNoSpaceException}, once space has been
+   * freed. Returns at once if writes are accepted already (RocksDB also recovers by itself: it
+   * polls the free space every 5 s).
+   *
+   * <p>RocksJava 9.7.3 does not expose RocksDB's {@code DB::Resume()}; until zkv's native layer
+   * does, zkv resumes by closing and reopening the database, which replays the WAL and flushes it
+   * to SST files, and closes the iterators open at the time. Before that, it checks that the device
+   * has room to flush {@link ZkvOptions#MAX_WRITE_BUFFER_NUMBER} write buffers plus the zone file
+   * system's 1 MiB write buffer; if not, it throws {@link ZkvNoSpaceException} and leaves the
+   * database as it was (stopped for writes, readable). If the reopen fails, the database stays
+   * stopped (every call throws) until a later {@code resume()} succeeds. If RocksDB cannot close
+   * the stopped database cleanly (the tail of its WAL could not be written), reopening it in the
+   * same mount is unsafe: {@code resume()} throws, and the database can be opened again only after
+   * the {@link ZonedEnv} is closed and mounted again.
+   *
+   * <p>With the WAL disabled a reopen would drop the memtable, so there {@code resume()} does not
+   * reopen and throws unless RocksDB has recovered by itself.
+   *
+   * @throws ZkvNoSpaceException if there is still not enough space
+   * @throws ZkvException if RocksDB fails otherwise, or the WAL is disabled and RocksDB is still
+   *     stopped
+   */
+  public void resume() {
+    lock.writeLock().lock();
+    try {
+      if (closed) {
+        throw new ZkvClosedException("database " + path + " is closed");
+      }
+      if (db != null) {
+        RocksDBException stoppedBy;
+        try (WriteBatch empty = new WriteBatch()) {
+          db.write(writeOptions, empty); // fails with the background error while stopped
+          return;
+        } catch (RocksDBException e) {
+          stoppedBy = e;
+        }
+        if (options.disableWal()) {
+          throw new ZkvException(
+              "cannot resume "
+                  + path
+                  + " with the WAL disabled: RocksJava 9.7.3 does not expose DB::Resume() and"
+                  + " reopening would drop unflushed writes; RocksDB retries by itself every 5 s"
+                  + " once space is free. It is stopped by: "
+                  + stoppedBy.getMessage(),
+              stoppedBy);
+        }
+        checkRoomToResume(stoppedBy);
+        releaseIterators(" (resume() reopened the database)");
+        RocksDB old = db;
+        db = null;
+        try {
+          old.closeE();
+        } catch (RocksDBException e) {
+          env.markUncleanClose(path, e.getMessage());
+          stopped =
+              new ZkvException(
+                  "cannot resume "
+                      + path
+                      + ": RocksDB could not close the stopped database cleanly ("
+                      + e.getMessage()
+                      + "), so reopening it in this mount is unsafe; close this ZkvDb, close"
+                      + " and reopen the ZonedEnv, then open the database again",
+                  e);
+          throw stopped;
+        }
+      }
+      try {
+        db = RocksDB.open(rocksOptions, path);
+        stopped = null;
+      } catch (RocksDBException e) {
+        stopped = ZkvException.of("resume " + path + ": reopening failed", e);
+        throw stopped;
+      }
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  /** Bytes the zone file system buffers per file being written. */
+  private static final long ZONE_FS_WRITE_BUFFER = 1L << 20;
+
+  /** Refuses to reopen a stopped database when its memtables cannot be flushed. */
+  private void checkRoomToResume(RocksDBException stoppedBy) {
+    ZkvEnv.ZoneStats s = env.stats();
+    long zoneCapacity = env.geometry().zoneCapacity();
+    long free = s.dataZones() * zoneCapacity - s.usedZoneBytes();
+    long usable = free - zoneCapacity; // one empty zone is kept for garbage collection
+    long need =
+        ZkvOptions.MAX_WRITE_BUFFER_NUMBER * options.writeBufferSize() + ZONE_FS_WRITE_BUFFER;
+    if (usable < need) {
+      throw new ZkvNoSpaceException(
+          "cannot resume "
+              + path
+              + ": "
+              + Math.max(0, usable)
+              + " bytes of the device are free for writing (one zone is kept for garbage"
+              + " collection), "
+              + need
+              + " are needed to flush the memtables; free space first. Writes are stopped by: "
+              + stoppedBy.getMessage());
+    }
+  }
+
+  private void releaseIterators(String reason) {
+    List<ZkvIterator> its;
+    synchronized (iterators) {
+      its = new ArrayList<>(iterators);
+      iterators.clear();
+    }
+    for (ZkvIterator it : its) {
+      it.release(reason);
+    }
+  }
+
+  /**
+   * Closes open iterators and the database, and detaches from the env. Idempotent; waits for calls
+   * in progress.
+   *
+   * @throws ZkvException if RocksDB reports an error while closing (everything is released anyway)
+   */
+  @Override
+  public void close() {
+    lock.writeLock().lock();
+    RocksDBException failure = null;
+    try {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      releaseIterators(" (its database was closed)");
+      if (db != null) {
+        try {
+          db.closeE();
+        } catch (RocksDBException e) {
+          failure = e;
+          env.markUncleanClose(path, e.getMessage());
+        }
+        db = null;
+      }
+      flushOptions.close();
+      writeOptions.close();
+      rocksOptions.close();
+      attachment.close();
+    } finally {
+      lock.writeLock().unlock();
+    }
+    if (failure != null) {
+      throw ZkvException.of("close " + path, failure);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "ZkvDb[" + path + " on " + env.uri() + (closed ? ", closed" : "") + "]";
+  }
+}

@@ -1,0 +1,248 @@
+package io.zkv;
+
+import io.zkv.nativelib.ZkvNative;
+import java.util.Objects;
+import java.util.function.Consumer;
+import org.rocksdb.Env;
+import org.rocksdb.Options;
+import org.rocksdb.WriteOptions;
+
+/**
+ * Options of a {@link ZkvDb}: an immutable value built with {@link #builder()}; bad values are
+ * refused by the builder with an {@link IllegalArgumentException} naming the option, the value and
+ * the allowed range.
+ *
+ * <p>Defaults: create if missing, 64 MiB write buffer (RocksDB's), asynchronous writes with the WAL
+ * on, {@link Placement#LIZA}, {@link Compression#SNAPPY} (RocksDB's).
+ */
+public final class ZkvOptions {
+  /** Smallest accepted write buffer (memtable) size. */
+  public static final long MIN_WRITE_BUFFER_SIZE = 64L << 10;
+
+  /** Largest accepted write buffer (memtable) size. */
+  public static final long MAX_WRITE_BUFFER_SIZE = 64L << 30;
+
+  /** Memtables RocksDB may hold per database (one being written, one being flushed). */
+  public static final int MAX_WRITE_BUFFER_NUMBER = 2;
+
+  private static final ZkvOptions DEFAULTS = new Builder().build();
+
+  private final boolean createIfMissing;
+  private final long writeBufferSize;
+  private final boolean syncWrites;
+  private final boolean disableWal;
+  private final Placement placement;
+  private final Compression compression;
+  private final Consumer<Options> rocksDbTuning;
+
+  private ZkvOptions(Builder b) {
+    this.createIfMissing = b.createIfMissing;
+    this.writeBufferSize = b.writeBufferSize;
+    this.syncWrites = b.syncWrites;
+    this.disableWal = b.disableWal;
+    this.placement = b.placement;
+    this.compression = b.compression;
+    this.rocksDbTuning = b.rocksDbTuning;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The defaults (see the class comment). */
+  public static ZkvOptions defaults() {
+    return DEFAULTS;
+  }
+
+  /** A builder starting from these options. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.createIfMissing = createIfMissing;
+    b.writeBufferSize = writeBufferSize;
+    b.syncWrites = syncWrites;
+    b.disableWal = disableWal;
+    b.placement = placement;
+    b.compression = compression;
+    b.rocksDbTuning = rocksDbTuning;
+    return b;
+  }
+
+  public boolean createIfMissing() {
+    return createIfMissing;
+  }
+
+  public long writeBufferSize() {
+    return writeBufferSize;
+  }
+
+  public boolean syncWrites() {
+    return syncWrites;
+  }
+
+  public boolean disableWal() {
+    return disableWal;
+  }
+
+  public Placement placement() {
+    return placement;
+  }
+
+  public Compression compression() {
+    return compression;
+  }
+
+  /**
+   * RocksDB options for a database on {@code env}; the caller closes them after the database. The
+   * {@linkplain Builder#rocksDbTuning tuning hook} runs last.
+   *
+   * @throws IllegalArgumentException if the tuning hook replaced the Env
+   */
+  public Options toRocksOptions(Env env) {
+    Objects.requireNonNull(env, "env");
+    ZkvNative.ensureLoaded(); // loads RocksJava's library too
+    Options o = new Options();
+    try {
+      o.setEnv(env)
+          .setCreateIfMissing(createIfMissing)
+          .setWriteBufferSize(writeBufferSize)
+          .setMaxWriteBufferNumber(MAX_WRITE_BUFFER_NUMBER)
+          .setCompressionType(compression.rocksType());
+      if (rocksDbTuning != null) {
+        rocksDbTuning.accept(o);
+        if (o.getEnv() != env) {
+          throw new IllegalArgumentException(
+              "the RocksDB tuning hook must not replace the Env: zkv databases live on the"
+                  + " ZonedEnv's device");
+        }
+      }
+      return o;
+    } catch (RuntimeException e) {
+      o.close();
+      throw e;
+    }
+  }
+
+  /** RocksDB write options for {@link #syncWrites()} and {@link #disableWal()}; caller closes. */
+  public WriteOptions toWriteOptions() {
+    ZkvNative.ensureLoaded();
+    return new WriteOptions().setSync(syncWrites).setDisableWAL(disableWal);
+  }
+
+  @Override
+  public String toString() {
+    return "ZkvOptions{createIfMissing="
+        + createIfMissing
+        + ", writeBufferSize="
+        + writeBufferSize
+        + ", syncWrites="
+        + syncWrites
+        + ", disableWal="
+        + disableWal
+        + ", placement="
+        + placement
+        + ", compression="
+        + compression
+        + (rocksDbTuning != null ? ", with RocksDB tuning" : "")
+        + "}";
+  }
+
+  /** Builds {@link ZkvOptions}; each setter validates its argument. Not thread-safe. */
+  public static final class Builder {
+    private boolean createIfMissing = true;
+    private long writeBufferSize = 64L << 20;
+    private boolean syncWrites;
+    private boolean disableWal;
+    private Placement placement = Placement.LIZA;
+    private Compression compression = Compression.SNAPPY;
+    private Consumer<Options> rocksDbTuning;
+
+    private Builder() {}
+
+    /** Create the database when its path holds none (default true); else opening one fails. */
+    public Builder createIfMissing(boolean create) {
+      this.createIfMissing = create;
+      return this;
+    }
+
+    /**
+     * Bytes a memtable gathers before it is flushed to an SST file, between {@link
+     * #MIN_WRITE_BUFFER_SIZE} and {@link #MAX_WRITE_BUFFER_SIZE}. {@link ZkvDb#open} also checks
+     * that {@link #MAX_WRITE_BUFFER_NUMBER} of them fit in the device's data zones.
+     */
+    public Builder writeBufferSize(long bytes) {
+      if (bytes < MIN_WRITE_BUFFER_SIZE || bytes > MAX_WRITE_BUFFER_SIZE) {
+        throw new IllegalArgumentException(
+            "writeBufferSize must be between "
+                + MIN_WRITE_BUFFER_SIZE
+                + " (64 KiB) and "
+                + MAX_WRITE_BUFFER_SIZE
+                + " (64 GiB) bytes, not "
+                + bytes);
+      }
+      this.writeBufferSize = bytes;
+      return this;
+    }
+
+    /** Sync the WAL before each write returns (default false). Needs the WAL. */
+    public Builder syncWrites(boolean sync) {
+      this.syncWrites = sync;
+      return this;
+    }
+
+    /**
+     * Write without RocksDB's WAL (default false): faster, but writes not yet flushed to SST files
+     * are lost in a crash (Kafka Streams runs its stores this way; its changelog restores them).
+     */
+    public Builder disableWal(boolean disable) {
+      this.disableWal = disable;
+      return this;
+    }
+
+    /**
+     * Zone placement; only {@link Placement#LIZA} is available today (see {@link Placement}).
+     *
+     * @throws IllegalArgumentException for a placement that is not available yet
+     */
+    public Builder placement(Placement p) {
+      Objects.requireNonNull(p, "placement must not be null");
+      if (!p.isAvailable()) {
+        throw new IllegalArgumentException(
+            "placement "
+                + p
+                + " is not available yet: the zone file system allocates zones with its built-in"
+                + " LIZA rule until it consults the Java placement policies (io.zkv.placement);"
+                + " CAZA and ZONEKV arrive then. Use Placement.LIZA");
+      }
+      this.placement = p;
+      return this;
+    }
+
+    public Builder compression(Compression c) {
+      this.compression = Objects.requireNonNull(c, "compression must not be null");
+      return this;
+    }
+
+    /**
+     * Advanced: a hook that adjusts the RocksDB {@link Options} after zkv has set its own (for
+     * example file sizes or compaction triggers). It must not replace the Env. {@code null} removes
+     * it.
+     */
+    public Builder rocksDbTuning(Consumer<Options> tuning) {
+      this.rocksDbTuning = tuning;
+      return this;
+    }
+
+    /**
+     * The options.
+     *
+     * @throws IllegalArgumentException for combinations that cannot work
+     */
+    public ZkvOptions build() {
+      if (syncWrites && disableWal) {
+        throw new IllegalArgumentException(
+            "syncWrites needs the WAL: syncWrites(true) and disableWal(true) cannot be combined");
+      }
+      return new ZkvOptions(this);
+    }
+  }
+}

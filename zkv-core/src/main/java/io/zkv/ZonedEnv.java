@@ -1,0 +1,405 @@
+package io.zkv;
+
+import io.zkv.device.DeviceGeometry;
+import io.zkv.device.DeviceInUseException;
+import io.zkv.device.ZonedDevice;
+import io.zkv.device.ZonedDeviceException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.rocksdb.ZkvEnv;
+
+/**
+ * zkv's zone file system mounted on a zoned device, as a RocksDB {@link org.rocksdb.Env}.
+ *
+ * <p>One {@code ZonedEnv} per device; many databases (paths) share it, as Kafka Streams' stores do.
+ * {@link ZkvDb} registers itself while open; RocksJava users hand {@link #rocksEnv()} to {@code
+ * Options.setEnv(...)} and register their databases with {@link #attach} so that the env is not
+ * closed under them:
+ *
+ * <pre>{@code
+ * try (ZonedEnv zoned = ZonedEnv.open("emu:/data/dev.zkvemu", ZonedEnv.Mode.FORMAT_IF_UNFORMATTED);
+ *     ZonedEnv.Attachment a = zoned.attach("/stores/orders");
+ *     Options o = new Options().setCreateIfMissing(true).setEnv(zoned.rocksEnv());
+ *     RocksDB db = RocksDB.open(o, "/stores/orders")) {
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <p>Database paths are names in the zone file system's own namespace (nothing is created on the
+ * host); they are absolute, like {@code /stores/orders}.
+ *
+ * <p>Closing order: databases first, then the env, then the device. {@link #close()} refuses, with
+ * an {@link IllegalStateException} naming them, while databases are attached. Thread-safe.
+ */
+public final class ZonedEnv implements AutoCloseable {
+  /**
+   * Text of the zone file system's mount error for a device that holds no zkv file system (as
+   * opposed to a damaged one): {@code "no zkv file system on this device (run mkfs)"}. {@link
+   * Mode#FORMAT_IF_UNFORMATTED} formats only when the mount error contains it.
+   */
+  public static final String NOT_FORMATTED_MARKER = "run mkfs";
+
+  /** What to do with the device's contents when opening. */
+  public enum Mode {
+    /** Create a new, empty file system: erases every database on the device. */
+    FORMAT,
+    /** Mount the existing file system; fails if the device holds none. */
+    MOUNT,
+    /**
+     * Mount the existing file system, or format the device if it holds none. "Holds none" means the
+     * mount failed with the zone file system's "not formatted" error (its message contains {@link
+     * #NOT_FORMATTED_MARKER}); a damaged file system ({@link ZkvCorruptionException}) or any other
+     * mount failure is reported, never formatted over.
+     */
+    FORMAT_IF_UNFORMATTED
+  }
+
+  private static final Map<String, ZonedEnv> SHARED = new HashMap<>();
+
+  private final ZonedDevice device;
+  private final boolean ownsDevice;
+  private final ZkvEnv env;
+  private final boolean formatted;
+  private final boolean shared;
+  private final List<Attachment> attachments = new ArrayList<>();
+  private final Map<String, String> uncleanlyClosed = new HashMap<>();
+  private boolean closed;
+
+  private ZonedEnv(
+      ZonedDevice device, boolean ownsDevice, ZkvEnv env, boolean formatted, boolean shared) {
+    this.device = device;
+    this.ownsDevice = ownsDevice;
+    this.env = env;
+    this.formatted = formatted;
+    this.shared = shared;
+  }
+
+  /**
+   * Opens the device at {@code uri} exclusively (e.g. {@code emu:/path/dev.zkvemu?profile=instant})
+   * and mounts or formats it as {@code mode} says. The env owns the device and closes it.
+   *
+   * @throws ZkvException if the device cannot be opened (missing, in use, not a zoned device) or
+   *     the file system cannot be mounted ({@link ZkvCorruptionException} if it is damaged)
+   */
+  public static ZonedEnv open(String uri, Mode mode) {
+    return open(uri, mode, false);
+  }
+
+  /**
+   * Mounts or formats an already open device. The env does not own the device: close the env before
+   * the device (the device refuses to close while the env is open).
+   *
+   * @throws ZkvException if the file system cannot be mounted or formatted
+   */
+  public static ZonedEnv open(ZonedDevice device, Mode mode) {
+    Objects.requireNonNull(device, "device");
+    Objects.requireNonNull(mode, "mode");
+    if (device.isClosed()) {
+      throw new ZkvClosedException("zoned device " + device.uri() + " is closed");
+    }
+    return mount(device, false, mode, false);
+  }
+
+  /**
+   * The process-wide env of the device at {@code uri}: opened with {@code mode} on the first call,
+   * the same instance afterwards until it is closed (for Kafka Streams' {@code
+   * RocksDBConfigSetter}, which configures each store separately). Instances are keyed by the exact
+   * URI string.
+   *
+   * @throws IllegalStateException if the env is already open and {@code mode} is {@link
+   *     Mode#FORMAT}, which would erase its users' databases
+   * @throws ZkvException if the device cannot be opened or mounted
+   */
+  public static ZonedEnv shared(String uri, Mode mode) {
+    Objects.requireNonNull(uri, "uri");
+    Objects.requireNonNull(mode, "mode");
+    synchronized (SHARED) {
+      ZonedEnv existing = SHARED.get(uri);
+      if (existing != null && !existing.isClosed()) {
+        if (mode == Mode.FORMAT) {
+          throw new IllegalStateException(
+              "the shared env of "
+                  + uri
+                  + " is already mounted in this process; Mode.FORMAT would erase the databases"
+                  + " of its users "
+                  + existing.openDatabases());
+        }
+        return existing;
+      }
+      ZonedEnv e = open(uri, mode, true);
+      SHARED.put(uri, e);
+      return e;
+    }
+  }
+
+  private static ZonedEnv open(String uri, Mode mode, boolean shared) {
+    Objects.requireNonNull(uri, "uri");
+    Objects.requireNonNull(mode, "mode");
+    ZonedDevice device;
+    try {
+      device = ZonedDevice.open(uri);
+    } catch (DeviceInUseException e) {
+      throw new ZkvException(
+          "cannot open zoned device "
+              + uri
+              + ": it is in use (zkv opens devices exclusively; in one process, share one"
+              + " ZonedEnv, e.g. ZonedEnv.shared): "
+              + e.getMessage(),
+          e);
+    } catch (ZonedDeviceException e) {
+      throw new ZkvException("cannot open zoned device " + uri + ": " + e.getMessage(), e);
+    }
+    try {
+      return mount(device, true, mode, shared);
+    } catch (RuntimeException e) {
+      device.close();
+      throw e;
+    }
+  }
+
+  private static ZonedEnv mount(ZonedDevice device, boolean owns, Mode mode, boolean shared) {
+    if (mode == Mode.FORMAT) {
+      return new ZonedEnv(device, owns, onZones(device, true), true, shared);
+    }
+    try {
+      return new ZonedEnv(device, owns, ZkvEnv.onZones(device, false), false, shared);
+    } catch (ZonedDeviceException e) {
+      if (isNotFormatted(e)) {
+        if (mode == Mode.FORMAT_IF_UNFORMATTED) {
+          return new ZonedEnv(device, owns, onZones(device, true), true, shared);
+        }
+        throw new ZkvException(
+            "cannot mount "
+                + device.uri()
+                + ": the device holds no zkv file system ("
+                + e.getMessage()
+                + "); open it with Mode.FORMAT or Mode.FORMAT_IF_UNFORMATTED to create one",
+            e);
+      }
+      throw mountFailure(device, e);
+    }
+  }
+
+  private static ZkvEnv onZones(ZonedDevice device, boolean format) {
+    try {
+      return ZkvEnv.onZones(device, format);
+    } catch (ZonedDeviceException e) {
+      throw mountFailure(device, e);
+    }
+  }
+
+  private static boolean isNotFormatted(ZonedDeviceException e) {
+    return e.getMessage() != null && e.getMessage().contains(NOT_FORMATTED_MARKER);
+  }
+
+  /** EUCLEAN (117, "structure needs cleaning") and EPROTO (71): a damaged file system. */
+  private static ZkvException mountFailure(ZonedDevice device, ZonedDeviceException e) {
+    long code = -e.code();
+    String message = "cannot mount zkv file system on " + device.uri() + ": " + e.getMessage();
+    if (code == 117 || code == 71) {
+      return new ZkvCorruptionException(message, e);
+    }
+    return new ZkvException(message, e);
+  }
+
+  /**
+   * The RocksDB Env for {@code Options.setEnv(...)}. Stays valid until this env is closed; register
+   * databases that use it with {@link #attach}.
+   *
+   * @throws ZkvClosedException if this env is closed
+   */
+  public synchronized ZkvEnv rocksEnv() {
+    checkOpen();
+    return env;
+  }
+
+  /** The device URI. */
+  public String uri() {
+    return device.uri();
+  }
+
+  public DeviceGeometry geometry() {
+    return device.geometry();
+  }
+
+  /** Whether opening this env formatted the device (a new, empty file system). */
+  public boolean formatted() {
+    return formatted;
+  }
+
+  /** Whether this is a {@link #shared} instance. */
+  public boolean isShared() {
+    return shared;
+  }
+
+  /**
+   * Counters of the zone file system: bytes written, GC copies, resets, zones by state.
+   *
+   * @throws ZkvClosedException if this env is closed
+   */
+  public synchronized ZkvEnv.ZoneStats stats() {
+    checkOpen();
+    return env.zoneStats();
+  }
+
+  /**
+   * Registers a database (or any user of {@link #rocksEnv()}) so that this env is not closed under
+   * it; close the returned attachment (or call {@link #detach}) after closing the database. Names
+   * are for messages and may repeat (Kafka Streams reuses a store name across tasks).
+   *
+   * @throws ZkvClosedException if this env is closed
+   */
+  public synchronized Attachment attach(String name) {
+    Objects.requireNonNull(name, "name");
+    checkOpen();
+    Attachment a = new Attachment(name);
+    attachments.add(a);
+    return a;
+  }
+
+  /**
+   * Registers {@code path} for a {@link ZkvDb}: refused while it is open already, and (unless
+   * {@code destroying}) after an unclean close in this mount.
+   */
+  synchronized Attachment attachDatabase(String path, boolean destroying) {
+    checkOpen();
+    String unclean = uncleanlyClosed.get(path);
+    if (unclean != null && !destroying) {
+      throw new IllegalStateException(
+          "database "
+              + path
+              + " was not closed cleanly in this mount ("
+              + unclean
+              + "): the zone file system may have lost the tail of its WAL, and reading it in this"
+              + " mount is unsafe; close and reopen the ZonedEnv of "
+              + uri()
+              + " first");
+    }
+    for (Attachment a : attachments) {
+      if (a.name.equals(path)) {
+        throw new IllegalStateException(
+            "database " + path + " is already open on " + uri() + "; close it first");
+      }
+    }
+    return attach(path);
+  }
+
+  /**
+   * Records that RocksDB failed to close {@code path}: a file it was writing could not be
+   * completed, and the zone file system keeps no consistent view of such a file until it is mounted
+   * again (reading it crashed the JVM in zkv-native of 2026-11-22). Cleared by remounting.
+   */
+  synchronized void markUncleanClose(String path, String why) {
+    uncleanlyClosed.put(path, why);
+  }
+
+  /** After {@link ZkvDb#destroy}: the path holds nothing unsafe any more. */
+  synchronized void forgetUncleanClose(String path) {
+    uncleanlyClosed.remove(path);
+  }
+
+  /**
+   * Ends one attachment named {@code name} (for callbacks that only know the name, like Kafka
+   * Streams' {@code RocksDBConfigSetter.close(storeName, options)}).
+   *
+   * @return false if no attachment has that name
+   */
+  public synchronized boolean detach(String name) {
+    for (Attachment a : attachments) {
+      if (a.name.equals(name)) {
+        a.close();
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private synchronized void release(Attachment a) {
+    attachments.remove(a);
+  }
+
+  /** Names of the attached databases, in attachment order. */
+  public synchronized List<String> openDatabases() {
+    List<String> names = new ArrayList<>(attachments.size());
+    for (Attachment a : attachments) {
+      names.add(a.name);
+    }
+    return names;
+  }
+
+  public synchronized boolean isClosed() {
+    return closed;
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new ZkvClosedException("ZonedEnv of " + uri() + " is closed");
+    }
+  }
+
+  /**
+   * Unmounts the file system and, if this env opened the device, closes the device. Idempotent. A
+   * shared instance leaves the process-wide registry ({@link #shared} opens a new one).
+   *
+   * @throws IllegalStateException if databases are still attached; the message names them and the
+   *     env stays open
+   */
+  @Override
+  public void close() {
+    if (shared) {
+      synchronized (SHARED) {
+        closeInstance();
+        SHARED.remove(uri(), this);
+      }
+    } else {
+      closeInstance();
+    }
+  }
+
+  private synchronized void closeInstance() {
+    if (closed) {
+      return;
+    }
+    if (!attachments.isEmpty()) {
+      throw new IllegalStateException(
+          "cannot close the ZonedEnv of "
+              + uri()
+              + ": "
+              + attachments.size()
+              + " database(s) still open: "
+              + String.join(", ", openDatabases())
+              + "; close those first");
+    }
+    closed = true;
+    env.close();
+    if (ownsDevice) {
+      device.close();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "ZonedEnv[" + uri() + (isClosed() ? ", closed" : "") + "]";
+  }
+
+  /** A database's registration with a {@link ZonedEnv}; closing it ends it. Idempotent. */
+  public final class Attachment implements AutoCloseable {
+    private final String name;
+
+    private Attachment(String name) {
+      this.name = name;
+    }
+
+    public String name() {
+      return name;
+    }
+
+    @Override
+    public void close() {
+      release(this);
+    }
+  }
+}

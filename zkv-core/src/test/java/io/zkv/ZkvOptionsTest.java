@@ -1,0 +1,125 @@
+package io.zkv;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.rocksdb.CompressionType;
+import org.rocksdb.Env;
+import org.rocksdb.Options;
+import org.rocksdb.WriteOptions;
+import org.rocksdb.ZkvEnv;
+
+class ZkvOptionsTest {
+  @Test
+  void defaults() {
+    ZkvOptions o = ZkvOptions.defaults();
+    assertTrue(o.createIfMissing());
+    assertEquals(64L << 20, o.writeBufferSize());
+    assertFalse(o.syncWrites());
+    assertFalse(o.disableWal());
+    assertEquals(Placement.LIZA, o.placement());
+    assertEquals(Compression.SNAPPY, o.compression());
+  }
+
+  @Test
+  void writeBufferSizeOutOfRangeNamesTheOptionAndTheRange() {
+    IllegalArgumentException small =
+        assertThrows(
+            IllegalArgumentException.class, () -> ZkvOptions.builder().writeBufferSize(1000));
+    assertEquals(
+        "writeBufferSize must be between 65536 (64 KiB) and 68719476736 (64 GiB) bytes, not 1000",
+        small.getMessage());
+    IllegalArgumentException big =
+        assertThrows(
+            IllegalArgumentException.class, () -> ZkvOptions.builder().writeBufferSize(128L << 30));
+    assertTrue(big.getMessage().endsWith("not 137438953472"), big.getMessage());
+    ZkvOptions.builder().writeBufferSize(ZkvOptions.MIN_WRITE_BUFFER_SIZE).build(); // bounds ok
+  }
+
+  @Test
+  void syncWritesNeedTheWal() {
+    ZkvOptions.Builder b = ZkvOptions.builder().syncWrites(true).disableWal(true);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, b::build);
+    assertEquals(
+        "syncWrites needs the WAL: syncWrites(true) and disableWal(true) cannot be combined",
+        e.getMessage());
+  }
+
+  @Test
+  void onlyLizaPlacementIsAvailableToday() {
+    assertEquals(
+        Placement.LIZA, ZkvOptions.builder().placement(Placement.LIZA).build().placement());
+    for (Placement p : new Placement[] {Placement.CAZA, Placement.ZONEKV}) {
+      assertFalse(p.isAvailable());
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> ZkvOptions.builder().placement(p));
+      assertTrue(
+          e.getMessage().startsWith("placement " + p + " is not available yet"), e.getMessage());
+      assertTrue(e.getMessage().contains("Use Placement.LIZA"), e.getMessage());
+    }
+    NullPointerException npe =
+        assertThrows(NullPointerException.class, () -> ZkvOptions.builder().placement(null));
+    assertEquals("placement must not be null", npe.getMessage());
+    npe = assertThrows(NullPointerException.class, () -> ZkvOptions.builder().compression(null));
+    assertEquals("compression must not be null", npe.getMessage());
+  }
+
+  @Test
+  void mapsToRocksDbOptions() {
+    ZkvOptions z =
+        ZkvOptions.builder()
+            .createIfMissing(false)
+            .writeBufferSize(3L << 20)
+            .compression(Compression.ZSTD)
+            .syncWrites(true)
+            .rocksDbTuning(o -> o.setLevel0FileNumCompactionTrigger(7))
+            .build();
+    try (ZkvEnv env = ZkvEnv.passthrough();
+        Options o = z.toRocksOptions(env);
+        WriteOptions w = z.toWriteOptions()) {
+      assertSame(env, o.getEnv());
+      assertFalse(o.createIfMissing());
+      assertEquals(3L << 20, o.writeBufferSize());
+      assertEquals(ZkvOptions.MAX_WRITE_BUFFER_NUMBER, o.maxWriteBufferNumber());
+      assertEquals(CompressionType.ZSTD_COMPRESSION, o.compressionType());
+      assertEquals(7, o.level0FileNumCompactionTrigger());
+      assertTrue(w.sync());
+      assertFalse(w.disableWAL());
+    }
+    try (WriteOptions w = ZkvOptions.builder().disableWal(true).build().toWriteOptions()) {
+      assertTrue(w.disableWAL());
+      assertFalse(w.sync());
+    }
+  }
+
+  @Test
+  void tuningMustNotReplaceTheEnv() {
+    ZkvOptions z = ZkvOptions.builder().rocksDbTuning(o -> o.setEnv(Env.getDefault())).build();
+    try (ZkvEnv env = ZkvEnv.passthrough()) {
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> z.toRocksOptions(env));
+      assertTrue(e.getMessage().startsWith("the RocksDB tuning hook must not replace the Env"));
+    }
+  }
+
+  @Test
+  void toBuilderCopiesEverything() {
+    ZkvOptions a =
+        ZkvOptions.builder()
+            .createIfMissing(false)
+            .writeBufferSize(1L << 20)
+            .disableWal(true)
+            .compression(Compression.LZ4)
+            .build();
+    ZkvOptions b = a.toBuilder().build();
+    assertEquals(a.toString(), b.toString());
+    assertEquals(
+        "ZkvOptions{createIfMissing=false, writeBufferSize=1048576, syncWrites=false,"
+            + " disableWal=true, placement=LIZA, compression=LZ4}",
+        b.toString());
+  }
+}
