@@ -14,6 +14,7 @@
 
 #include "crc32c.h"
 #include "emu_internal.h"
+#include "le_bytes.h"
 
 static __thread char last_error[512];
 
@@ -27,19 +28,6 @@ void emu_set_error(const char *fmt, ...) {
 const char *zkv_dev_last_error(void) { return last_error; }
 
 /* ---------- on-disk layout ---------- */
-
-static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); } /* x86-64: little-endian */
-static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
-static uint32_t get32(const uint8_t *p) {
-  uint32_t v;
-  memcpy(&v, p, 4);
-  return v;
-}
-static uint64_t get64(const uint8_t *p) {
-  uint64_t v;
-  memcpy(&v, p, 8);
-  return v;
-}
 
 static uint64_t table_bytes(uint32_t nr_zones) { return (uint64_t)nr_zones * sizeof(zs_entry); }
 static uint64_t data_offset(uint32_t nr_zones) {

@@ -6,41 +6,12 @@
 #include <string.h>
 
 #include "crc32c.h"
+#include "le_bytes.h"
 
 static const uint8_t SB_MAGIC[8] = {'Z', 'K', 'V', 'F', 'S', 0, 0, 1};
 #define REC_MAGIC 0x52564B5Au /* "ZKVR" little-endian */
 #define SB_CRC_OFF (ZFS_SUPERBLOCK_SIZE - 4)
 #define MAX_NAMES 1024u
-
-static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
-static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
-static uint16_t get16(const uint8_t *p) {
-  uint16_t v;
-  memcpy(&v, p, 2);
-  return v;
-}
-static uint32_t get32(const uint8_t *p) {
-  uint32_t v;
-  memcpy(&v, p, 4);
-  return v;
-}
-static uint64_t get64(const uint8_t *p) {
-  uint64_t v;
-  memcpy(&v, p, 8);
-  return v;
-}
-
-static int fail(int code, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(int code, char *err, size_t errlen, const char *fmt, ...) {
-  if (err && errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
 
 /* ---------- superblock ---------- */
 

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "le_bytes.h"
 #include "meta_codec.h"
 
 #define WRITE_BUFFER (1u << 20) /* bytes a writer gathers before writing full blocks */
@@ -76,17 +77,6 @@ struct zfs {
   zfs_meta_status meta_status[ZFS_MAX_META_ZONES];
   zfs_stats st;
 };
-
-static int fail(int code, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(int code, char *err, size_t errlen, const char *fmt, ...) {
-  if (err && errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
 
 static uint64_t now_us(void) {
   struct timespec ts;
