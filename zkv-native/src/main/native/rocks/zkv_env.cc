@@ -204,6 +204,13 @@ JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetAllocator(JNIEnv* env, jclas
   return 0;
 }
 
+// Garbage collection on demand (ZkvDb.resume after NoSpace); returns the free bytes.
+JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nReclaim(JNIEnv*, jclass, jlong handle, jlong want) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs || want < 0) return -EINVAL;
+  return static_cast<jlong>(zfs_reclaim(h->zone_fs, static_cast<uint64_t>(want)));
+}
+
 JNI_EXPORT jstring JNICALL Java_org_rocksdb_ZkvEnv_nLastError(JNIEnv* env, jclass) {
   return env->NewStringUTF(zkv::last_error.c_str());
 }

@@ -510,6 +510,7 @@ static int gc_one_zone(zfs *fs, uint64_t max_live) {
   if (!rc) rc = zkv_dev_flush(fs->dev);
   if (!rc) rc = zkv_dev_zone_mgmt(fs->dev, (uint32_t)victim, ZKV_ZONE_RESET);
   v->busy = 0;
+  pthread_cond_broadcast(&fs->zone_released); /* writers may wait for the zones GC held */
   if (rc) return rc;
   v->wp = v->start;
   v->live = 0;
@@ -743,6 +744,13 @@ uint64_t zfs_free_bytes(zfs *fs) {
   }
   pthread_mutex_unlock(&fs->mu);
   return n;
+}
+
+uint64_t zfs_reclaim(zfs *fs, uint64_t want) {
+  uint64_t free_bytes;
+  /* terminates: each round turns at least one block of garbage into free space */
+  while ((free_bytes = zfs_free_bytes(fs)) < want && !fs->readonly && collect_garbage(fs) == 0) {}
+  return free_bytes;
 }
 
 zfs_file *zfs_open(zfs *fs, const char *name, int *rc) {

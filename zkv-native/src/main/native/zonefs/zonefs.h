@@ -98,6 +98,9 @@ zfs_file *zfs_reopen(zfs *fs, const char *name, int *rc);
 void zfs_set_lifetime(zfs_file *f, uint32_t lifetime);
 /* Bytes still writable: empty zones plus the room left in partially written data zones. */
 uint64_t zfs_free_bytes(zfs *fs);
+/* Runs garbage collection until `want` bytes are free for data (as zfs_free_bytes counts) or no
+ * zone can be reclaimed; returns the free bytes. For resuming after NoSpace. */
+uint64_t zfs_reclaim(zfs *fs, uint64_t want);
 /* Opens an existing file for reading (a reference: the file lives until every handle closes). */
 zfs_file *zfs_open(zfs *fs, const char *name, int *rc);
 int zfs_append(zfs_file *f, const void *buf, size_t len);

@@ -524,20 +524,18 @@ public final class ZkvDb implements AutoCloseable {
 
   /** Refuses to reopen a stopped database when its memtables cannot be flushed. */
   private void checkRoomToResume(RocksDBException stoppedBy) {
-    ZkvEnv.ZoneStats s = env.stats();
-    long zoneCapacity = env.geometry().zoneCapacity();
-    long free = s.dataZones() * zoneCapacity - s.usedZoneBytes();
-    long usable = free - zoneCapacity; // one empty zone is kept for garbage collection
     long need =
         ZkvOptions.MAX_WRITE_BUFFER_NUMBER * options.writeBufferSize() + ZONE_FS_WRITE_BUFFER;
+    // Space freed by deletes often shares zones with live data: garbage collection gets it back.
+    long usable = env.rocksEnv().reclaim(need);
     if (usable < need) {
       throw new ZkvNoSpaceException(
           "cannot resume "
               + path
               + ": "
               + Math.max(0, usable)
-              + " bytes of the device are free for writing (one zone is kept for garbage"
-              + " collection), "
+              + " bytes of the device are free for writing after garbage collection (two empty"
+              + " zones stay reserved for GC and metadata), "
               + need
               + " are needed to flush the memtables; free space first. Writes are stopped by: "
               + stoppedBy.getMessage());

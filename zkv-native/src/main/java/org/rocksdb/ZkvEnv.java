@@ -53,6 +53,19 @@ public final class ZkvEnv extends Env {
     return env;
   }
 
+  /**
+   * Runs garbage collection until {@code bytes} are free for data or nothing more can be reclaimed;
+   * returns the bytes free for data (zoned Envs only). For resuming after NoSpace.
+   */
+  public long reclaim(long bytes) {
+    checkOpen();
+    long free = nReclaim(zkvHandle, bytes);
+    if (free < 0) {
+      throw new IllegalStateException("not a zoned Env");
+    }
+    return free;
+  }
+
   /** Counters of the zone file system (zoned Envs only). */
   public ZoneStats zoneStats() {
     checkOpen();
@@ -156,6 +169,8 @@ public final class ZkvEnv extends Env {
   private static native long nNewZoned(long device, boolean format);
 
   private static native String nLastError();
+
+  private static native long nReclaim(long handle, long bytes);
 
   private static native int nSetAllocator(long handle, ZoneAllocator allocator);
 
