@@ -272,6 +272,19 @@ static int finish_cheapest(zfs *fs) {
   return rc;
 }
 
+/* Who may take the last empty zones: GC may take any; RocksDB's small metadata files (MANIFEST,
+ * CURRENT, OPTIONS, ...) all but the last; data files (SST, WAL) all but the last two. So a full
+ * device still accepts the MANIFEST edit that deletes files, and GC can always run. */
+enum { FOR_DATA = 0, FOR_GC = 1, FOR_METADATA = 2 };
+
+static int is_metadata_file(const char *name) {
+  const char *base = strrchr(name, '/');
+  base = base ? base + 1 : name;
+  size_t n = strlen(base);
+  return strncmp(base, "MANIFEST-", 9) == 0 || strcmp(base, "CURRENT") == 0 || strncmp(base, "OPTIONS-", 8) == 0 ||
+         strcmp(base, "IDENTITY") == 0 || (n > 6 && strcmp(base + n - 6, ".dbtmp") == 0);
+}
+
 static void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out) {
   zone_state *z = &fs->zones[zone];
   *out = (zfs_zone_info){.index = zone,
@@ -305,7 +318,16 @@ static int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, uint32_t *o
       fs->zones[z].busy || zone_end(fs, z) - fs->zones[z].wp < fs->g.lba_size ||
       (d.action == ZFS_ALLOC_OPEN_EMPTY && fs->zones[z].wp != fs->zones[z].start))
     return -EINVAL;
-  if (d.action == ZFS_ALLOC_OPEN_EMPTY) fs->zones[z].lifetime = req->lifetime;
+  if (d.action == ZFS_ALLOC_OPEN_EMPTY) {
+    /* The reserves hold whatever the policy says: GC may take any empty zone, metadata files all
+     * but the last, data files all but the last two. Past them, the answer is GC. */
+    uint32_t empty = 0;
+    for (uint32_t i = fs->sb.meta_zones; i < fs->g.nr_zones; i++)
+      empty += !fs->zones[i].busy && fs->zones[i].wp == fs->zones[i].start;
+    uint32_t keep = req->for_gc ? 0u : is_metadata_file(req->file_name) ? 1u : 2u;
+    if (empty <= keep) return -ENOSPC;
+    fs->zones[z].lifetime = req->lifetime;
+  }
   fs->zones[z].busy = 1;
   *out = z;
   return 0;
@@ -320,19 +342,6 @@ void zfs_set_allocator(zfs *fs, zfs_allocator fn, void *ctx) {
 
 /* Picks a zone for a writer of the given lifetime, marking it busy. GC may use the one active
  * zone held back for it. */
-/* Who may take the last empty zones: GC may take any; RocksDB's small metadata files (MANIFEST,
- * CURRENT, OPTIONS, ...) all but the last; data files (SST, WAL) all but the last two. So a full
- * device still accepts the MANIFEST edit that deletes files, and GC can always run. */
-enum { FOR_DATA = 0, FOR_GC = 1, FOR_METADATA = 2 };
-
-static int is_metadata_file(const char *name) {
-  const char *base = strrchr(name, '/');
-  base = base ? base + 1 : name;
-  size_t n = strlen(base);
-  return strncmp(base, "MANIFEST-", 9) == 0 || strcmp(base, "CURRENT") == 0 || strncmp(base, "OPTIONS-", 8) == 0 ||
-         strcmp(base, "IDENTITY") == 0 || (n > 6 && strcmp(base + n - 6, ".dbtmp") == 0);
-}
-
 static int allocate_zone_for(zfs *fs, uint32_t lifetime, int purpose, uint32_t *out) {
   int for_gc = purpose == FOR_GC;
   int64_t best = -1;

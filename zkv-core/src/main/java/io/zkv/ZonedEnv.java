@@ -4,6 +4,8 @@ import io.zkv.device.DeviceGeometry;
 import io.zkv.device.DeviceInUseException;
 import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
+import io.zkv.placement.LizaPolicy;
+import io.zkv.placement.bridge.PlacementAllocator;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -165,7 +167,7 @@ public final class ZonedEnv implements AutoCloseable {
       return new ZonedEnv(device, owns, onZones(device, true), true, shared);
     }
     try {
-      return new ZonedEnv(device, owns, ZkvEnv.onZones(device, false), false, shared);
+      return new ZonedEnv(device, owns, placed(device, false), false, shared);
     } catch (ZonedDeviceException e) {
       if (isNotFormatted(e)) {
         if (mode == Mode.FORMAT_IF_UNFORMATTED) {
@@ -185,10 +187,16 @@ public final class ZonedEnv implements AutoCloseable {
 
   private static ZkvEnv onZones(ZonedDevice device, boolean format) {
     try {
-      return ZkvEnv.onZones(device, format);
+      return placed(device, format);
     } catch (ZonedDeviceException e) {
       throw mountFailure(device, e);
     }
+  }
+
+  /** Mounts with zkv-placement's LIZA deciding every zone allocation (CAZA, ZoneKV: later). */
+  private static ZkvEnv placed(ZonedDevice device, boolean format) throws ZonedDeviceException {
+    return ZkvEnv.onZones(
+        device, format, new PlacementAllocator(new LizaPolicy(), device.geometry()));
   }
 
   private static boolean isNotFormatted(ZonedDeviceException e) {
