@@ -285,6 +285,18 @@ static int is_metadata_file(const char *name) {
          strcmp(base, "IDENTITY") == 0 || (n > 6 && strcmp(base + n - 6, ".dbtmp") == 0);
 }
 
+static int purpose_of(const char *file_name, int for_gc) {
+  return for_gc ? FOR_GC : is_metadata_file(file_name) ? FOR_METADATA : FOR_DATA;
+}
+
+/* Whether an allocation of this purpose may start an empty zone without eating into the reserves. */
+static int may_take_empty_zone(const zfs *fs, int purpose) {
+  uint32_t empty = 0;
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
+    empty += !fs->zones[z].busy && fs->zones[z].wp == fs->zones[z].start;
+  return empty > (purpose == FOR_GC ? 0u : purpose == FOR_METADATA ? 1u : 2u);
+}
+
 static void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out) {
   zone_state *z = &fs->zones[zone];
   *out = (zfs_zone_info){.index = zone,
@@ -321,11 +333,7 @@ static int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, uint32_t *o
   if (d.action == ZFS_ALLOC_OPEN_EMPTY) {
     /* The reserves hold whatever the policy says: GC may take any empty zone, metadata files all
      * but the last, data files all but the last two. Past them, the answer is GC. */
-    uint32_t empty = 0;
-    for (uint32_t i = fs->sb.meta_zones; i < fs->g.nr_zones; i++)
-      empty += !fs->zones[i].busy && fs->zones[i].wp == fs->zones[i].start;
-    uint32_t keep = req->for_gc ? 0u : is_metadata_file(req->file_name) ? 1u : 2u;
-    if (empty <= keep) return -ENOSPC;
+    if (!may_take_empty_zone(fs, purpose_of(req->file_name, req->for_gc))) return -ENOSPC;
     fs->zones[z].lifetime = req->lifetime;
   }
   fs->zones[z].busy = 1;
@@ -353,12 +361,9 @@ static int allocate_zone_for(zfs *fs, uint32_t lifetime, int purpose, uint32_t *
     if (d <= best_diff) best = z, best_diff = d;
   }
   if (best >= 0 && best_diff < LIFETIME_DIFF_COULD_BE_WORSE) goto take;
-  /* One empty zone stays in reserve for GC, so that GC can always move a victim's live data. */
-  uint32_t empty = 0;
-  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
-    empty += !fs->zones[z].busy && fs->zones[z].wp == fs->zones[z].start;
+  /* Empty zones beyond the reserves (see may_take_empty_zone); GC may use them all. */
   for (int attempt = 0; attempt < 2; attempt++) {
-    if (empty <= (for_gc ? 0u : purpose == FOR_METADATA ? 1u : 2u)) break; /* only reserves are left */
+    if (!may_take_empty_zone(fs, purpose)) break; /* only reserves are left */
     if (!fs->active_limit || active_data_zones(fs) < fs->active_limit + (for_gc ? 1u : 0u)) {
       for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
         zone_state *s = &fs->zones[z];
@@ -406,8 +411,7 @@ static int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
  * more writers than the active-zone limit share zones instead of failing; when every usable zone
  * is being written, the writer waits for one. Called with fs->mu held. */
 static int allocate_zone(zfs *fs, const fobj *f, uint32_t *out) {
-  int purpose = f->m.n_names && is_metadata_file(f->m.names[0]) ? FOR_METADATA : FOR_DATA;
-  return allocate_zone_for(fs, f->m.lifetime, purpose, out);
+  return allocate_zone_for(fs, f->m.lifetime, purpose_of(f->m.n_names ? f->m.names[0] : "", 0), out);
 }
 
 static int take_zone(zfs *fs, fobj *f, uint32_t *out) {

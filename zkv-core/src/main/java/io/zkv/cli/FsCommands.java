@@ -31,12 +31,16 @@ final class FsCommands {
 
   private static final String DEVICE = "--device URI";
 
-  private static ZonedDevice openDevice(Arguments args) throws ZonedDeviceException {
+  private static String deviceUri(Arguments args) {
     String uri = args.string("device", null);
     if (uri == null) {
       throw new Arguments.UsageException("--device is required (e.g. emu:/path/dev.zkvemu)");
     }
-    return ZonedDevice.open(uri);
+    return uri;
+  }
+
+  private static ZonedDevice openDevice(Arguments args) throws ZonedDeviceException {
+    return ZonedDevice.open(deviceUri(args));
   }
 
   private static String mib(long bytes) {
@@ -86,10 +90,7 @@ final class FsCommands {
 
     @Override
     public int run(Arguments args, PrintStream out) throws Exception {
-      String uri = args.string("device", null);
-      if (uri == null) {
-        throw new Arguments.UsageException("--device is required (e.g. emu:/path/dev.zkvemu)");
-      }
+      String uri = deviceUri(args);
       boolean force = Boolean.parseBoolean(args.string("force", "false"));
       int metaZones = (int) args.number("meta-zones", 3, 2, 8);
       long zones = args.number("zones", 0, 0, 1 << 20);
