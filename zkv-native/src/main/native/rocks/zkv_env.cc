@@ -40,28 +40,33 @@ class PassthroughFileSystem : public rocksdb::FileSystemWrapper {
   std::atomic<int64_t> files_opened{0};
 };
 
-// The Env owns the FileSystem through a shared_ptr; the Java handle is the raw Env* (RocksJava's
-// convention) and this struct keeps a typed pointer to the FS for the counters.
-// The Java placement policy behind a zoned Env (io.zkv.fs.ZoneAllocator).
-struct JavaAllocator {
+// A Java policy behind a zoned Env: the placement policy (io.zkv.fs.ZoneAllocator) or the GC
+// victim policy (io.zkv.fs.GcVictimChooser).
+struct JavaCallout {
   JavaVM* vm = nullptr;
   jobject target = nullptr;  // global reference
   jmethodID method = nullptr;
+
+  void Release() {
+    JNIEnv* jni = nullptr;
+    if (target && vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_8) == JNI_OK) jni->DeleteGlobalRef(target);
+    target = nullptr;
+  }
 };
 
+// The Env owns the FileSystem through a shared_ptr; the Java handle is the raw Env* (RocksJava's
+// convention) and this struct keeps a typed pointer to the FS for the counters.
 struct EnvHandle {
   std::unique_ptr<rocksdb::Env> env;
   std::shared_ptr<PassthroughFileSystem> fs;  // pass-through Envs
   zfs* zone_fs = nullptr;                     // zoned Envs (owned by the ZoneFileSystem in env)
-  JavaAllocator allocator;
+  JavaCallout allocator;
+  JavaCallout victim_chooser;
 
   ~EnvHandle() {
-    env.reset();  // unmounts the zone file system: no allocation can be under way after this
-    if (allocator.target) {
-      JNIEnv* jni = nullptr;
-      if (allocator.vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_8) == JNI_OK)
-        jni->DeleteGlobalRef(allocator.target);
-    }
+    env.reset();  // unmounts the zone file system: no call-out can be under way after this
+    allocator.Release();
+    victim_chooser.Release();
   }
 };
 
@@ -78,27 +83,81 @@ JNIEnv* AttachedEnv(JavaVM* vm, bool* attached) {
   return env;
 }
 
-int CallAttached(JNIEnv* env, JavaAllocator* a, const zfs_alloc_request* req, const zfs_zone_info* zones, uint32_t n,
-                 uint32_t active_limit, zfs_alloc_decision* out);
+// The zone table handed to both Java policies, in the layout of io.zkv.fs.NativeZoneTable: 9 longs
+// a zone (start, capacity, write pointer, live bytes, lifetime, meta, busy, bytes to copy,
+// victim-eligible). Returns null (exception cleared) when out of memory.
+constexpr int kZoneFields = 9;
+jlongArray ZoneTable(JNIEnv* env, const zfs_zone_info* zones, uint32_t n) {
+  jlongArray table = env->NewLongArray(static_cast<jsize>(n) * kZoneFields);
+  if (!table) {
+    env->ExceptionClear();
+    return nullptr;
+  }
+  std::vector<jlong> v(static_cast<size_t>(n) * kZoneFields);
+  for (uint32_t i = 0; i < n; i++) {
+    jlong* z = &v[static_cast<size_t>(i) * kZoneFields];
+    z[0] = static_cast<jlong>(zones[i].start), z[1] = static_cast<jlong>(zones[i].capacity);
+    z[2] = static_cast<jlong>(zones[i].wp), z[3] = static_cast<jlong>(zones[i].live);
+    z[4] = zones[i].lifetime, z[5] = zones[i].meta, z[6] = zones[i].busy;
+    z[7] = static_cast<jlong>(zones[i].copy), z[8] = zones[i].victim_ok;
+  }
+  env->SetLongArrayRegion(table, 0, static_cast<jsize>(v.size()), v.data());
+  return table;
+}
 
-// zfs_allocator calling the Java policy. Zone table: 7 longs a zone (start, capacity, write
-// pointer, live bytes, lifetime, meta, busy); decision: action, zone, count, zones to finish.
+// A policy that throws is a bug: show it and fail this call-out (RocksDB sees an I/O error).
+bool ThrewAndCleared(JNIEnv* env) {
+  if (!env->ExceptionCheck()) return false;
+  env->ExceptionDescribe();
+  env->ExceptionClear();
+  return true;
+}
+
+int AllocateAttached(JNIEnv* env, JavaCallout* a, const zfs_alloc_request* req, const zfs_zone_info* zones, uint32_t n,
+                     uint32_t active_limit, zfs_alloc_decision* out);
+int ChooseVictimAttached(JNIEnv* env, JavaCallout* c, const zfs_zone_info* zones, uint32_t n, uint32_t* victim);
+
+// zfs_allocator calling the Java placement policy. Decision: action, zone, count, zones to finish.
 int CallJavaAllocator(void* ctx, const zfs_alloc_request* req, const zfs_zone_info* zones, uint32_t n,
                       uint32_t active_limit, zfs_alloc_decision* out) {
-  auto* a = static_cast<JavaAllocator*>(ctx);
+  auto* a = static_cast<JavaCallout*>(ctx);
   bool attached = false;
   JNIEnv* env = AttachedEnv(a->vm, &attached);
   if (!env) return -ENOTCONN;
-  int rc = CallAttached(env, a, req, zones, n, active_limit, out);
+  int rc = AllocateAttached(env, a, req, zones, n, active_limit, out);
   if (attached) a->vm->DetachCurrentThread();
   return rc;
 }
 
-int CallAttached(JNIEnv* env, JavaAllocator* a, const zfs_alloc_request* req, const zfs_zone_info* zones, uint32_t n,
-                 uint32_t active_limit, zfs_alloc_decision* out) {
+// zfs_victim_chooser calling the Java victim policy: the answer is a zone index, or -1 for none.
+int CallJavaVictimChooser(void* ctx, const zfs_zone_info* zones, uint32_t n, uint32_t* victim) {
+  auto* c = static_cast<JavaCallout*>(ctx);
+  bool attached = false;
+  JNIEnv* env = AttachedEnv(c->vm, &attached);
+  if (!env) return -ENOTCONN;
+  int rc = ChooseVictimAttached(env, c, zones, n, victim);
+  if (attached) c->vm->DetachCurrentThread();
+  return rc;
+}
+
+int ChooseVictimAttached(JNIEnv* env, JavaCallout* c, const zfs_zone_info* zones, uint32_t n, uint32_t* victim) {
+  if (env->PushLocalFrame(4) != 0) return -ENOMEM;
+  jlongArray table = ZoneTable(env, zones, n);
+  int rc = -ENOMEM;
+  if (table) {
+    jint z = env->CallIntMethod(c->target, c->method, table);
+    rc = ThrewAndCleared(env) ? -EIO : z < 0 ? -ENOSPC : 0;
+    if (!rc) *victim = static_cast<uint32_t>(z);
+  }
+  env->PopLocalFrame(nullptr);
+  return rc;
+}
+
+int AllocateAttached(JNIEnv* env, JavaCallout* a, const zfs_alloc_request* req, const zfs_zone_info* zones, uint32_t n,
+                     uint32_t active_limit, zfs_alloc_decision* out) {
   if (env->PushLocalFrame(8) != 0) return -ENOMEM;
   int rc = 0;
-  jlongArray table = env->NewLongArray(static_cast<jsize>(n) * 7);
+  jlongArray table = ZoneTable(env, zones, n);
   jlongArray decision = env->NewLongArray(3 + ZFS_ALLOC_MAX_FINISH);
   jstring name = env->NewStringUTF(req->file_name);
   if (!table || !decision || !name) {
@@ -106,19 +165,9 @@ int CallAttached(JNIEnv* env, JavaAllocator* a, const zfs_alloc_request* req, co
     env->PopLocalFrame(nullptr);
     return -ENOMEM;
   }
-  std::vector<jlong> v(static_cast<size_t>(n) * 7);
-  for (uint32_t i = 0; i < n; i++) {
-    jlong* z = &v[static_cast<size_t>(i) * 7];
-    z[0] = static_cast<jlong>(zones[i].start), z[1] = static_cast<jlong>(zones[i].capacity);
-    z[2] = static_cast<jlong>(zones[i].wp), z[3] = static_cast<jlong>(zones[i].live);
-    z[4] = zones[i].lifetime, z[5] = zones[i].meta, z[6] = zones[i].busy;
-  }
-  env->SetLongArrayRegion(table, 0, static_cast<jsize>(v.size()), v.data());
   env->CallVoidMethod(a->target, a->method, static_cast<jlong>(req->file_id), name, static_cast<jint>(req->lifetime),
                       static_cast<jboolean>(req->for_gc != 0), table, static_cast<jint>(active_limit), decision);
-  if (env->ExceptionCheck()) {
-    env->ExceptionDescribe();  // a policy that throws is a bug: show it, fail this allocation
-    env->ExceptionClear();
+  if (ThrewAndCleared(env)) {
     rc = -EIO;
   } else {
     jlong d[3 + ZFS_ALLOC_MAX_FINISH];
@@ -190,18 +239,43 @@ JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nNewZoned(JNIEnv*, jclass, jlon
   return reinterpret_cast<jlong>(h);
 }
 
+namespace zkv {
+// Binds a Java policy object to a call-out slot of a zoned Env (once per slot); false if the Env
+// is not zoned, the slot is taken, or the object lacks the method.
+bool Bind(JNIEnv* env, EnvHandle* h, JavaCallout* slot, jobject target, const char* method, const char* signature) {
+  if (!h->zone_fs || slot->target) return false;
+  jmethodID m = env->GetMethodID(env->GetObjectClass(target), method, signature);
+  if (!m || env->GetJavaVM(&slot->vm) != 0) {
+    env->ExceptionClear();
+    return false;
+  }
+  slot->target = env->NewGlobalRef(target);
+  slot->method = m;
+  return true;
+}
+}  // namespace zkv
+
 // Installs the Java placement policy (io.zkv.fs.ZoneAllocator) on a zoned Env.
 JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetAllocator(JNIEnv* env, jclass, jlong handle, jobject allocator) {
   auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
-  if (!h->zone_fs || h->allocator.target) return -EINVAL;
-  jclass c = env->GetObjectClass(allocator);
-  jmethodID m = env->GetMethodID(c, "allocate", "(JLjava/lang/String;IZ[JI[J)V");
-  if (!m) return -EINVAL;
-  if (env->GetJavaVM(&h->allocator.vm) != 0) return -EINVAL;
-  h->allocator.target = env->NewGlobalRef(allocator);
-  h->allocator.method = m;
+  if (!zkv::Bind(env, h, &h->allocator, allocator, "allocate", "(JLjava/lang/String;IZ[JI[J)V")) return -EINVAL;
   zfs_set_allocator(h->zone_fs, zkv::CallJavaAllocator, &h->allocator);
   return 0;
+}
+
+// Installs the Java GC victim policy (io.zkv.fs.GcVictimChooser) on a zoned Env.
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetVictimChooser(JNIEnv* env, jclass, jlong handle, jobject chooser) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!zkv::Bind(env, h, &h->victim_chooser, chooser, "chooseVictim", "([J)I")) return -EINVAL;
+  zfs_set_victim_chooser(h->zone_fs, zkv::CallJavaVictimChooser, &h->victim_chooser);
+  return 0;
+}
+
+// Background GC start level, percent free (0 = off).
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetGcStartPercent(JNIEnv*, jclass, jlong handle, jint percent) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs || percent < 0) return -EINVAL;
+  return zfs_set_gc_start_percent(h->zone_fs, static_cast<uint32_t>(percent));
 }
 
 // Garbage collection on demand (ZkvDb.resume after NoSpace); returns the free bytes.

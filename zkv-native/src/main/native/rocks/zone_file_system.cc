@@ -40,10 +40,21 @@ std::string Normalize(const std::string& p) {
   return out;
 }
 
+// Alignment RocksDB uses for its buffers in direct mode: the device block, at least RocksDB's page.
+size_t BufferAlignment(zfs* fs) {
+  zfs_superblock sb;
+  zfs_superblock_get(fs, &sb);
+  return sb.block_size > rocksdb::kDefaultPageSize ? sb.block_size : rocksdb::kDefaultPageSize;
+}
+
+// Reads always go to the device (the zone file system has no page cache); "direct" only tells
+// RocksDB to use aligned buffers and to do its own read-ahead, as it asked with use_direct_reads.
 class ZoneSequentialFile : public rocksdb::FSSequentialFile {
  public:
-  explicit ZoneSequentialFile(zfs_file* f) : f_(f) {}
+  ZoneSequentialFile(zfs_file* f, bool direct, size_t alignment) : f_(f), direct_(direct), alignment_(alignment) {}
   ~ZoneSequentialFile() override { zfs_close(f_); }
+  bool use_direct_io() const override { return direct_; }
+  size_t GetRequiredBufferAlignment() const override { return alignment_; }
   IOStatus Read(size_t n, const IOOptions&, Slice* result, char* scratch, IODebugContext*) override {
     int64_t got = zfs_pread(f_, pos_, scratch, n);
     if (got < 0) return ToStatus(static_cast<int>(got), "read");
@@ -66,13 +77,17 @@ class ZoneSequentialFile : public rocksdb::FSSequentialFile {
 
  private:
   zfs_file* f_;
+  bool direct_;
+  size_t alignment_;
   uint64_t pos_ = 0;
 };
 
 class ZoneRandomAccessFile : public rocksdb::FSRandomAccessFile {
  public:
-  explicit ZoneRandomAccessFile(zfs_file* f) : f_(f) {}
+  ZoneRandomAccessFile(zfs_file* f, bool direct, size_t alignment) : f_(f), direct_(direct), alignment_(alignment) {}
   ~ZoneRandomAccessFile() override { zfs_close(f_); }
+  bool use_direct_io() const override { return direct_; }
+  size_t GetRequiredBufferAlignment() const override { return alignment_; }
   IOStatus Read(uint64_t offset, size_t n, const IOOptions&, Slice* result, char* scratch,
                 IODebugContext*) const override {
     int64_t got = zfs_pread(f_, offset, scratch, n);
@@ -83,13 +98,51 @@ class ZoneRandomAccessFile : public rocksdb::FSRandomAccessFile {
 
  private:
   zfs_file* f_;
+  bool direct_;
+  size_t alignment_;
 };
 
 class ZoneWritableFile : public rocksdb::FSWritableFile {
  public:
-  ZoneWritableFile(zfs_file* f, const FileOptions& o) : FSWritableFile(o), f_(f) {}
+  ZoneWritableFile(zfs_file* f, const FileOptions& o, size_t alignment)
+      : FSWritableFile(o), f_(f), direct_(o.use_direct_writes), alignment_(alignment) {}
   ~ZoneWritableFile() override {
     if (f_) zfs_close(f_);
+  }
+  bool use_direct_io() const override { return direct_; }
+  size_t GetRequiredBufferAlignment() const override { return alignment_; }
+
+  // Direct mode (use_direct_io_for_flush_and_compaction): RocksDB writes whole, zero-padded blocks
+  // with PositionedAppend, writes the last partial block again at the same offset on its next
+  // write, and cuts the padding with Truncate before the final Fsync. Zones are append-only, so
+  // the last block of each positioned write waits here (pending_) until a later write moves past
+  // it or Truncate says how much of it is data. Durable at Fsync, as RocksDB expects.
+  IOStatus PositionedAppend(const Slice& data, uint64_t offset, const IOOptions&, IODebugContext*) override {
+    if (!f_) return IOStatus::IOError("append to a closed file");
+    uint64_t committed = zfs_file_size(f_);
+    if (offset == committed + pending_.size()) {
+      IOStatus s = CommitPending(pending_.size());  // the previous last block was whole data
+      if (!s.ok()) return s;
+    } else if (offset == committed) {
+      pending_.clear();  // the previous last block is being rewritten
+    } else {
+      return IOStatus::IOError("positioned append at " + std::to_string(offset) + ", expected " +
+                               std::to_string(committed) + " or " + std::to_string(committed + pending_.size()) +
+                               " (zones are append-only)");
+    }
+    size_t keep = data.size() < alignment_ ? data.size() : alignment_;
+    int rc = zfs_append(f_, data.data(), data.size() - keep);
+    if (rc) return ToStatus(rc, "append");
+    pending_.assign(data.data() + data.size() - keep, keep);
+    return IOStatus::OK();
+  }
+  IOStatus Truncate(uint64_t size, const IOOptions&, IODebugContext*) override {
+    if (!f_) return IOStatus::IOError("truncate of a closed file");
+    uint64_t committed = zfs_file_size(f_);
+    if (size < committed || size > committed + pending_.size())
+      return IOStatus::NotSupported("truncate to " + std::to_string(size) + " of a zone file with " +
+                                    std::to_string(committed) + " bytes written (only the pending tail can be cut)");
+    return CommitPending(static_cast<size_t>(size - committed));
   }
   IOStatus Append(const Slice& data, const IOOptions&, IODebugContext*) override {
     if (!f_) return IOStatus::IOError("append to a closed file");
@@ -104,11 +157,14 @@ class ZoneWritableFile : public rocksdb::FSWritableFile {
   IOStatus Fsync(const IOOptions& o, IODebugContext* d) override { return Sync(o, d); }
   IOStatus Close(const IOOptions&, IODebugContext*) override {
     if (!f_) return IOStatus::OK();
+    IOStatus s = CommitPending(pending_.size());  // never truncated: keep every byte written
     int rc = zfs_close(f_);
     f_ = nullptr;
-    return ToStatus(rc, "close");
+    return s.ok() ? ToStatus(rc, "close") : s;
   }
-  uint64_t GetFileSize(const IOOptions&, IODebugContext*) override { return f_ ? zfs_file_size(f_) : 0; }
+  uint64_t GetFileSize(const IOOptions&, IODebugContext*) override {
+    return f_ ? zfs_file_size(f_) + pending_.size() : 0;
+  }
   void SetWriteLifeTimeHint(rocksdb::Env::WriteLifeTimeHint hint) override {
     FSWritableFile::SetWriteLifeTimeHint(hint);
     if (f_) zfs_set_lifetime(f_, static_cast<uint32_t>(hint));
@@ -116,7 +172,16 @@ class ZoneWritableFile : public rocksdb::FSWritableFile {
   bool IsSyncThreadSafe() const override { return false; }
 
  private:
+  IOStatus CommitPending(size_t n) {
+    int rc = n ? zfs_append(f_, pending_.data(), n) : 0;
+    pending_.clear();
+    return ToStatus(rc, "append");
+  }
+
   zfs_file* f_;
+  bool direct_;
+  size_t alignment_;
+  std::string pending_;  // direct mode: the last block RocksDB may still rewrite or truncate
 };
 
 class ZoneDirectory : public rocksdb::FSDirectory {
@@ -142,21 +207,21 @@ ZoneFileSystem::ZoneFileSystem(zfs* fs) : fs_(fs) {}
 
 ZoneFileSystem::~ZoneFileSystem() { zfs_unmount(fs_); }
 
-IOStatus ZoneFileSystem::NewSequentialFile(const std::string& fname, const FileOptions&,
+IOStatus ZoneFileSystem::NewSequentialFile(const std::string& fname, const FileOptions& o,
                                            std::unique_ptr<rocksdb::FSSequentialFile>* result, IODebugContext*) {
   int rc = 0;
   zfs_file* f = zfs_open(fs_, Normalize(fname).c_str(), &rc);
   if (!f) return ToStatus(rc, fname);
-  result->reset(new ZoneSequentialFile(f));
+  result->reset(new ZoneSequentialFile(f, o.use_direct_reads, BufferAlignment(fs_)));
   return IOStatus::OK();
 }
 
-IOStatus ZoneFileSystem::NewRandomAccessFile(const std::string& fname, const FileOptions&,
+IOStatus ZoneFileSystem::NewRandomAccessFile(const std::string& fname, const FileOptions& o,
                                              std::unique_ptr<rocksdb::FSRandomAccessFile>* result, IODebugContext*) {
   int rc = 0;
   zfs_file* f = zfs_open(fs_, Normalize(fname).c_str(), &rc);
   if (!f) return ToStatus(rc, fname);
-  result->reset(new ZoneRandomAccessFile(f));
+  result->reset(new ZoneRandomAccessFile(f, o.use_direct_reads, BufferAlignment(fs_)));
   return IOStatus::OK();
 }
 
@@ -165,7 +230,7 @@ IOStatus ZoneFileSystem::NewWritableFile(const std::string& fname, const FileOpt
   int rc = 0;
   zfs_file* f = zfs_create(fs_, Normalize(fname).c_str(), 0, &rc);
   if (!f) return ToStatus(rc, fname);
-  result->reset(new ZoneWritableFile(f, o));
+  result->reset(new ZoneWritableFile(f, o, BufferAlignment(fs_)));
   return IOStatus::OK();
 }
 
@@ -175,7 +240,7 @@ IOStatus ZoneFileSystem::ReopenWritableFile(const std::string& fname, const File
   zfs_file* f = zfs_reopen(fs_, Normalize(fname).c_str(), &rc);
   if (!f && rc == -ENOENT) return NewWritableFile(fname, o, result, dbg);
   if (!f) return ToStatus(rc, fname);
-  result->reset(new ZoneWritableFile(f, o));
+  result->reset(new ZoneWritableFile(f, o, BufferAlignment(fs_)));
   return IOStatus::OK();
 }
 
@@ -316,9 +381,13 @@ IOStatus ZoneFileSystem::IsDirectory(const std::string& path, const IOOptions&, 
   return IOStatus::NotFound(path);
 }
 
-IOStatus ZoneFileSystem::GetFreeSpace(const std::string&, const IOOptions&, uint64_t* diskfree, IODebugContext*) {
-  *diskfree = zfs_free_bytes(fs_);
-  return IOStatus::OK();
+// Not supported on purpose: when GetFreeSpace works, RocksDB answers a NoSpace in a background
+// flush by stalling every writer while its SstFileManager polls for free space, which on zones
+// only GC makes, and GC runs on allocation: writers would wait forever. With NotSupported, RocksDB
+// reports the NoSpace to writers (ErrorHandler::OverrideNoSpaceError), and ZkvDb.resume() frees
+// space with GC and reopens. Free space is in ZkvEnv.zoneStats() and `zkv df`.
+IOStatus ZoneFileSystem::GetFreeSpace(const std::string&, const IOOptions&, uint64_t*, IODebugContext*) {
+  return IOStatus::NotSupported("free space of a zoned device: see ZkvEnv.zoneStats()");
 }
 
 }  // namespace zkv

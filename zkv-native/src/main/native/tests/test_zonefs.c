@@ -377,11 +377,11 @@ static void test_damaged_metadata(void) {
 
 /* Zones holding interleaved data of two files: deleting one leaves every zone half live, so new
  * writes only fit after garbage collection moves the survivors. */
-static void test_gc_makes_room(void) {
-  fresh("");
-  zkv_dev *d = open_dev();
-  zfs *fs = mount_ok(d);
-  enum { PAIRS = 19, CHUNK = 256 << 10, CHUNKS = 6 }; /* 19 pairs x 2 x 1.5 MiB = 57 of 63 MiB */
+enum { PAIRS = 19, CHUNK = 256 << 10, CHUNKS = 6 }; /* 19 pairs x 2 x 1.5 MiB = 57 of 63 MiB */
+
+/* Writes pairs of interleaved files a/b, then deletes every a: the zones end up full and half
+ * garbage, with free space under 20%. */
+static void fill_half_garbage(zfs *fs) {
   uint8_t *buf = malloc(CHUNK);
   for (int p = 0; p < PAIRS; p++) {
     char an[32], bn[32];
@@ -406,6 +406,22 @@ static void test_gc_makes_room(void) {
     snprintf(an, sizeof an, "/db/a%02d.sst", p);
     CHECK_EQ(zfs_delete(fs, an), 0);
   }
+  free(buf);
+}
+
+static void check_b_files(zfs *fs) {
+  for (int p = 0; p < PAIRS; p++) {
+    char bn[32];
+    snprintf(bn, sizeof bn, "/db/b%02d.sst", p);
+    check_file(fs, bn, 400 + (uint64_t)p, (uint64_t)CHUNKS * CHUNK);
+  }
+}
+
+static void test_gc_makes_room(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  fill_half_garbage(fs);
   zfs_stats s;
   zfs_stats_get(fs, &s);
   CHECK(s.empty_zones <= 2);
@@ -425,13 +441,74 @@ static void test_gc_makes_room(void) {
   zkv_dev_close(d);
   d = open_dev();
   fs = mount_ok(d);
-  for (int p = 0; p < PAIRS; p++) {
-    char bn[32];
-    snprintf(bn, sizeof bn, "/db/b%02d.sst", p);
-    check_file(fs, bn, 400 + (uint64_t)p, (uint64_t)CHUNKS * CHUNK);
-  }
+  check_b_files(fs);
   check_file(fs, "/db/new.sst", 500, 20 << 20);
-  free(buf);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+/* A victim policy for the test: the eligible zone with the highest index (not greedy's choice),
+ * or a fixed, wrong answer. Records what it was offered and what it chose. */
+typedef struct victim_probe {
+  int calls, wrong_answer, offered_ineligible;
+  uint32_t last;
+} victim_probe;
+
+static int highest_victim(void *ctx, const zfs_zone_info *zones, uint32_t n, uint32_t *victim) {
+  victim_probe *p = ctx;
+  p->calls++;
+  if (p->wrong_answer) {
+    *victim = 0; /* a metadata zone: never a valid victim */
+    return 0;
+  }
+  int64_t best = -1;
+  for (uint32_t z = 0; z < n; z++) {
+    if (!zones[z].victim_ok) continue;
+    p->offered_ineligible += zones[z].meta || zones[z].busy || zones[z].wp < zones[z].start + zones[z].capacity;
+    best = z;
+  }
+  if (best < 0) return -ENOSPC;
+  *victim = p->last = (uint32_t)best;
+  return 0;
+}
+
+static void test_victim_policy_and_gc_level(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  CHECK_EQ(zfs_set_gc_start_percent(fs, 101), -EINVAL);
+  CHECK_EQ(zfs_set_gc_start_percent(fs, 0), 0); /* background GC off */
+  victim_probe probe = {0};
+  zfs_set_victim_chooser(fs, highest_victim, &probe);
+  fill_half_garbage(fs);
+  zfs_stats s;
+  usleep(400000); /* four rounds of the background worker: it must stay idle at level 0 */
+  zfs_stats_get(fs, &s);
+  CHECK_EQ(s.gc_bytes, 0);
+  CHECK_EQ(probe.calls, 0);
+  /* a policy answering a zone it was not offered fails the collection; nothing is reset */
+  probe.wrong_answer = 1;
+  uint64_t free_before = zfs_free_bytes(fs), resets_before = s.resets;
+  CHECK_EQ(zfs_reclaim(fs, UINT64_MAX), free_before);
+  zfs_stats_get(fs, &s);
+  CHECK_EQ(s.resets, resets_before);
+  CHECK(probe.calls == 1);
+  probe.wrong_answer = 0;
+  /* at 100% the background worker collects the half-garbage zones the policy picks, highest first */
+  CHECK_EQ(zfs_set_gc_start_percent(fs, 100), 0);
+  for (int i = 0; i < 100 && s.gc_bytes == 0; i++) {
+    usleep(20000);
+    zfs_stats_get(fs, &s);
+  }
+  CHECK(s.gc_bytes > 0);
+  CHECK(probe.calls > 1);
+  CHECK_EQ(probe.offered_ineligible, 0);
+  zfs_zone_info zi;
+  CHECK_EQ(zfs_zone_info_get(fs, probe.last, &zi), 0);
+  CHECK(zi.wp < zi.start + zi.capacity); /* reset (and maybe refilled by GC's copies) */
+  CHECK_EQ(zfs_set_gc_start_percent(fs, 0), 0);
+  zfs_set_victim_chooser(fs, NULL, NULL);
+  check_b_files(fs);
   zfs_unmount(fs);
   zkv_dev_close(d);
 }
@@ -488,7 +565,7 @@ static void test_readonly_inspection(void) {
 
 /* A test policy: the highest-numbered usable zone; or a deliberately wrong or refusing one. */
 typedef struct test_policy {
-  int mode; /* 0 highest zone, 1 a meta zone (invalid), 2 no space */
+  int mode; /* 0 highest zone, 1 a meta zone (invalid), 2 no space, 3 lowest empty zone finishing the rest */
   int calls;
   uint64_t last_file;
 } test_policy;
@@ -505,6 +582,20 @@ static int test_allocator(void *ctx, const zfs_alloc_request *req, const zfs_zon
   }
   if (p->mode == 2) {
     *out = (zfs_alloc_decision){.action = ZFS_ALLOC_NO_SPACE};
+    return 0;
+  }
+  if (p->mode == 3) {
+    *out = (zfs_alloc_decision){.action = ZFS_ALLOC_NO_SPACE};
+    for (uint32_t z = 0; z < n; z++) {
+      if (zones[z].meta || zones[z].busy) continue;
+      if (zones[z].wp == zones[z].start && out->action != ZFS_ALLOC_OPEN_EMPTY) {
+        out->action = ZFS_ALLOC_OPEN_EMPTY;
+        out->zone = z;
+      } else if (zones[z].wp > zones[z].start && zones[z].wp < zones[z].start + zones[z].capacity &&
+                 out->n_finish < ZFS_ALLOC_MAX_FINISH) {
+        out->finish[out->n_finish++] = z;
+      }
+    }
     return 0;
   }
   for (uint32_t z = n; z-- > 0;) {
@@ -544,11 +635,37 @@ static void test_external_allocator(void) {
   uint8_t buf[8192] = {1};
   CHECK_EQ(zfs_append(f, buf, sizeof buf), 0);
   CHECK_EQ(zfs_sync(f), -EINVAL);
-  p.mode = 2;
-  CHECK_EQ(zfs_sync(f), -ENOSPC);
+  p.mode = 2; /* the policy finds no zone, but zones have room: the built-in rule places the data */
+  CHECK_EQ(zfs_sync(f), 0);
   zfs_set_allocator(fs, NULL, NULL); /* the built-in rule again */
+  CHECK_EQ(zfs_append(f, buf, sizeof buf), 0);
   CHECK_EQ(zfs_sync(f), 0);
   CHECK_EQ(zfs_close(f), 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+/* Only the reserved empty zones are left and one zone has room: a policy asking for an empty zone
+ * (and finishing the partly written one to get a token, as LIZA does) must not make the write fail
+ * or waste that room. The file system writes into the room instead and finishes nothing. */
+static void test_policy_refused_the_reserve(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  uint64_t cap = GEO.zone_cap, data_zones = GEO.nr_zones - 3;
+  write_file(fs, "/db/big.sst", 61, (data_zones - 2) * cap - cap / 2, 0);
+  zfs_stats s;
+  zfs_stats_get(fs, &s);
+  CHECK_EQ(s.empty_zones, 2);
+  test_policy p = {.mode = 3};
+  zfs_set_allocator(fs, test_allocator, &p);
+  write_file(fs, "/db/small.sst", 62, cap / 4, 0);
+  CHECK(p.calls >= 1);
+  zfs_stats_get(fs, &s);
+  CHECK_EQ(s.empty_zones, 2); /* the reserves are intact */
+  CHECK_EQ(s.open_zones, 1);  /* the room was used, not finished */
+  check_file(fs, "/db/small.sst", 62, cap / 4);
+  check_file(fs, "/db/big.sst", 61, (data_zones - 2) * cap - cap / 2);
   zfs_unmount(fs);
   zkv_dev_close(d);
 }
@@ -618,8 +735,10 @@ int main(void) {
   test_power_cut();
   test_damaged_metadata();
   test_gc_makes_room();
+  test_victim_policy_and_gc_level();
   test_readonly_inspection();
   test_external_allocator();
+  test_policy_refused_the_reserve();
   test_concurrent_writers();
   unlink(path);
   rmdir(dir);

@@ -69,7 +69,9 @@ struct zfs {
   int readonly;
   zfs_allocator allocator;
   void *allocator_ctx;
-  zfs_zone_info *alloc_view; /* scratch table handed to the allocator */
+  zfs_zone_info *alloc_view; /* scratch table handed to the allocator and the victim chooser */
+  zfs_victim_chooser victim_chooser;
+  void *victim_chooser_ctx;
   pthread_t gc_thread;
   int gc_running, gc_stop;
   pthread_cond_t gc_wake;
@@ -297,6 +299,15 @@ static int may_take_empty_zone(const zfs *fs, int purpose) {
   return empty > (purpose == FOR_GC ? 0u : purpose == FOR_METADATA ? 1u : 2u);
 }
 
+/* A zone GC may empty now: a full data zone nobody writes, whose live data occupies less than the
+ * zone (by blocks: a zone of padded WAL syncs holds little live data but moving it frees nothing)
+ * and at most max_live bytes. */
+static int victim_eligible(zfs *fs, uint32_t zone, uint64_t max_live) {
+  zone_state *s = &fs->zones[zone];
+  return zone >= fs->sb.meta_zones && !s->busy && s->wp >= zone_end(fs, zone) && s->live_phys < fs->g.zone_cap &&
+         s->live_phys <= max_live;
+}
+
 static void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out) {
   zone_state *z = &fs->zones[zone];
   *out = (zfs_zone_info){.index = zone,
@@ -306,38 +317,67 @@ static void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out) {
                          .live = z->live,
                          .lifetime = z->lifetime,
                          .meta = zone < fs->sb.meta_zones,
-                         .busy = z->busy};
+                         .busy = z->busy,
+                         .copy = z->live_phys,
+                         .victim_ok = victim_eligible(fs, zone, UINT64_MAX)};
 }
 
+static int allocate_zone_for(zfs *fs, uint32_t lifetime, int purpose, uint32_t *out);
+
 /* Asks the external policy and carries out its decision, checking it against the zones' state:
- * a policy bug becomes a clear error, never a write into the wrong zone. */
+ * a policy bug becomes a clear error, never a write into the wrong zone.
+ *
+ * Where the policy finds no zone (NEED_GC, NO_SPACE) or asks for an empty zone the reserves keep
+ * from this writer, the built-in rule decides instead, without the policy's finishes: it writes
+ * into any partly written zone with room (relaxing the lifetime match) or, for GC, an empty zone.
+ * ZenFS fails such writes with NoSpace while open zones have room, and its GC migrates only into
+ * open zones; both are the false "No space left" its users report. GC runs only when no zone has
+ * room at all. */
 static int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, uint32_t *out) {
   for (uint32_t z = 0; z < fs->g.nr_zones; z++) fill_zone_info(fs, z, &fs->alloc_view[z]);
   zfs_alloc_decision d = {0};
   int rc = fs->allocator(fs->allocator_ctx, req, fs->alloc_view, fs->g.nr_zones, fs->active_limit, &d);
   if (rc) return rc;
-  for (uint32_t i = 0; i < d.n_finish && i < ZFS_ALLOC_MAX_FINISH; i++) {
-    uint32_t f = d.finish[i];
-    if (f < fs->sb.meta_zones || f >= fs->g.nr_zones || fs->zones[f].busy) return -EINVAL;
-    if (fs->zones[f].wp > fs->zones[f].start && fs->zones[f].wp < zone_end(fs, f)) {
-      if ((rc = zkv_dev_zone_mgmt(fs->dev, f, ZKV_ZONE_FINISH))) return rc;
-      fs->zones[f].wp = zone_end(fs, f);
-    }
-  }
-  if (d.action == ZFS_ALLOC_WAIT || d.action == ZFS_ALLOC_NEED_GC || d.action == ZFS_ALLOC_NO_SPACE) return -ENOSPC;
+  int purpose = purpose_of(req->file_name, req->for_gc);
+  if (d.action == ZFS_ALLOC_WAIT) return -ENOSPC; /* the caller waits for a zone to be released */
+  if (d.action == ZFS_ALLOC_NEED_GC || d.action == ZFS_ALLOC_NO_SPACE)
+    return allocate_zone_for(fs, req->lifetime, purpose, out);
   uint32_t z = d.zone;
   if ((d.action != ZFS_ALLOC_USE && d.action != ZFS_ALLOC_OPEN_EMPTY) || z < fs->sb.meta_zones || z >= fs->g.nr_zones ||
       fs->zones[z].busy || zone_end(fs, z) - fs->zones[z].wp < fs->g.lba_size ||
       (d.action == ZFS_ALLOC_OPEN_EMPTY && fs->zones[z].wp != fs->zones[z].start))
     return -EINVAL;
-  if (d.action == ZFS_ALLOC_OPEN_EMPTY) {
-    /* The reserves hold whatever the policy says: GC may take any empty zone, metadata files all
-     * but the last, data files all but the last two. Past them, the answer is GC. */
-    if (!may_take_empty_zone(fs, purpose_of(req->file_name, req->for_gc))) return -ENOSPC;
-    fs->zones[z].lifetime = req->lifetime;
+  /* The reserves hold whatever the policy says: GC may take any empty zone, metadata files all but
+   * the last, data files all but the last two. */
+  if (d.action == ZFS_ALLOC_OPEN_EMPTY && !may_take_empty_zone(fs, purpose))
+    return allocate_zone_for(fs, req->lifetime, purpose, out);
+  for (uint32_t i = 0; i < d.n_finish && i < ZFS_ALLOC_MAX_FINISH; i++) {
+    uint32_t f = d.finish[i];
+    if (f < fs->sb.meta_zones || f >= fs->g.nr_zones || f == z || fs->zones[f].busy) return -EINVAL;
+    if (fs->zones[f].wp > fs->zones[f].start && fs->zones[f].wp < zone_end(fs, f)) {
+      if ((rc = zkv_dev_zone_mgmt(fs->dev, f, ZKV_ZONE_FINISH))) return rc;
+      fs->zones[f].wp = zone_end(fs, f);
+    }
   }
+  if (d.action == ZFS_ALLOC_OPEN_EMPTY) fs->zones[z].lifetime = req->lifetime;
   fs->zones[z].busy = 1;
   *out = z;
+  return 0;
+}
+
+void zfs_set_victim_chooser(zfs *fs, zfs_victim_chooser fn, void *ctx) {
+  pthread_mutex_lock(&fs->mu);
+  fs->victim_chooser = fn;
+  fs->victim_chooser_ctx = ctx;
+  pthread_mutex_unlock(&fs->mu);
+}
+
+int zfs_set_gc_start_percent(zfs *fs, uint32_t percent) {
+  if (percent > 100) return -EINVAL;
+  pthread_mutex_lock(&fs->mu);
+  fs->gc_free_percent = percent;
+  pthread_cond_signal(&fs->gc_wake);
+  pthread_mutex_unlock(&fs->mu);
   return 0;
 }
 
@@ -475,22 +515,51 @@ static int move_extent(zfs *fs, zfs_extent e, const fobj *f, zfs_extent **out, u
   return rc;
 }
 
-/* Reclaims the full zone with the least live data (greedy victim) if its live data is at most
- * `max_live`. Returns 0 when a zone became empty, -ENOSPC when no zone qualifies. Called with
- * fs->mu and io_lock (write) held. */
-static int gc_one_zone(zfs *fs, uint64_t max_live) {
+/* The built-in victim: the eligible zone with the fewest blocks to copy (greedy, lowest index on a
+ * tie), or -1. */
+static int64_t greedy_victim(zfs *fs, uint64_t max_live) {
   int64_t victim = -1;
-  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
-    zone_state *s = &fs->zones[z];
-    /* by the blocks live data occupies: a zone of padded WAL syncs holds little live data but
-     * moving it frees nothing */
-    if (s->busy || s->wp < zone_end(fs, z) || s->live_phys >= fs->g.zone_cap || s->live_phys > max_live) continue;
-    if (victim < 0 || s->live_phys < fs->zones[victim].live_phys) victim = z;
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
+    if (victim_eligible(fs, z, max_live) && (victim < 0 || fs->zones[z].live_phys < fs->zones[victim].live_phys))
+      victim = z;
+  return victim;
+}
+
+/* Asks the external policy. A full data zone nobody writes that is not eligible this time (over
+ * the bound, or all live) declines the collection (-ENOSPC); any other zone is a policy bug and
+ * fails it (-EINVAL): the file system never resets a zone on a policy's mistake. */
+static int64_t policy_victim(zfs *fs, uint64_t max_live, int *rc) {
+  for (uint32_t z = 0; z < fs->g.nr_zones; z++) {
+    fill_zone_info(fs, z, &fs->alloc_view[z]);
+    fs->alloc_view[z].victim_ok = victim_eligible(fs, z, max_live);
   }
+  uint32_t victim = 0;
+  *rc = fs->victim_chooser(fs->victim_chooser_ctx, fs->alloc_view, fs->g.nr_zones, &victim);
+  if (*rc) return -1;
+  if (victim >= fs->g.nr_zones || !victim_eligible(fs, victim, UINT64_MAX - 1)) {
+    int full_and_idle = victim >= fs->sb.meta_zones && victim < fs->g.nr_zones && !fs->zones[victim].busy &&
+                        fs->zones[victim].wp >= zone_end(fs, victim);
+    *rc = full_and_idle ? -ENOSPC : -EINVAL;
+    return -1;
+  }
+  if (!victim_eligible(fs, victim, max_live)) {
+    *rc = -ENOSPC; /* over this collection's bound */
+    return -1;
+  }
+  return victim;
+}
+
+/* Reclaims one full zone whose live data is at most `max_live`, chosen by the victim policy
+ * (greedy unless one is installed). Returns 0 when a zone became empty, -ENOSPC when no zone
+ * qualifies. Called with fs->mu and io_lock (write) held. */
+static int gc_one_zone(zfs *fs, uint64_t max_live) {
+  int rc = 0;
+  int64_t victim = fs->victim_chooser ? policy_victim(fs, max_live, &rc) : greedy_victim(fs, max_live);
+  if (rc) return rc;
   if (victim < 0) return -ENOSPC;
   zone_state *v = &fs->zones[victim];
   v->busy = 1; /* nobody allocates it while its data moves */
-  int rc = 0, copied = v->live > 0;
+  int copied = v->live > 0;
   for (size_t i = 0; !rc && i < fs->n_files; i++) {
     fobj *f = fs->files[i];
     int changed = 0;
@@ -534,11 +603,12 @@ static int gc_one_zone(zfs *fs, uint64_t max_live) {
   return 0;
 }
 
-/* Runs GC from outside the lock (lock order: io_lock, then mu). */
-static int collect_garbage(zfs *fs) {
+/* Runs GC from outside the lock (lock order: io_lock, then mu) on a zone holding at most
+ * `max_live` bytes of live blocks. */
+static int collect_garbage(zfs *fs, uint64_t max_live) {
   pthread_rwlock_wrlock(&fs->io_lock);
   pthread_mutex_lock(&fs->mu);
-  int rc = gc_one_zone(fs, UINT64_MAX);
+  int rc = gc_one_zone(fs, max_live);
   pthread_mutex_unlock(&fs->mu);
   pthread_rwlock_unlock(&fs->io_lock);
   return rc;
@@ -562,7 +632,7 @@ static void *gc_worker(void *arg) {
       free_bytes += zone_end(fs, z) - fs->zones[z].wp;
       total += fs->g.zone_cap;
     }
-    if (free_bytes * 100 > total * fs->gc_free_percent) continue;
+    if (!fs->gc_free_percent || free_bytes * 100 > total * fs->gc_free_percent) continue;
     pthread_mutex_unlock(&fs->mu);
     pthread_rwlock_wrlock(&fs->io_lock);
     pthread_mutex_lock(&fs->mu);
@@ -584,7 +654,11 @@ static int write_out(zfs *fs, fobj *f, size_t n, size_t logical) {
     if (!rc) f->zone = (int32_t)z;
     pthread_mutex_unlock(&fs->mu);
     if (rc == -ENOSPC) {
-      if (collect_garbage(fs) == 0) continue; /* a zone was freed: try again */
+      /* A writer's GC needs a victim at least 1/8 garbage: on a nearly full device, copying a whole
+       * zone to win a few blocks, which the writer then fills, would repeat for every few blocks
+       * written (a copy spiral of thousands of bytes per byte written). NoSpace is the answer then;
+       * zfs_reclaim (resume) still takes any garbage. */
+      if (collect_garbage(fs, fs->g.zone_cap - fs->g.zone_cap / 8) == 0) continue; /* try again */
       return rc;
     }
     if (rc) return rc;
@@ -762,7 +836,7 @@ uint64_t zfs_free_bytes(zfs *fs) {
 uint64_t zfs_reclaim(zfs *fs, uint64_t want) {
   uint64_t free_bytes;
   /* terminates: each round turns at least one block of garbage into free space */
-  while ((free_bytes = zfs_free_bytes(fs)) < want && !fs->readonly && collect_garbage(fs) == 0) {}
+  while ((free_bytes = zfs_free_bytes(fs)) < want && !fs->readonly && collect_garbage(fs, UINT64_MAX) == 0) {}
   return free_bytes;
 }
 

@@ -47,7 +47,9 @@ typedef struct zfs_zone_info {
   uint64_t start, capacity, wp, live;
   uint32_t lifetime;
   int meta;
-  int busy; /* a write is in progress in it */
+  int busy;      /* a write is in progress in it */
+  uint64_t copy; /* bytes GC would copy to empty it: the blocks its live data occupies */
+  int victim_ok; /* GC may take it now: a full data zone, not busy, holding some garbage */
 } zfs_zone_info;
 
 /* A zone allocation decision, asked of an external placement policy (the Java SPI) at every
@@ -77,6 +79,13 @@ typedef struct zfs_alloc_decision {
 typedef int (*zfs_allocator)(void *ctx, const zfs_alloc_request *req, const zfs_zone_info *zones, uint32_t n_zones,
                              uint32_t active_limit, zfs_alloc_decision *out);
 
+/* GC victim choice by an external policy (the Java SPI), asked once per zone to collect (never per
+ * write): returns 0 with *victim set, -ENOSPC when no zone should be collected, or another negative
+ * code. A victim whose victim_ok is clear is not collected: a full zone nobody writes declines this
+ * collection, any other zone fails it with -EINVAL. Called with the file system's lock held, from a writer,
+ * the background GC thread or zfs_reclaim: it must not call back into the file system. */
+typedef int (*zfs_victim_chooser)(void *ctx, const zfs_zone_info *zones, uint32_t n_zones, uint32_t *victim);
+
 /* Formats the device: resets every zone, writes a superblock and an empty snapshot. */
 int zfs_mkfs(zkv_dev *dev, const zfs_options *opt, char *err, size_t errlen);
 /* Mounts: picks the newest valid superblock, replays the log, resets zones with no live data.
@@ -84,6 +93,12 @@ int zfs_mkfs(zkv_dev *dev, const zfs_options *opt, char *err, size_t errlen);
 zfs *zfs_mount(zkv_dev *dev, int *rc, char *err, size_t errlen);
 /* Installs an external placement policy (NULL restores the built-in LIZA rule). */
 void zfs_set_allocator(zfs *fs, zfs_allocator fn, void *ctx);
+/* Installs an external GC victim policy (NULL restores the built-in greedy choice). */
+void zfs_set_victim_chooser(zfs *fs, zfs_victim_chooser fn, void *ctx);
+/* Background GC starts when free space (writable bytes of the data zones over their capacity)
+ * falls to `percent` (default 20, ZenFS's level; 0 turns background GC off). Returns -EINVAL
+ * above 100. GC on allocation failure and zfs_reclaim run whatever the level. */
+int zfs_set_gc_start_percent(zfs *fs, uint32_t percent);
 /* Mount with flags: ZFS_MOUNT_READONLY inspects without changing the device (no resets, no log
  * roll; every change fails with -EROFS). */
 zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen);

@@ -97,6 +97,7 @@ public final class ZkvDb implements AutoCloseable {
     String p = normalizePath(path);
     ZkvEnv rocksEnv = env.rocksEnv(); // throws ZkvClosedException when env is closed
     checkWriteBuffer(env, options);
+    checkPlacement(env, options);
     ZonedEnv.Attachment a = env.attachDatabase(p, false);
     Options o = null;
     org.rocksdb.WriteOptions w = null;
@@ -187,6 +188,21 @@ public final class ZkvDb implements AutoCloseable {
   }
 
   /** RocksDB may hold two memtables; if they cannot be flushed, the device fills at once. */
+  /** Placement is per device: a database cannot ask for another one than its env's. */
+  private static void checkPlacement(ZonedEnv env, ZkvOptions options) {
+    Placement envPlacement = env.options().placement();
+    if (options.placement() != envPlacement) {
+      throw new IllegalArgumentException(
+          "placement "
+              + options.placement()
+              + " requested, but "
+              + env.uri()
+              + " is mounted with "
+              + envPlacement
+              + " (placement is per device: set it in the ZonedEnvOptions of the env)");
+    }
+  }
+
   private static void checkWriteBuffer(ZonedEnv env, ZkvOptions options) {
     ZkvEnv.ZoneStats s = env.stats();
     long usable = Math.max(0, s.dataZones() - 1L) * env.geometry().zoneCapacity();

@@ -200,20 +200,13 @@ public final class ZkvOptions {
 
     /**
      * Zone placement; only {@link Placement#LIZA} is available today (see {@link Placement}).
+     * Placement is per device: {@link ZkvDb#open(ZonedEnv, String, ZkvOptions)} refuses options
+     * naming another placement than the env's ({@link ZonedEnvOptions#placement()}).
      *
      * @throws IllegalArgumentException for a placement that is not available yet
      */
     public Builder placement(Placement p) {
-      Objects.requireNonNull(p, "placement must not be null");
-      if (!p.isAvailable()) {
-        throw new IllegalArgumentException(
-            "placement "
-                + p
-                + " is not available yet: the zone file system allocates zones with its built-in"
-                + " LIZA rule until it consults the Java placement policies (io.zkv.placement);"
-                + " CAZA and ZONEKV arrive then. Use Placement.LIZA");
-      }
-      this.placement = p;
+      this.placement = Placement.requireAvailable(p);
       return this;
     }
 

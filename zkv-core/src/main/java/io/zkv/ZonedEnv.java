@@ -6,6 +6,7 @@ import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
 import io.zkv.placement.LizaPolicy;
 import io.zkv.placement.bridge.PlacementAllocator;
+import io.zkv.placement.bridge.VictimPolicyChooser;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -62,6 +63,7 @@ public final class ZonedEnv implements AutoCloseable {
   private static final Map<String, ZonedEnv> SHARED = new HashMap<>();
 
   private final ZonedDevice device;
+  private final ZonedEnvOptions options;
   private final boolean ownsDevice;
   private final ZkvEnv env;
   private final boolean formatted;
@@ -71,8 +73,14 @@ public final class ZonedEnv implements AutoCloseable {
   private boolean closed;
 
   private ZonedEnv(
-      ZonedDevice device, boolean ownsDevice, ZkvEnv env, boolean formatted, boolean shared) {
+      ZonedDevice device,
+      ZonedEnvOptions options,
+      boolean ownsDevice,
+      ZkvEnv env,
+      boolean formatted,
+      boolean shared) {
     this.device = device;
+    this.options = options;
     this.ownsDevice = ownsDevice;
     this.env = env;
     this.formatted = formatted;
@@ -87,7 +95,15 @@ public final class ZonedEnv implements AutoCloseable {
    *     the file system cannot be mounted ({@link ZkvCorruptionException} if it is damaged)
    */
   public static ZonedEnv open(String uri, Mode mode) {
-    return open(uri, mode, false);
+    return open(uri, mode, ZonedEnvOptions.defaults(), false);
+  }
+
+  /**
+   * Like {@link #open(String, Mode)}, with the placement and garbage collection settings of {@code
+   * options}.
+   */
+  public static ZonedEnv open(String uri, Mode mode, ZonedEnvOptions options) {
+    return open(uri, mode, options, false);
   }
 
   /**
@@ -97,12 +113,21 @@ public final class ZonedEnv implements AutoCloseable {
    * @throws ZkvException if the file system cannot be mounted or formatted
    */
   public static ZonedEnv open(ZonedDevice device, Mode mode) {
+    return open(device, mode, ZonedEnvOptions.defaults());
+  }
+
+  /**
+   * Like {@link #open(ZonedDevice, Mode)}, with the placement and garbage collection settings of
+   * {@code options}.
+   */
+  public static ZonedEnv open(ZonedDevice device, Mode mode, ZonedEnvOptions options) {
     Objects.requireNonNull(device, "device");
     Objects.requireNonNull(mode, "mode");
+    Objects.requireNonNull(options, "options");
     if (device.isClosed()) {
       throw new ZkvClosedException("zoned device " + device.uri() + " is closed");
     }
-    return mount(device, false, mode, false);
+    return mount(device, options, false, mode, false);
   }
 
   /**
@@ -116,6 +141,17 @@ public final class ZonedEnv implements AutoCloseable {
    * @throws ZkvException if the device cannot be opened or mounted
    */
   public static ZonedEnv shared(String uri, Mode mode) {
+    return shared(uri, mode, ZonedEnvOptions.defaults());
+  }
+
+  /**
+   * Like {@link #shared(String, Mode)}; {@code options} apply when this call opens the env.
+   *
+   * @throws IllegalStateException if the env is already open with other options, or {@code mode} is
+   *     {@link Mode#FORMAT} (see {@link #shared(String, Mode)})
+   */
+  public static ZonedEnv shared(String uri, Mode mode, ZonedEnvOptions options) {
+    Objects.requireNonNull(options, "options");
     Objects.requireNonNull(uri, "uri");
     Objects.requireNonNull(mode, "mode");
     synchronized (SHARED) {
@@ -129,17 +165,27 @@ public final class ZonedEnv implements AutoCloseable {
                   + " of its users "
                   + existing.openDatabases());
         }
+        if (!existing.options.equals(options)) {
+          throw new IllegalStateException(
+              "the shared env of "
+                  + uri
+                  + " is already mounted with "
+                  + existing.options
+                  + ", not "
+                  + options);
+        }
         return existing;
       }
-      ZonedEnv e = open(uri, mode, true);
+      ZonedEnv e = open(uri, mode, options, true);
       SHARED.put(uri, e);
       return e;
     }
   }
 
-  private static ZonedEnv open(String uri, Mode mode, boolean shared) {
+  private static ZonedEnv open(String uri, Mode mode, ZonedEnvOptions options, boolean shared) {
     Objects.requireNonNull(uri, "uri");
     Objects.requireNonNull(mode, "mode");
+    Objects.requireNonNull(options, "options");
     ZonedDevice device;
     try {
       device = ZonedDevice.open(uri);
@@ -155,23 +201,24 @@ public final class ZonedEnv implements AutoCloseable {
       throw new ZkvException("cannot open zoned device " + uri + ": " + e.getMessage(), e);
     }
     try {
-      return mount(device, true, mode, shared);
+      return mount(device, options, true, mode, shared);
     } catch (RuntimeException e) {
       device.close();
       throw e;
     }
   }
 
-  private static ZonedEnv mount(ZonedDevice device, boolean owns, Mode mode, boolean shared) {
+  private static ZonedEnv mount(
+      ZonedDevice device, ZonedEnvOptions options, boolean owns, Mode mode, boolean shared) {
     if (mode == Mode.FORMAT) {
-      return new ZonedEnv(device, owns, onZones(device, true), true, shared);
+      return new ZonedEnv(device, options, owns, onZones(device, options, true), true, shared);
     }
     try {
-      return new ZonedEnv(device, owns, placed(device, false), false, shared);
+      return new ZonedEnv(device, options, owns, placed(device, options, false), false, shared);
     } catch (ZonedDeviceException e) {
       if (isNotFormatted(e)) {
         if (mode == Mode.FORMAT_IF_UNFORMATTED) {
-          return new ZonedEnv(device, owns, onZones(device, true), true, shared);
+          return new ZonedEnv(device, options, owns, onZones(device, options, true), true, shared);
         }
         throw new ZkvException(
             "cannot mount "
@@ -185,18 +232,30 @@ public final class ZonedEnv implements AutoCloseable {
     }
   }
 
-  private static ZkvEnv onZones(ZonedDevice device, boolean format) {
+  private static ZkvEnv onZones(ZonedDevice device, ZonedEnvOptions options, boolean format) {
     try {
-      return placed(device, format);
+      return placed(device, options, format);
     } catch (ZonedDeviceException e) {
       throw mountFailure(device, e);
     }
   }
 
-  /** Mounts with zkv-placement's LIZA deciding every zone allocation (CAZA, ZoneKV: later). */
-  private static ZkvEnv placed(ZonedDevice device, boolean format) throws ZonedDeviceException {
-    return ZkvEnv.onZones(
-        device, format, new PlacementAllocator(new LizaPolicy(), device.geometry()));
+  /**
+   * Mounts with the Java policies deciding every zone allocation (LIZA; CAZA and ZoneKV later) and
+   * every GC victim, and the background GC level of {@code options}.
+   */
+  private static ZkvEnv placed(ZonedDevice device, ZonedEnvOptions options, boolean format)
+      throws ZonedDeviceException {
+    DeviceGeometry g = device.geometry();
+    ZkvEnv env = ZkvEnv.onZones(device, format, new PlacementAllocator(new LizaPolicy(), g));
+    try {
+      env.setVictimChooser(new VictimPolicyChooser(options.victimPolicy(), g));
+      env.setGcStartPercent(options.gcStartPercent());
+    } catch (RuntimeException e) {
+      env.close();
+      throw e;
+    }
+    return env;
   }
 
   private static boolean isNotFormatted(ZonedDeviceException e) {
@@ -231,6 +290,11 @@ public final class ZonedEnv implements AutoCloseable {
 
   public DeviceGeometry geometry() {
     return device.geometry();
+  }
+
+  /** The placement and garbage collection settings this env was opened with. */
+  public ZonedEnvOptions options() {
+    return options;
   }
 
   /** Whether opening this env formatted the device (a new, empty file system). */

@@ -2,8 +2,10 @@ package org.rocksdb;
 
 import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
+import io.zkv.fs.GcVictimChooser;
 import io.zkv.fs.ZoneAllocator;
 import io.zkv.nativelib.ZkvNative;
+import java.util.Objects;
 
 /**
  * A RocksDB {@link Env} whose file system is zkv's, for {@code Options.setEnv(...)}.
@@ -51,6 +53,37 @@ public final class ZkvEnv extends Env {
       throw new IllegalArgumentException("cannot install the zone allocator " + allocator);
     }
     return env;
+  }
+
+  /**
+   * Installs a garbage-collection victim policy, consulted whenever GC needs a zone to empty
+   * (instead of the built-in greedy choice). Once per Env.
+   *
+   * @throws IllegalStateException if a chooser is installed already or this is not a zoned Env
+   */
+  public void setVictimChooser(GcVictimChooser chooser) {
+    checkOpen();
+    if (nSetVictimChooser(zkvHandle, Objects.requireNonNull(chooser, "chooser")) < 0) {
+      throw new IllegalStateException(
+          "cannot install the victim chooser " + chooser + " (one per zoned Env)");
+    }
+  }
+
+  /**
+   * Background garbage collection starts when free space falls to {@code percent} of the data
+   * zones' capacity (20 by default, ZenFS's level; 0 turns background GC off). GC when a write
+   * finds no space, and {@link #reclaim}, run whatever the level.
+   *
+   * @throws IllegalArgumentException if {@code percent} is not 0..100
+   */
+  public void setGcStartPercent(int percent) {
+    checkOpen();
+    if (percent < 0 || percent > 100) {
+      throw new IllegalArgumentException("GC start level must be 0..100 % free, not " + percent);
+    }
+    if (nSetGcStartPercent(zkvHandle, percent) < 0) {
+      throw new IllegalStateException("not a zoned Env");
+    }
   }
 
   /**
@@ -173,6 +206,10 @@ public final class ZkvEnv extends Env {
   private static native long nReclaim(long handle, long bytes);
 
   private static native int nSetAllocator(long handle, ZoneAllocator allocator);
+
+  private static native int nSetVictimChooser(long handle, GcVictimChooser chooser);
+
+  private static native int nSetGcStartPercent(long handle, int percent);
 
   private static native int nZoneStats(long handle, long[] out);
 

@@ -7,14 +7,12 @@ package io.zkv.fs;
  * must not call back into the file system. A thrown exception fails that allocation (RocksDB sees
  * an I/O error); a decision the zones' state does not allow fails it too.
  *
- * <p>The zone table has {@link #ZONE_FIELDS} longs per zone: start, capacity, write pointer (all
- * bytes), live bytes, lifetime hint, meta (1 for metadata zones), busy (1 while a write is under
- * way in it). The decision array takes: action, zone, number of zones to finish first, then those
- * zones (at most {@link #MAX_FINISH}).
+ * <p>The zone table is in the {@link NativeZoneTable} layout. The decision array takes: action,
+ * zone, number of zones to finish first, then those zones (at most {@link #MAX_FINISH}).
  */
 @FunctionalInterface
 public interface ZoneAllocator {
-  int ZONE_FIELDS = 7;
+  int ZONE_FIELDS = NativeZoneTable.FIELDS;
   int MAX_FINISH = 16;
   int USE_ZONE = 1;
   int OPEN_EMPTY_ZONE = 2;

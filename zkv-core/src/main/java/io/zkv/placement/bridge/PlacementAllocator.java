@@ -8,8 +8,6 @@ import io.zkv.placement.AllocationRequest;
 import io.zkv.placement.FileKind;
 import io.zkv.placement.PlacementPolicy;
 import io.zkv.placement.WriteLifetime;
-import io.zkv.placement.ZoneCondition;
-import io.zkv.placement.ZoneReservation;
 import io.zkv.placement.ZoneTable;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -19,10 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * allocation call-out ({@link ZoneAllocator}): turns the native zone table into a {@link ZoneTable}
  * view, asks the policy, and encodes its {@link Allocation}.
  *
- * <p>Projection choices: a zone being written is OPEN, a partly written idle one CLOSED (it still
- * holds an active resource); metadata zones are reserved and shown empty, because the file system
- * keeps their resources out of the I/O tokens (as ZenFS's two reserved tokens do); live bytes are
- * per zone, attributed to no particular file (the native table does not list files per zone yet).
+ * <p>How the native table becomes a view: {@link ZoneTableProjection}.
  */
 public final class PlacementAllocator implements ZoneAllocator {
   private final PlacementPolicy policy;
@@ -55,46 +50,23 @@ public final class PlacementAllocator implements ZoneAllocator {
     calls.incrementAndGet();
     ZoneTable table = view(zones);
     AllocationRequest request =
-        AllocationRequest.builder(fileId, FileKind.fromName(fileName))
+        AllocationRequest.builder(fileId, kindOf(fileName))
             .lifetime(WriteLifetime.fromValue(lifetime))
             .purpose(forGc ? AllocationPurpose.GC_MIGRATION : AllocationPurpose.FILE_WRITE)
             .build();
     encode(policy.allocate(request, table), decision);
   }
 
+  /**
+   * The kind of a file from its name; a file with no name left (deleted while RocksDB still reads
+   * it, its data migrated by GC) is {@link FileKind#UNKNOWN}.
+   */
+  static FileKind kindOf(String fileName) {
+    return fileName.isEmpty() ? FileKind.UNKNOWN : FileKind.fromName(fileName);
+  }
+
   ZoneTable view(long[] zones) {
-    int n = zones.length / ZONE_FIELDS;
-    ZoneTable.Builder b =
-        ZoneTable.builder(n, geometry.zoneCapacity())
-            .deviceLimits(geometry.maxOpen(), geometry.maxActive());
-    for (int i = 0; i < n; i++) {
-      int o = i * ZONE_FIELDS;
-      long capacity = zones[o + 1];
-      long written = zones[o + 2] - zones[o];
-      long live = zones[o + 3];
-      boolean meta = zones[o + 5] != 0;
-      boolean busy = zones[o + 6] != 0;
-      b.capacity(i, capacity);
-      if (meta) {
-        b.reserve(i, ZoneReservation.METADATA);
-        continue;
-      }
-      ZoneCondition cond =
-          written == 0
-              ? ZoneCondition.EMPTY
-              : written >= capacity
-                  ? ZoneCondition.FULL
-                  : busy ? ZoneCondition.OPEN : ZoneCondition.CLOSED;
-      b.zone(i, cond, written, WriteLifetime.fromValue((int) zones[o + 4]));
-      if (live > 0) {
-        // per-zone live bytes under a synthetic file id (far above real ids): no file attribution
-        b.live(i, Long.MAX_VALUE - i, Math.min(live, written));
-      }
-      if (busy) {
-        b.busy(i);
-      }
-    }
-    return b.build();
+    return ZoneTableProjection.forAllocation(zones, geometry);
   }
 
   static void encode(Allocation a, long[] decision) {

@@ -11,6 +11,7 @@ import io.zkv.device.ZonedDevice;
 import io.zkv.fs.ZoneAllocator;
 import io.zkv.placement.Allocation;
 import io.zkv.placement.AllocationRequest;
+import io.zkv.placement.FileKind;
 import io.zkv.placement.LizaPolicy;
 import io.zkv.placement.PlacementPolicy;
 import io.zkv.placement.ZoneTableView;
@@ -114,6 +115,12 @@ class PlacementAllocatorTest {
               });
       assertTrue(e.getMessage().contains("Input/output error"), e.getMessage());
     }
+  }
+
+  @Test
+  void anUnnamedFileIsOfUnknownKind() {
+    assertEquals(FileKind.UNKNOWN, PlacementAllocator.kindOf(""));
+    assertEquals(FileKind.WAL, PlacementAllocator.kindOf("/db/000012.log"));
   }
 
   @Test
