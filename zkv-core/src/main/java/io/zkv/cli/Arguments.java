@@ -138,7 +138,7 @@ public final class Arguments {
   }
 
   /** Accepts plain numbers and K/M/G suffixes (powers of 1024). */
-  static long parseSize(String v) {
+  public static long parseSize(String v) {
     String s = v.trim().toUpperCase(java.util.Locale.ROOT);
     long mul = 1;
     if (s.endsWith("K") || s.endsWith("M") || s.endsWith("G")) {
