@@ -62,7 +62,9 @@ public final class BenchDemoCommand implements ZkvCommand {
                 "4M",
                 // 48 MiB-capacity zones: room for the data, WAL, and flush/compaction output.
                 "--zones",
-                "64"));
+                "64",
+                "--interval",
+                "0.5"));
     if (outDir != null) {
       bench.addAll(List.of("--out", outDir));
     }

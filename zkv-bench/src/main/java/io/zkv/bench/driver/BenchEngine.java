@@ -89,7 +89,7 @@ public final class BenchEngine {
     String md = MarkdownReport.render(report);
     Path markdown = outDir.resolve("report.md");
     Files.writeString(markdown, md, StandardCharsets.UTF_8);
-    List<Path> plots = Plots.write(report, outDir);
+    List<Path> plots = inv.plots() ? Plots.write(report, outDir) : List.of();
     out.println();
     out.print(md);
     out.println();

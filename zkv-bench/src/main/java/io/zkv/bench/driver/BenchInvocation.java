@@ -17,6 +17,7 @@ import java.util.Locale;
  * @param outDir where the report goes, or null for a new directory under the temp directory
  * @param scratchDir where scratch devices and databases go, or null for a new one on tmpfs
  * @param progress whether to show progress on stderr
+ * @param plots whether to draw the PNG plots
  */
 public record BenchInvocation(
     boolean compare,
@@ -24,7 +25,8 @@ public record BenchInvocation(
     BenchSettings settings,
     Path outDir,
     Path scratchDir,
-    boolean progress) {
+    boolean progress,
+    boolean plots) {
 
   /** The options, for the command's help. */
   public static final String USAGE =
@@ -33,7 +35,7 @@ public record BenchInvocation(
           + " [--ycsb-field-length 100] [--ops N] [--duration SECONDS] [--distribution uniform|zipfian]"
           + " [--sync] [--profile instant] [--zones 64] [--zone-size 64M] [--zone-cap 48M]"
           + " [--placement liza] [--device URI] [--write-buffer 64M] [--repeat 1|3] [--interval 1]"
-          + " [--seed 1] [--out DIR] [--dir DIR] [--progress true|false]";
+          + " [--seed 1] [--out DIR] [--dir DIR] [--progress true|false] [--plots true|false]";
 
   /** Parses the options; bad ones throw {@link UsageException}. */
   public static BenchInvocation parse(Arguments a) {
@@ -114,6 +116,7 @@ public record BenchInvocation(
     String out = a.string("out", null);
     String dir = a.string("dir", null);
     boolean progress = a.flag("progress", true);
+    boolean plots = a.flag("plots", true);
     a.requireAllUsed();
     // Fail on a bad workload name now, not after the first configuration ran.
     for (String w : workloads) {
@@ -125,7 +128,8 @@ public record BenchInvocation(
         s,
         out == null ? null : Path.of(out),
         dir == null ? null : Path.of(dir),
-        progress);
+        progress,
+        plots);
   }
 
   /** The invocation as a command line that repeats it (every setting explicit). */

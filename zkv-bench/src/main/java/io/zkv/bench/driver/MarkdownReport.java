@@ -128,6 +128,9 @@ public final class MarkdownReport {
   }
 
   static String spread(Comparison.Spread s) {
+    if (s.count() == 0) {
+      return "-";
+    }
     if (s.count() == 1 || s.min() == s.max()) {
       return fmt(s.median());
     }

@@ -116,7 +116,9 @@ final class PhaseRunner {
     }
     long end = System.nanoTime();
     long c = completed.sum();
-    if (end - lastTime > interval / 20 && c > lastCount) {
+    // The last, partial interval counts unless it is a sliver (its rate would be noise); a phase
+    // shorter than one interval still gets its one point.
+    if ((end - lastTime > interval / 20 || timeline.isEmpty()) && c > lastCount) {
       timeline.add((c - lastCount) / ((end - lastTime) / 1e9));
     }
     progress.finish();

@@ -136,7 +136,7 @@ public record TargetConfig(
         }
       }
     }
-    if (zoneCap > zoneSize) {
+    if (target == Target.ZKV && zoneCap > zoneSize) {
       throw new UsageException(
           "configuration '"
               + spec
