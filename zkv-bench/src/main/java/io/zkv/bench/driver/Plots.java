@@ -53,13 +53,10 @@ public final class Plots {
 
   static XYChart latencyChart(BenchReport r, String phase) {
     XYChart chart =
-        new XYChartBuilder()
-            .width(WIDTH)
-            .height(HEIGHT)
-            .title(phase + ": latency by percentile")
-            .xAxisTitle("percentile, in nines (1 = P90, 2 = P99, 3 = P99.9, 4 = P99.99)")
-            .yAxisTitle("latency (us, log scale)")
-            .build();
+        chart(
+            phase + ": latency by percentile",
+            "percentile, in nines (1 = P90, 2 = P99, 3 = P99.9, 4 = P99.99)",
+            "latency (us, log scale)");
     chart.getStyler().setYAxisLogarithmic(true);
     chart.getStyler().setMarkerSize(0);
     // config + op type -> merged histogram across repeats
@@ -107,14 +104,7 @@ public final class Plots {
   }
 
   static XYChart throughputChart(BenchReport r, String phase) {
-    XYChart chart =
-        new XYChartBuilder()
-            .width(WIDTH)
-            .height(HEIGHT)
-            .title(phase + ": throughput over time")
-            .xAxisTitle("time (s)")
-            .yAxisTitle("operations per second")
-            .build();
+    XYChart chart = chart(phase + ": throughput over time", "time (s)", "operations per second");
     chart.getStyler().setMarkerSize(4);
     boolean repeats = r.settings().repeat() > 1;
     for (RunResult run : r.runs()) {
@@ -129,6 +119,16 @@ public final class Plots {
       }
     }
     return chart;
+  }
+
+  private static XYChart chart(String title, String xAxis, String yAxis) {
+    return new XYChartBuilder()
+        .width(WIDTH)
+        .height(HEIGHT)
+        .title(title)
+        .xAxisTitle(xAxis)
+        .yAxisTitle(yAxis)
+        .build();
   }
 
   private static Path save(XYChart chart, Path file) throws IOException {
