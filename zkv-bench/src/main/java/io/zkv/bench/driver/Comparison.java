@@ -135,7 +135,10 @@ public final class Comparison {
                   for (List<Double> v : perConfig) {
                     spreads.add(v.isEmpty() ? null : Spread.of(v));
                   }
-                  out.add(new Figure(phase, name, higherBetter.get(name), spreads));
+                  // A figure no configuration has (WA of a phase that wrote nothing) is left out.
+                  if (spreads.stream().anyMatch(sp -> sp != null && sp.count() > 0)) {
+                    out.add(new Figure(phase, name, higherBetter.get(name), spreads));
+                  }
                 }));
     return out;
   }
