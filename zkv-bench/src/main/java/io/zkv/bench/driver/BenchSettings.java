@@ -1,6 +1,7 @@
 package io.zkv.bench.driver;
 
 import java.util.List;
+import java.util.Locale;
 
 /**
  * What every configuration of one invocation runs: the workloads and their parameters.
@@ -49,14 +50,14 @@ public record BenchSettings(
 
   /** The limits as a phrase for reports, e.g. "100,000 ops or 3 s per phase". */
   public String limits() {
-    String o = ops > 0 ? String.format("%,d ops", ops) : null;
-    String d = durationSeconds > 0 ? String.format("%.3g s", durationSeconds) : null;
+    String o = ops > 0 ? String.format(Locale.ROOT, "%,d ops", ops) : null;
+    String d = durationSeconds > 0 ? String.format(Locale.ROOT, "%.3g s", durationSeconds) : null;
     if (o != null && d != null) {
       return o + " or " + d + " per phase, whichever comes first";
     }
     if (d != null) {
       return d + " per phase";
     }
-    return (o != null ? o : String.format("%,d ops (= keys)", keys)) + " per phase";
+    return (o != null ? o : String.format(Locale.ROOT, "%,d ops (= keys)", keys)) + " per phase";
   }
 }

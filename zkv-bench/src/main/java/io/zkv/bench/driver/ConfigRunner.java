@@ -5,6 +5,7 @@ import io.zkv.bench.workload.OperationMix;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * One run of one configuration: opens a fresh store, runs every phase of every workload in order on
@@ -31,7 +32,11 @@ final class ConfigRunner {
         if (p.readsData() && !populated) {
           runner.run(prefill(settings), config.label());
           notes.add(
-              String.format("unmeasured fillseq of %,d keys before %s", settings.keys(), p.name()));
+              String.format(
+                  Locale.ROOT,
+                  "unmeasured fillseq of %,d keys before %s",
+                  settings.keys(),
+                  p.name()));
           populated = true;
         }
         ZoneCounters before = store.counters();

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 
 /**
  * Progress of long phases on stderr: nothing for the first {@value #QUIET_SECONDS} seconds of a
@@ -65,11 +66,14 @@ public final class Progress {
       return;
     }
     String stats =
-        String.format("%s %,d ops, %,.0f ops/s, %.0f s", label, done, opsPerSecond, elapsed);
+        String.format(
+            Locale.ROOT, "%s %,d ops, %,.0f ops/s, %.0f s", label, done, opsPerSecond, elapsed);
     if (terminal) {
       int filled = Double.isNaN(fraction) ? 0 : (int) Math.round(Math.min(1, fraction) * BAR);
       String pct =
-          Double.isNaN(fraction) ? "  ?%" : String.format("%3.0f%%", 100 * Math.min(1, fraction));
+          Double.isNaN(fraction)
+              ? "  ?%"
+              : String.format(Locale.ROOT, "%3.0f%%", 100 * Math.min(1, fraction));
       err.print(
           "\r["
               + "#".repeat(filled)
@@ -88,7 +92,7 @@ public final class Progress {
               + stats
               + (Double.isNaN(fraction)
                   ? ""
-                  : String.format(" (%.0f%%)", 100 * Math.min(1, fraction))));
+                  : String.format(Locale.ROOT, " (%.0f%%)", 100 * Math.min(1, fraction))));
     }
   }
 
