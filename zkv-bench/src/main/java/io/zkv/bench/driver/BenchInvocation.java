@@ -12,6 +12,7 @@ import java.util.Locale;
  * A parsed {@code zkv bench} command line: the configurations, the settings and where to write.
  *
  * @param compare whether this is {@code zkv bench compare}
+ * @param defaults the global options every configuration starts from
  * @param configs configurations in order (the first is the reference of the ratios)
  * @param settings workload settings
  * @param outDir where the report goes, or null for a new directory under the temp directory
@@ -21,6 +22,7 @@ import java.util.Locale;
  */
 public record BenchInvocation(
     boolean compare,
+    TargetConfig defaults,
     List<TargetConfig> configs,
     BenchSettings settings,
     Path outDir,
@@ -124,6 +126,7 @@ public record BenchInvocation(
     }
     return new BenchInvocation(
         compare,
+        defaults,
         configs,
         s,
         out == null ? null : Path.of(out),
@@ -137,13 +140,25 @@ public record BenchInvocation(
     BenchSettings s = settings;
     StringBuilder b = new StringBuilder("zkv bench").append(compare ? " compare" : "");
     for (TargetConfig c : configs) {
-      b.append(" --config ").append(c.label());
+      b.append(" --config ").append(c.spec());
+    }
+    b.append(" --profile ").append(defaults.profile());
+    if (defaults.device() != null) {
+      b.append(" --device ").append(defaults.device());
+    }
+    b.append(" --zones ").append(defaults.zones());
+    b.append(" --zone-size ").append(defaults.zoneSize());
+    b.append(" --zone-cap ").append(defaults.zoneCapacity());
+    b.append(" --placement ").append(defaults.placement().name().toLowerCase(Locale.ROOT));
+    if (defaults.sync()) {
+      b.append(" --sync");
     }
     b.append(" --workload ").append(String.join(",", s.workloads()));
     b.append(" --threads ").append(s.threads());
     b.append(" --keys ").append(s.keys());
     b.append(" --key-size ").append(s.keySize());
     b.append(" --value-size ").append(s.valueSize());
+    b.append(" --ycsb-field-length ").append(s.ycsbFieldLength());
     if (s.ops() > 0) {
       b.append(" --ops ").append(s.ops());
     }
@@ -152,6 +167,7 @@ public record BenchInvocation(
     }
     b.append(" --distribution ").append(s.zipfian() ? "zipfian" : "uniform");
     b.append(" --write-buffer ").append(s.writeBufferSize());
+    b.append(" --interval ").append(JsonReport.num(s.intervalSeconds()));
     b.append(" --repeat ").append(s.repeat());
     b.append(" --seed ").append(s.seed());
     return b.toString();

@@ -106,6 +106,7 @@ public final class Plots {
   static XYChart throughputChart(BenchReport r, String phase) {
     XYChart chart = chart(phase + ": throughput over time", "time (s)", "operations per second");
     chart.getStyler().setMarkerSize(4);
+    chart.getStyler().setYAxisDecimalPattern("#,###");
     boolean repeats = r.settings().repeat() > 1;
     for (RunResult run : r.runs()) {
       for (PhaseResult p : run.phases()) {

@@ -18,6 +18,7 @@ import java.util.Locale;
  * label}. Keys for {@code rocksdb-default}: {@code dir} (where the database lives; default the
  * scratch directory), {@code sync}, {@code label}.
  *
+ * @param spec the configuration as written on the command line
  * @param label the name in tables and plots (the spec as written unless {@code label=} is given)
  * @param target which store
  * @param profile emulated device timing profile (zkv)
@@ -30,6 +31,7 @@ import java.util.Locale;
  * @param sync sync the WAL on every write
  */
 public record TargetConfig(
+    String spec,
     String label,
     Target target,
     String profile,
@@ -79,7 +81,17 @@ public record TargetConfig(
       boolean sync) {
     checkProfile(profile);
     return new TargetConfig(
-        "zkv", Target.ZKV, profile, device, zones, zoneSize, zoneCapacity, placement, null, sync);
+        "zkv",
+        "zkv",
+        Target.ZKV,
+        profile,
+        device,
+        zones,
+        zoneSize,
+        zoneCapacity,
+        placement,
+        null,
+        sync);
   }
 
   /** Parses {@code target[:key=value,...]}; bad specs throw {@link UsageException}. */
@@ -146,7 +158,7 @@ public record TargetConfig(
               + zoneSize);
     }
     return new TargetConfig(
-        label, target, profile, device, zones, zoneSize, zoneCap, placement, dir, sync);
+        s, label, target, profile, device, zones, zoneSize, zoneCap, placement, dir, sync);
   }
 
   /** What the configuration runs on, for the report's conditions. */

@@ -90,6 +90,11 @@ class BenchInvocationTest {
     assertEquals(Long.MAX_VALUE, inv.settings().opsOrDefault(), "a duration alone is not capped");
     assertTrue(inv.settings().zipfian());
     assertTrue(inv.commandLine().startsWith("zkv bench compare --config zkv:profile=zn540"));
+    // The printed command line repeats the run exactly.
+    BenchInvocation again = parse(inv.commandLine().substring("zkv bench ".length()).split(" "));
+    assertEquals(inv.configs(), again.configs());
+    assertEquals(inv.settings(), again.settings());
+    assertEquals(inv.defaults(), again.defaults());
   }
 
   @Test
