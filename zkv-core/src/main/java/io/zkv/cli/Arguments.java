@@ -1,45 +1,79 @@
 package io.zkv.cli;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** {@code --name value} options with typed getters and specific errors; unknown names fail. */
+/**
+ * {@code --name value} options with typed getters and specific errors; unknown names fail. Words
+ * before the first option (e.g. {@code compare} in {@code zkv bench compare --config ...}) are
+ * positional: a command reads them with {@link #positional}, and {@link #requireAllUsed} refuses
+ * those it did not read. An option given twice keeps every value ({@link #strings}); the other
+ * getters return the last one.
+ */
 public final class Arguments {
-  private final Map<String, String> values = new HashMap<>();
+  private final Map<String, List<String>> values = new HashMap<>();
+  private final List<String> positionals = new ArrayList<>();
   private final Set<String> used = new HashSet<>();
+  private int positionalsRead;
 
   Arguments(String command, String[] args) {
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       if (!a.startsWith("--") || a.length() == 2) {
-        throw new UsageException("unexpected argument '" + a + "'");
+        if (!values.isEmpty() || a.startsWith("-")) {
+          throw new UsageException("unexpected argument '" + a + "'");
+        }
+        positionals.add(a);
+        continue;
       }
       String name = a.substring(2);
       int eq = name.indexOf('=');
       if (eq >= 0) {
-        values.put(name.substring(0, eq), name.substring(eq + 1));
+        add(name.substring(0, eq), name.substring(eq + 1));
       } else if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
-        values.put(name, args[++i]);
+        add(name, args[++i]);
       } else {
-        values.put(name, "true");
+        add(name, "true");
       }
     }
+  }
+
+  private void add(String name, String value) {
+    values.computeIfAbsent(name, k -> new ArrayList<>()).add(value);
   }
 
   public static Arguments of(String... args) {
     return new Arguments("test", args);
   }
 
+  /**
+   * The positional word at {@code index} (0 = the first word after the command name), or {@code
+   * def} if there are fewer.
+   */
+  public String positional(int index, String def) {
+    positionalsRead = Math.max(positionalsRead, index + 1);
+    return index < positionals.size() ? positionals.get(index) : def;
+  }
+
   public String string(String name, String def) {
     used.add(name);
-    return values.getOrDefault(name, def);
+    List<String> v = values.get(name);
+    return v == null ? def : v.get(v.size() - 1);
+  }
+
+  /** Every value of an option that may repeat ({@code --config a --config b}), in order. */
+  public List<String> strings(String name) {
+    used.add(name);
+    return List.copyOf(values.getOrDefault(name, List.of()));
   }
 
   public long number(String name, long def, long min, long max) {
     used.add(name);
-    String v = values.get(name);
+    String v = string(name, null);
     if (v == null) {
       return def;
     }
@@ -56,8 +90,46 @@ public final class Arguments {
     return n;
   }
 
+  /** A decimal number such as {@code 0.5}. */
+  public double decimal(String name, double def, double min, double max) {
+    String v = string(name, null);
+    if (v == null) {
+      return def;
+    }
+    double d;
+    try {
+      d = Double.parseDouble(v.trim());
+    } catch (NumberFormatException e) {
+      throw new UsageException("--" + name + " needs a number, not '" + v + "'");
+    }
+    if (!(d >= min && d <= max)) {
+      throw new UsageException(
+          "--" + name + " must be between " + min + " and " + max + ", not " + v);
+    }
+    return d;
+  }
+
+  /** A yes/no option: absent is {@code def}; {@code --name} alone, true/false, yes/no, 1/0. */
+  public boolean flag(String name, boolean def) {
+    String v = string(name, null);
+    if (v == null) {
+      return def;
+    }
+    switch (v.trim().toLowerCase(java.util.Locale.ROOT)) {
+      case "true", "yes", "1", "on":
+        return true;
+      case "false", "no", "0", "off":
+        return false;
+      default:
+        throw new UsageException("--" + name + " needs true or false, not '" + v + "'");
+    }
+  }
+
   /** Fails on options the command did not ask for (call after reading all options). */
   public void requireAllUsed() {
+    if (positionals.size() > positionalsRead) {
+      throw new UsageException("unexpected argument '" + positionals.get(positionalsRead) + "'");
+    }
     for (String k : values.keySet()) {
       if (!used.contains(k)) {
         throw new UsageException("unknown option --" + k);
@@ -66,7 +138,7 @@ public final class Arguments {
   }
 
   /** Accepts plain numbers and K/M/G suffixes (powers of 1024). */
-  static long parseSize(String v) {
+  public static long parseSize(String v) {
     String s = v.trim().toUpperCase(java.util.Locale.ROOT);
     long mul = 1;
     if (s.endsWith("K") || s.endsWith("M") || s.endsWith("G")) {

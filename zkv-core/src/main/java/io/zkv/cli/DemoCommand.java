@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class DemoCommand implements ZkvCommand {
   @Override
   public String name() {
-    return "demo";
+    return "device-demo";
   }
 
   @Override

@@ -1,10 +1,10 @@
 package io.zkv.cli;
 
-/** The one JSON helper the command line needs: string quoting. */
-final class Json {
+/** The one JSON helper the command line and the benchmark reports need: string quoting. */
+public final class Json {
   private Json() {}
 
-  static String quote(String s) {
+  public static String quote(String s) {
     StringBuilder b = new StringBuilder("\"");
     for (char c : s.toCharArray()) {
       switch (c) {

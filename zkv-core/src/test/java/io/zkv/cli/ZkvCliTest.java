@@ -47,26 +47,27 @@ class ZkvCliTest {
 
   @Test
   void badOptionsGetSpecificMessages() {
-    assertEquals(2, run("demo", "--threads", "zero"));
+    assertEquals(2, run("device-demo", "--threads", "zero"));
     assertTrue(err().contains("--threads needs a number, not 'zero'"), err());
-    assertEquals(2, run("demo", "--threads", "0"));
+    assertEquals(2, run("device-demo", "--threads", "0"));
     assertTrue(err().contains("--threads must be between 1 and 64"), err());
-    assertEquals(2, run("demo", "--bogus", "1"));
+    assertEquals(2, run("device-demo", "--bogus", "1"));
     assertTrue(err().contains("unknown option --bogus"), err());
-    assertEquals(2, run("demo", "--size", "5000"));
+    assertEquals(2, run("device-demo", "--size", "5000"));
     assertTrue(err().contains("multiple of 4096"), err());
   }
 
   @Test
   void unknownProfileFailsWithTheKnownOnes() {
-    assertEquals(1, run("demo", "--profiles", "nosuch", "--seconds", "1"));
+    assertEquals(1, run("device-demo", "--profiles", "nosuch", "--seconds", "1"));
     assertTrue(err().contains("unknown timing profile 'nosuch'"), err());
     assertTrue(err().contains("zn540"), err());
   }
 
   @Test
   void demoPrintsMeasuredTableAndZoneReport() {
-    assertEquals(0, run("demo", "--profiles", "instant,zn540", "--seconds", "1", "--threads", "2"));
+    assertEquals(
+        0, run("device-demo", "--profiles", "instant,zn540", "--seconds", "1", "--threads", "2"));
     String o = out();
     assertTrue(o.matches("(?s).*zn540 +append x2 threads +[1-9][0-9]* .*"), o);
     assertTrue(o.matches("(?s).*zn540 +write QD1 +[1-9][0-9]* .*"), o);

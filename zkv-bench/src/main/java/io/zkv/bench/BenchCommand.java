@@ -1,0 +1,38 @@
+package io.zkv.bench;
+
+import io.zkv.bench.driver.BenchEngine;
+import io.zkv.bench.driver.BenchInvocation;
+import io.zkv.cli.Arguments;
+import io.zkv.cli.ZkvCommand;
+import java.io.PrintStream;
+
+/**
+ * {@code zkv bench}: db_bench, YCSB and MixGraph workloads on zkv and on RocksJava's default Env,
+ * with latency percentiles, throughput timelines, device counters, JSON/Markdown reports and PNG
+ * plots; {@code zkv bench compare} runs several configurations interleaved and repeated and prints
+ * each figure's ratio to the first. See {@code docs/benchmarks.md}.
+ */
+public final class BenchCommand implements ZkvCommand {
+  @Override
+  public String name() {
+    return "bench";
+  }
+
+  @Override
+  public String summary() {
+    return "db_bench/YCSB/MixGraph workloads on zkv and RocksDB's default Env; 'compare' for ratios";
+  }
+
+  @Override
+  public String usage() {
+    return BenchInvocation.USAGE;
+  }
+
+  @Override
+  public int run(Arguments args, PrintStream out) throws Exception {
+    BenchInvocation inv = BenchInvocation.parse(args);
+    out.println(inv.commandLine());
+    BenchEngine.execute(inv, out);
+    return 0;
+  }
+}

@@ -1,0 +1,175 @@
+package io.zkv.bench.driver;
+
+import io.zkv.cli.Arguments;
+import io.zkv.cli.Arguments.UsageException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A parsed {@code zkv bench} command line: the configurations, the settings and where to write.
+ *
+ * @param compare whether this is {@code zkv bench compare}
+ * @param defaults the global options every configuration starts from
+ * @param configs configurations in order (the first is the reference of the ratios)
+ * @param settings workload settings
+ * @param outDir where the report goes, or null for a new directory under the temp directory
+ * @param scratchDir where scratch devices and databases go, or null for a new one on tmpfs
+ * @param progress whether to show progress on stderr
+ * @param plots whether to draw the PNG plots
+ */
+public record BenchInvocation(
+    boolean compare,
+    TargetConfig defaults,
+    List<TargetConfig> configs,
+    BenchSettings settings,
+    Path outDir,
+    Path scratchDir,
+    boolean progress,
+    boolean plots) {
+
+  /** The options, for the command's help. */
+  public static final String USAGE =
+      "[compare] [--target zkv|rocksdb-default | --config SPEC ...] [--workload fillrandom,readrandom]"
+          + " [--threads 1] [--keys 100000] [--key-size 16] [--value-size 100]"
+          + " [--ycsb-field-length 100] [--ops N] [--duration SECONDS] [--distribution uniform|zipfian]"
+          + " [--sync] [--profile instant] [--zones 64] [--zone-size 64M] [--zone-cap 48M]"
+          + " [--placement liza] [--device URI] [--write-buffer 64M] [--repeat 1|3] [--interval 1]"
+          + " [--seed 1] [--out DIR] [--dir DIR] [--progress true|false] [--plots true|false]";
+
+  /** Parses the options; bad ones throw {@link UsageException}. */
+  public static BenchInvocation parse(Arguments a) {
+    String mode = a.positional(0, "run");
+    boolean compare;
+    switch (mode) {
+      case "run" -> compare = false;
+      case "compare" -> compare = true;
+      default ->
+          throw new UsageException(
+              "unknown mode '" + mode + "' (use 'zkv bench [run] ...' or 'zkv bench compare ...')");
+    }
+    TargetConfig defaults =
+        TargetConfig.defaults(
+            a.string("profile", "instant"),
+            a.string("device", null),
+            (int) a.number("zones", 64, 4, 1 << 20),
+            a.number("zone-size", 64L << 20, 1 << 20, 1L << 40),
+            a.number("zone-cap", 48L << 20, 1 << 20, 1L << 40),
+            TargetConfig.placement(a.string("placement", "liza")),
+            a.flag("sync", false));
+    List<String> specs = new ArrayList<>(a.strings("config"));
+    String target = a.string("target", null);
+    if (target != null) {
+      if (!specs.isEmpty()) {
+        throw new UsageException("give either --target or --config, not both");
+      }
+      specs.add(target);
+    }
+    if (specs.isEmpty()) {
+      if (compare) {
+        throw new UsageException("compare needs two or more --config options");
+      }
+      specs.add("zkv");
+    }
+    if (compare && specs.size() < 2) {
+      throw new UsageException("compare needs two or more --config options, got " + specs.size());
+    }
+    List<TargetConfig> configs = new ArrayList<>();
+    for (String spec : specs) {
+      TargetConfig c = TargetConfig.parse(spec, defaults);
+      for (TargetConfig other : configs) {
+        if (other.label().equals(c.label())) {
+          throw new UsageException(
+              "two configurations are labelled '" + c.label() + "'; add label=NAME to one");
+        }
+      }
+      configs.add(c);
+    }
+    List<String> workloads =
+        Arrays.stream(a.string("workload", "fillrandom,readrandom").split(","))
+            .map(String::trim)
+            .filter(w -> !w.isEmpty())
+            .toList();
+    if (workloads.isEmpty()) {
+      throw new UsageException(
+          "--workload names no workload (known: " + WorkloadCatalog.NAMES + ")");
+    }
+    String dist = a.string("distribution", "uniform").toLowerCase(Locale.ROOT);
+    if (!dist.equals("uniform") && !dist.equals("zipfian")) {
+      throw new UsageException("--distribution must be uniform or zipfian, not '" + dist + "'");
+    }
+    BenchSettings s =
+        new BenchSettings(
+            workloads,
+            (int) a.number("threads", 1, 1, 256),
+            (int) a.number("key-size", 16, 8, 1024),
+            (int) a.number("value-size", 100, 0, 1 << 20),
+            (int) a.number("ycsb-field-length", 100, 1, 100_000),
+            a.number("keys", 100_000, 1, 1L << 40),
+            a.number("ops", 0, 0, Long.MAX_VALUE / 2),
+            a.decimal("duration", 0, 0, 86_400),
+            dist.equals("zipfian"),
+            a.number("write-buffer", 64L << 20, 64L << 10, 1L << 34),
+            a.number("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE),
+            a.decimal("interval", 1, 0.05, 3600),
+            (int) a.number("repeat", compare ? 3 : 1, 1, 100));
+    String out = a.string("out", null);
+    String dir = a.string("dir", null);
+    boolean progress = a.flag("progress", true);
+    boolean plots = a.flag("plots", true);
+    a.requireAllUsed();
+    // Fail on a bad workload name now, not after the first configuration ran.
+    for (String w : workloads) {
+      WorkloadCatalog.phases(w, s);
+    }
+    return new BenchInvocation(
+        compare,
+        defaults,
+        configs,
+        s,
+        out == null ? null : Path.of(out),
+        dir == null ? null : Path.of(dir),
+        progress,
+        plots);
+  }
+
+  /** The invocation as a command line that repeats it (every setting explicit). */
+  public String commandLine() {
+    BenchSettings s = settings;
+    StringBuilder b = new StringBuilder("zkv bench").append(compare ? " compare" : "");
+    for (TargetConfig c : configs) {
+      b.append(" --config ").append(c.spec());
+    }
+    b.append(" --profile ").append(defaults.profile());
+    if (defaults.device() != null) {
+      b.append(" --device ").append(defaults.device());
+    }
+    b.append(" --zones ").append(defaults.zones());
+    b.append(" --zone-size ").append(defaults.zoneSize());
+    b.append(" --zone-cap ").append(defaults.zoneCapacity());
+    b.append(" --placement ").append(defaults.placement().name().toLowerCase(Locale.ROOT));
+    if (defaults.sync()) {
+      b.append(" --sync");
+    }
+    b.append(" --workload ").append(String.join(",", s.workloads()));
+    b.append(" --threads ").append(s.threads());
+    b.append(" --keys ").append(s.keys());
+    b.append(" --key-size ").append(s.keySize());
+    b.append(" --value-size ").append(s.valueSize());
+    b.append(" --ycsb-field-length ").append(s.ycsbFieldLength());
+    if (s.ops() > 0) {
+      b.append(" --ops ").append(s.ops());
+    }
+    if (s.durationSeconds() > 0) {
+      b.append(" --duration ").append(JsonReport.num(s.durationSeconds()));
+    }
+    b.append(" --distribution ").append(s.zipfian() ? "zipfian" : "uniform");
+    b.append(" --write-buffer ").append(s.writeBufferSize());
+    b.append(" --interval ").append(JsonReport.num(s.intervalSeconds()));
+    b.append(" --repeat ").append(s.repeat());
+    b.append(" --seed ").append(s.seed());
+    return b.toString();
+  }
+}

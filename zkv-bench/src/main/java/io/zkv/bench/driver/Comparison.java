@@ -1,0 +1,167 @@
+package io.zkv.bench.driver;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The arithmetic of compare mode: the interleaved run order, and each figure across repeats
+ * (median, min, max) with its ratio to the first configuration's median.
+ */
+public final class Comparison {
+  private Comparison() {}
+
+  /** One slot of the run order. */
+  public record Slot(int config, int repeat) {}
+
+  /**
+   * The run order: every configuration once per round, rounds repeated ({@code A B A B ...} for two
+   * configurations), so slow drifts of the machine (page cache, thermal, other load) spread over
+   * all configurations instead of biasing the one that ran last.
+   */
+  public static List<Slot> schedule(int configs, int repeats) {
+    if (configs < 1 || repeats < 1) {
+      throw new IllegalArgumentException("need at least one configuration and one repeat");
+    }
+    List<Slot> order = new ArrayList<>();
+    for (int r = 0; r < repeats; r++) {
+      for (int c = 0; c < configs; c++) {
+        order.add(new Slot(c, r));
+      }
+    }
+    return order;
+  }
+
+  /** Median (mean of the middle two for an even count), min and max of some values. */
+  public record Spread(double median, double min, double max, int count) {
+    public static Spread of(List<Double> values) {
+      double[] v =
+          values.stream()
+              .mapToDouble(Double::doubleValue)
+              .filter(d -> !Double.isNaN(d))
+              .sorted()
+              .toArray();
+      if (v.length == 0) {
+        return new Spread(Double.NaN, Double.NaN, Double.NaN, 0);
+      }
+      int n = v.length;
+      double median = n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+      return new Spread(median, v[0], v[n - 1], n);
+    }
+  }
+
+  /**
+   * One figure of one phase for every configuration.
+   *
+   * @param workload phase name
+   * @param name figure name, e.g. {@code ops/s} or {@code READ p99 us}
+   * @param higherIsBetter whether a larger value is better (throughput) or worse (latency, WA)
+   * @param spreads per configuration, in configuration order (null where it has no such figure)
+   */
+  public record Figure(String workload, String name, boolean higherIsBetter, List<Spread> spreads) {
+    /**
+     * {@code median(config i) / median(config 0)}; NaN when either is missing or the first is 0.
+     */
+    public double ratio(int config) {
+      Spread base = spreads.get(0);
+      Spread s = spreads.get(config);
+      if (base == null || s == null || base.count() == 0 || s.count() == 0 || base.median() == 0) {
+        return Double.NaN;
+      }
+      return s.median() / base.median();
+    }
+  }
+
+  /**
+   * The figures of every phase: throughput, then per operation type avg, p50, p75, p99, p99.9,
+   * p99.99 and max latency, then write amplification and space amplification where measured. {@code
+   * runs} may come in any order; they are grouped by configuration label.
+   */
+  public static List<Figure> figures(List<String> configs, List<RunResult> runs) {
+    // phase -> figure name -> config index -> values across repeats
+    Map<String, Map<String, List<List<Double>>>> table = new LinkedHashMap<>();
+    Map<String, Boolean> higherBetter = new LinkedHashMap<>();
+    for (RunResult run : runs) {
+      int ci = configs.indexOf(run.config());
+      if (ci < 0) {
+        throw new IllegalArgumentException("run of unknown configuration " + run.config());
+      }
+      for (PhaseResult p : run.phases()) {
+        Map<String, List<List<Double>>> figs =
+            table.computeIfAbsent(p.workload(), k -> new LinkedHashMap<>());
+        add(figs, higherBetter, "ops/s", true, configs.size(), ci, p.opsPerSecond());
+        p.latency()
+            .forEach(
+                (op, st) -> {
+                  double[] v = st.values();
+                  for (int i = 0; i < v.length; i++) {
+                    add(
+                        figs,
+                        higherBetter,
+                        op + " " + LatencyStats.NAMES[i] + " us",
+                        false,
+                        configs.size(),
+                        ci,
+                        v[i]);
+                  }
+                });
+        if (p.device() != null) {
+          add(
+              figs,
+              higherBetter,
+              "write amplification",
+              false,
+              configs.size(),
+              ci,
+              p.device().writeAmplification());
+          add(
+              figs,
+              higherBetter,
+              "space amplification",
+              false,
+              configs.size(),
+              ci,
+              p.device().spaceAmplification());
+        }
+      }
+    }
+    List<Figure> out = new ArrayList<>();
+    table.forEach(
+        (phase, figs) ->
+            figs.forEach(
+                (name, perConfig) -> {
+                  List<Spread> spreads = new ArrayList<>();
+                  for (List<Double> v : perConfig) {
+                    spreads.add(v.isEmpty() ? null : Spread.of(v));
+                  }
+                  // A figure no configuration has (WA of a phase that wrote nothing) is left out.
+                  if (spreads.stream().anyMatch(sp -> sp != null && sp.count() > 0)) {
+                    out.add(new Figure(phase, name, higherBetter.get(name), spreads));
+                  }
+                }));
+    return out;
+  }
+
+  private static void add(
+      Map<String, List<List<Double>>> figs,
+      Map<String, Boolean> higherBetter,
+      String name,
+      boolean higher,
+      int configs,
+      int config,
+      double value) {
+    higherBetter.put(name, higher);
+    figs.computeIfAbsent(
+            name,
+            k -> {
+              List<List<Double>> l = new ArrayList<>();
+              for (int i = 0; i < configs; i++) {
+                l.add(new ArrayList<>());
+              }
+              return l;
+            })
+        .get(config)
+        .add(value);
+  }
+}

@@ -1,0 +1,169 @@
+package io.zkv.bench.driver;
+
+import io.zkv.cli.Json;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The report as JSON: settings, configurations, every run's phases (latency per operation type,
+ * throughput timeline, device figures) and the compared figures with their ratios. Latencies are in
+ * microseconds; NaN and infinite numbers are written as {@code null}. Field names are described in
+ * {@code docs/benchmarks.md}.
+ */
+public final class JsonReport {
+  private final StringBuilder b = new StringBuilder();
+
+  private JsonReport() {}
+
+  public static String render(BenchReport r) {
+    JsonReport j = new JsonReport();
+    j.report(r);
+    return j.b.append('\n').toString();
+  }
+
+  private void report(BenchReport r) {
+    BenchSettings s = r.settings();
+    b.append("{\n");
+    field(1, "tool", str("zkv bench")).append(",\n");
+    field(1, "command", str(r.command())).append(",\n");
+    field(1, "started", str(r.started().toString())).append(",\n");
+    field(1, "environment", strings(r.environment())).append(",\n");
+    indent(1).append("\"settings\": {");
+    b.append("\"workloads\": ").append(strings(s.workloads()));
+    b.append(", \"threads\": ").append(s.threads());
+    b.append(", \"keySize\": ").append(s.keySize());
+    b.append(", \"valueSize\": ").append(s.valueSize());
+    b.append(", \"ycsbFieldLength\": ").append(s.ycsbFieldLength());
+    b.append(", \"keys\": ").append(s.keys());
+    b.append(", \"ops\": ").append(s.ops());
+    b.append(", \"durationSeconds\": ").append(num(s.durationSeconds()));
+    b.append(", \"distribution\": ").append(str(s.zipfian() ? "zipfian-0.99" : "uniform"));
+    b.append(", \"writeBufferSize\": ").append(s.writeBufferSize());
+    b.append(", \"seed\": ").append(s.seed());
+    b.append(", \"intervalSeconds\": ").append(num(s.intervalSeconds()));
+    b.append(", \"repeat\": ").append(s.repeat());
+    b.append("},\n");
+    indent(1).append("\"configs\": [");
+    for (int i = 0; i < r.configs().size(); i++) {
+      TargetConfig c = r.configs().get(i);
+      b.append(i == 0 ? "\n" : ",\n");
+      indent(2).append("{\"label\": ").append(str(c.label()));
+      b.append(", \"target\": ").append(str(c.target().spec()));
+      b.append(", \"description\": ").append(str(c.describe())).append('}');
+    }
+    b.append("\n  ],\n");
+    indent(1).append("\"runs\": [");
+    for (int i = 0; i < r.runs().size(); i++) {
+      b.append(i == 0 ? "\n" : ",\n");
+      run(r.runs().get(i));
+    }
+    b.append("\n  ],\n");
+    indent(1).append("\"comparison\": [");
+    List<String> labels = r.labels();
+    for (int i = 0; i < r.figures().size(); i++) {
+      Comparison.Figure f = r.figures().get(i);
+      b.append(i == 0 ? "\n" : ",\n");
+      indent(2).append("{\"workload\": ").append(str(f.workload()));
+      b.append(", \"figure\": ").append(str(f.name()));
+      b.append(", \"higherIsBetter\": ").append(f.higherIsBetter());
+      b.append(", \"configs\": [");
+      for (int c = 0; c < labels.size(); c++) {
+        Comparison.Spread sp = f.spreads().get(c);
+        b.append(c == 0 ? "" : ", ").append("{\"config\": ").append(str(labels.get(c)));
+        if (sp != null) {
+          b.append(", \"median\": ").append(num(sp.median()));
+          b.append(", \"min\": ").append(num(sp.min()));
+          b.append(", \"max\": ").append(num(sp.max()));
+          b.append(", \"repeats\": ").append(sp.count());
+        }
+        b.append(", \"ratio\": ").append(num(f.ratio(c))).append('}');
+      }
+      b.append("]}");
+    }
+    b.append("\n  ]\n}");
+  }
+
+  private void run(RunResult run) {
+    indent(2).append("{\"config\": ").append(str(run.config()));
+    b.append(", \"repeat\": ").append(run.repeat());
+    b.append(", \"notes\": ").append(strings(run.notes()));
+    b.append(", \"phases\": [");
+    for (int i = 0; i < run.phases().size(); i++) {
+      PhaseResult p = run.phases().get(i);
+      b.append(i == 0 ? "\n" : ",\n");
+      indent(3).append("{\"workload\": ").append(str(p.workload()));
+      b.append(", \"ops\": ").append(p.ops());
+      b.append(", \"seconds\": ").append(num(p.seconds()));
+      b.append(", \"opsPerSecond\": ").append(num(p.opsPerSecond()));
+      b.append(", \"userBytes\": ").append(p.userBytes());
+      b.append(",\n");
+      indent(4).append("\"latencyUs\": {");
+      int k = 0;
+      for (Map.Entry<String, LatencyStats> e : p.latency().entrySet()) {
+        LatencyStats l = e.getValue();
+        b.append(k++ == 0 ? "" : ", ").append(str(e.getKey())).append(": {");
+        b.append("\"count\": ").append(l.count());
+        double[] v = l.values();
+        for (int n = 0; n < v.length; n++) {
+          b.append(", ").append(str(LatencyStats.NAMES[n])).append(": ").append(num(v[n]));
+        }
+        b.append('}');
+      }
+      b.append("},\n");
+      indent(4).append("\"timeline\": {\"intervalSeconds\": ").append(num(p.intervalSeconds()));
+      b.append(", \"opsPerSecond\": [");
+      for (int t = 0; t < p.timeline().length; t++) {
+        b.append(t == 0 ? "" : ", ").append(num(p.timeline()[t]));
+      }
+      b.append("]},\n");
+      indent(4).append("\"device\": ");
+      DeviceFigures d = p.device();
+      if (d == null) {
+        b.append("null");
+      } else {
+        b.append("{\"userBytes\": ").append(d.userBytes());
+        b.append(", \"hostBytes\": ").append(d.hostBytes());
+        b.append(", \"gcBytes\": ").append(d.gcBytes());
+        b.append(", \"deviceBytes\": ").append(d.deviceBytes());
+        b.append(", \"writeAmplification\": ").append(num(d.writeAmplification()));
+        b.append(", \"fsWriteAmplification\": ").append(num(d.fsWriteAmplification()));
+        b.append(", \"zonesUsed\": ").append(d.zonesUsed());
+        b.append(", \"dataZones\": ").append(d.dataZones());
+        b.append(", \"spaceAmplification\": ").append(num(d.spaceAmplification())).append('}');
+      }
+      b.append('}');
+    }
+    b.append("]}");
+  }
+
+  private StringBuilder indent(int n) {
+    return b.append("  ".repeat(n));
+  }
+
+  private StringBuilder field(int indent, String name, String value) {
+    return indent(indent).append(str(name)).append(": ").append(value);
+  }
+
+  private static String str(String s) {
+    return Json.quote(s);
+  }
+
+  private static String strings(List<String> l) {
+    StringBuilder s = new StringBuilder("[");
+    for (int i = 0; i < l.size(); i++) {
+      s.append(i == 0 ? "" : ", ").append(Json.quote(l.get(i)));
+    }
+    return s.append(']').toString();
+  }
+
+  static String num(double v) {
+    if (Double.isNaN(v) || Double.isInfinite(v)) {
+      return "null";
+    }
+    if (v == Math.rint(v) && Math.abs(v) < 1e15) {
+      return Long.toString((long) v);
+    }
+    return String.format(Locale.ROOT, "%.6g", v).replaceAll("\\.?0+(e|$)", "$1");
+  }
+}

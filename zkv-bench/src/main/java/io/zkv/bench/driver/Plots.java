@@ -1,0 +1,148 @@
+package io.zkv.bench.driver;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+/**
+ * PNG plots with XChart, drawn headless: for each phase, the latency percentile curves (one per
+ * configuration and operation type, the repeats' histograms merged) and the throughput timeline
+ * (one line per configuration and repeat).
+ *
+ * <p>The percentile axis is in "nines": x = -log10(1 - p), so 1 is P90, 2 is P99, 3 is P99.9; each
+ * curve stops where its sample count stops resolving percentiles (x = log10(count)).
+ */
+public final class Plots {
+  static final int WIDTH = 900;
+  static final int HEIGHT = 540;
+
+  private Plots() {}
+
+  /** Writes the plots into {@code dir}; returns the files in order. */
+  public static List<Path> write(BenchReport r, Path dir) throws IOException {
+    System.setProperty("java.awt.headless", "true");
+    List<Path> files = new ArrayList<>();
+    for (String phase : phases(r)) {
+      files.add(save(latencyChart(r, phase), dir.resolve("latency-" + fileName(phase) + ".png")));
+      files.add(
+          save(throughputChart(r, phase), dir.resolve("throughput-" + fileName(phase) + ".png")));
+    }
+    return files;
+  }
+
+  private static List<String> phases(BenchReport r) {
+    List<String> names = new ArrayList<>();
+    for (RunResult run : r.runs()) {
+      for (PhaseResult p : run.phases()) {
+        if (!names.contains(p.workload())) {
+          names.add(p.workload());
+        }
+      }
+    }
+    return names;
+  }
+
+  static XYChart latencyChart(BenchReport r, String phase) {
+    XYChart chart =
+        chart(
+            phase + ": latency by percentile",
+            "percentile, in nines (1 = P90, 2 = P99, 3 = P99.9, 4 = P99.99)",
+            "latency (us, log scale)");
+    chart.getStyler().setYAxisLogarithmic(true);
+    chart.getStyler().setMarkerSize(0);
+    // config + op type -> merged histogram across repeats
+    Map<String, Histogram> curves = new LinkedHashMap<>();
+    for (RunResult run : r.runs()) {
+      for (PhaseResult p : run.phases()) {
+        if (p.workload().equals(phase)) {
+          p.histograms()
+              .forEach(
+                  (op, h) ->
+                      curves
+                          .computeIfAbsent(
+                              run.config() + " " + op, k -> LatencyStats.newHistogram())
+                          .add(h));
+        }
+      }
+    }
+    curves.forEach(
+        (name, h) -> {
+          double[][] xy = percentileCurve(h);
+          if (xy[0].length > 0) {
+            XYSeries s = chart.addSeries(name, xy[0], xy[1]);
+            s.setMarker(SeriesMarkers.NONE);
+          }
+        });
+    return chart;
+  }
+
+  /** Points (nines, latency in us) from P0 to the resolvable maximum, 20 per nine. */
+  static double[][] percentileCurve(Histogram h) {
+    long n = h.getTotalCount();
+    if (n == 0) {
+      return new double[2][0];
+    }
+    double maxNines = Math.min(5, Math.log10(n));
+    int points = (int) Math.floor(maxNines * 20) + 1;
+    double[] x = new double[points];
+    double[] y = new double[points];
+    for (int i = 0; i < points; i++) {
+      x[i] = i / 20.0;
+      double p = 100 * (1 - Math.pow(10, -x[i]));
+      y[i] = Math.max(0.001, h.getValueAtPercentile(p) / 1000.0);
+    }
+    return new double[][] {x, y};
+  }
+
+  static XYChart throughputChart(BenchReport r, String phase) {
+    XYChart chart = chart(phase + ": throughput over time", "time (s)", "operations per second");
+    chart.getStyler().setMarkerSize(4);
+    chart.getStyler().setYAxisDecimalPattern("#,###");
+    boolean repeats = r.settings().repeat() > 1;
+    for (RunResult run : r.runs()) {
+      for (PhaseResult p : run.phases()) {
+        if (p.workload().equals(phase) && p.timeline().length > 0) {
+          double[] t = new double[p.timeline().length];
+          for (int i = 0; i < t.length; i++) {
+            t[i] = Math.min((i + 1) * p.intervalSeconds(), p.seconds());
+          }
+          chart.addSeries(run.config() + (repeats ? " #" + run.repeat() : ""), t, p.timeline());
+        }
+      }
+    }
+    return chart;
+  }
+
+  private static XYChart chart(String title, String xAxis, String yAxis) {
+    return new XYChartBuilder()
+        .width(WIDTH)
+        .height(HEIGHT)
+        .title(title)
+        .xAxisTitle(xAxis)
+        .yAxisTitle(yAxis)
+        .build();
+  }
+
+  private static Path save(XYChart chart, Path file) throws IOException {
+    if (chart.getSeriesMap().isEmpty()) {
+      // XChart refuses to draw an empty chart; a placeholder series keeps the file list stable.
+      chart.addSeries("no samples", new double[] {0}, new double[] {1});
+    }
+    BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+    return file;
+  }
+
+  /** A phase name as a file name: letters, digits, '-' and '.'. */
+  static String fileName(String phase) {
+    return phase.replaceAll("[^A-Za-z0-9.-]", "_");
+  }
+}

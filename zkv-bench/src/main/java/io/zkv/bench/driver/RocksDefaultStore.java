@@ -1,0 +1,117 @@
+package io.zkv.bench.driver;
+
+import io.zkv.ZkvOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import org.rocksdb.Env;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteOptions;
+
+/**
+ * RocksJava on its default Env (the host file system) in a fresh directory, deleted on close. The
+ * RocksDB options are zkv's ({@link ZkvOptions#toRocksOptions}) with the default Env, so the two
+ * targets differ only in where the files live.
+ */
+final class RocksDefaultStore implements BenchStore {
+  private final Path dir;
+  private final Options options;
+  private final WriteOptions writeOptions;
+  private final RocksDB db;
+
+  private RocksDefaultStore(Path dir, Options options, WriteOptions writeOptions, RocksDB db) {
+    this.dir = dir;
+    this.options = options;
+    this.writeOptions = writeOptions;
+    this.db = db;
+  }
+
+  static RocksDefaultStore open(TargetConfig c, BenchSettings s, Path scratchDir) {
+    ZkvOptions zo =
+        ZkvOptions.builder().syncWrites(c.sync()).writeBufferSize(s.writeBufferSize()).build();
+    Path parent = c.dir() != null ? Path.of(c.dir()) : scratchDir;
+    Path dir;
+    try {
+      Files.createDirectories(parent);
+      dir = Files.createTempDirectory(parent, "rocksdb-default-");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create a database directory in " + parent, e);
+    }
+    Options o = zo.toRocksOptions(Env.getDefault());
+    WriteOptions w = zo.toWriteOptions();
+    try {
+      return new RocksDefaultStore(dir, o, w, RocksDB.open(o, dir.toString()));
+    } catch (RocksDBException e) {
+      o.close();
+      w.close();
+      deleteTree(dir);
+      throw new IllegalStateException("cannot open RocksDB in " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void put(byte[] key, byte[] value) {
+    try {
+      db.put(writeOptions, key, value);
+    } catch (RocksDBException e) {
+      throw new IllegalStateException("RocksDB put in " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public byte[] get(byte[] key) {
+    try {
+      return db.get(key);
+    } catch (RocksDBException e) {
+      throw new IllegalStateException("RocksDB get in " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public int scan(byte[] from, int count) {
+    int n = 0;
+    try (RocksIterator it = db.newIterator()) {
+      for (it.seek(from); n < count && it.isValid(); it.next()) {
+        if (it.value() != null) {
+          n++;
+        }
+      }
+    }
+    return n;
+  }
+
+  @Override
+  public ZoneCounters counters() {
+    return null;
+  }
+
+  @Override
+  public void close() {
+    try {
+      db.close();
+      writeOptions.close();
+      options.close();
+    } finally {
+      deleteTree(dir);
+    }
+  }
+
+  static void deleteTree(Path p) {
+    if (!Files.exists(p)) {
+      return;
+    }
+    try (Stream<Path> s = Files.walk(p)) {
+      for (Path q : s.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(q);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete " + p, e);
+    }
+  }
+}

@@ -1,0 +1,233 @@
+package io.zkv.bench.driver;
+
+import io.zkv.Placement;
+import io.zkv.cli.Arguments;
+import io.zkv.cli.Arguments.UsageException;
+import io.zkv.device.EmulatedDevice;
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * One configuration to benchmark: a target and its storage settings. Written on the command line as
+ * {@code zkv[:key=value,...]} or {@code rocksdb-default[:key=value,...]}; keys that are not given
+ * come from the command's global options.
+ *
+ * <p>Keys for {@code zkv}: {@code profile} (timing profile of the scratch emulated device), {@code
+ * zones}, {@code zone-size}, {@code zone-cap} (its geometry), {@code device} (an existing device
+ * URI instead of a scratch device; it is formatted), {@code placement}, {@code sync}, {@code
+ * label}. Keys for {@code rocksdb-default}: {@code dir} (where the database lives; default the
+ * scratch directory), {@code sync}, {@code label}.
+ *
+ * @param spec the configuration as written on the command line
+ * @param label the name in tables and plots (the spec as written unless {@code label=} is given)
+ * @param target which store
+ * @param profile emulated device timing profile (zkv)
+ * @param device device URI, or null for a scratch emulated device (zkv)
+ * @param zones zone count of the scratch device (zkv)
+ * @param zoneSize zone size in bytes (zkv)
+ * @param zoneCapacity zone capacity in bytes (zkv)
+ * @param placement zone placement policy (zkv)
+ * @param dir database directory, or null for the scratch directory (rocksdb-default)
+ * @param sync sync the WAL on every write
+ */
+public record TargetConfig(
+    String spec,
+    String label,
+    Target target,
+    String profile,
+    String device,
+    int zones,
+    long zoneSize,
+    long zoneCapacity,
+    Placement placement,
+    String dir,
+    boolean sync) {
+
+  /** The stores the driver can measure. */
+  public enum Target {
+    /** {@link io.zkv.ZkvDb} on zkv's zone file system. */
+    ZKV("zkv"),
+    /** RocksJava with its default Env (the host file system). */
+    ROCKSDB_DEFAULT("rocksdb-default");
+
+    private final String spec;
+
+    Target(String spec) {
+      this.spec = spec;
+    }
+
+    public String spec() {
+      return spec;
+    }
+
+    static Target parse(String s) {
+      for (Target t : values()) {
+        if (t.spec.equals(s)) {
+          return t;
+        }
+      }
+      throw new UsageException("unknown target '" + s + "' (known: zkv, rocksdb-default)");
+    }
+  }
+
+  /** The defaults a spec starts from (the global options); label and target are replaced. */
+  public static TargetConfig defaults(
+      String profile,
+      String device,
+      int zones,
+      long zoneSize,
+      long zoneCapacity,
+      Placement placement,
+      boolean sync) {
+    checkProfile(profile);
+    return new TargetConfig(
+        "zkv",
+        "zkv",
+        Target.ZKV,
+        profile,
+        device,
+        zones,
+        zoneSize,
+        zoneCapacity,
+        placement,
+        null,
+        sync);
+  }
+
+  /** Parses {@code target[:key=value,...]}; bad specs throw {@link UsageException}. */
+  public static TargetConfig parse(String spec, TargetConfig defaults) {
+    String s = spec.trim();
+    int colon = s.indexOf(':');
+    Target target = Target.parse(colon < 0 ? s : s.substring(0, colon));
+    String label = s;
+    String profile = defaults.profile;
+    String device = defaults.device;
+    int zones = defaults.zones;
+    long zoneSize = defaults.zoneSize;
+    long zoneCap = defaults.zoneCapacity;
+    Placement placement = defaults.placement;
+    String dir = null;
+    boolean sync = defaults.sync;
+    if (colon >= 0) {
+      for (String kv : s.substring(colon + 1).split(",")) {
+        int eq = kv.indexOf('=');
+        if (eq <= 0) {
+          throw new UsageException(
+              "configuration '" + spec + "': expected key=value, not '" + kv + "'");
+        }
+        String key = kv.substring(0, eq).trim();
+        String value = kv.substring(eq + 1).trim();
+        if (target == Target.ROCKSDB_DEFAULT
+            && !key.equals("sync")
+            && !key.equals("label")
+            && !key.equals("dir")) {
+          throw new UsageException(
+              "configuration '"
+                  + spec
+                  + "': rocksdb-default takes dir, sync and label, not "
+                  + key);
+        }
+        switch (key) {
+          case "profile" -> profile = checkProfile(value);
+          case "device" -> device = value;
+          case "zones" -> zones = (int) size(spec, key, value, 4, 1 << 20);
+          case "zone-size" -> zoneSize = size(spec, key, value, 1 << 20, 1L << 40);
+          case "zone-cap" -> zoneCap = size(spec, key, value, 1 << 20, 1L << 40);
+          case "placement" -> placement = placement(value);
+          case "dir" -> dir = value;
+          case "sync" -> sync = bool(spec, value);
+          case "label" -> label = value;
+          default ->
+              throw new UsageException(
+                  "configuration '"
+                      + spec
+                      + "': unknown key '"
+                      + key
+                      + "' (known: profile, zones, zone-size, zone-cap, device, placement, dir, sync,"
+                      + " label)");
+        }
+      }
+    }
+    if (target == Target.ZKV && zoneCap > zoneSize) {
+      throw new UsageException(
+          "configuration '"
+              + spec
+              + "': zone capacity "
+              + zoneCap
+              + " exceeds zone size "
+              + zoneSize);
+    }
+    return new TargetConfig(
+        s, label, target, profile, device, zones, zoneSize, zoneCap, placement, dir, sync);
+  }
+
+  /** What the configuration runs on, for the report's conditions. */
+  public String describe() {
+    if (target == Target.ROCKSDB_DEFAULT) {
+      return "RocksJava default Env in "
+          + (dir != null ? dir : "the scratch directory")
+          + (sync ? ", sync writes" : "");
+    }
+    String dev =
+        device != null
+            ? device
+            : String.format(
+                Locale.ROOT,
+                "scratch emulated device, profile %s, %d zones x %d MiB (%d MiB capacity)",
+                profile,
+                zones,
+                zoneSize >> 20,
+                zoneCapacity >> 20);
+    return "zkv on " + dev + ", placement " + placement + (sync ? ", sync writes" : "");
+  }
+
+  static Placement placement(String v) {
+    try {
+      Placement p = Placement.valueOf(v.trim().toUpperCase(Locale.ROOT));
+      if (!p.isAvailable()) {
+        throw new UsageException("placement " + v + " is not available yet (only liza is)");
+      }
+      return p;
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(
+          "unknown placement '" + v + "' (known: " + Arrays.toString(Placement.values()) + ")");
+    }
+  }
+
+  private static String checkProfile(String p) {
+    if (!Arrays.asList(EmulatedDevice.PROFILES).contains(p)) {
+      throw new UsageException(
+          "unknown timing profile '"
+              + p
+              + "' (known: "
+              + String.join(", ", EmulatedDevice.PROFILES)
+              + ")");
+    }
+    return p;
+  }
+
+  private static long size(String spec, String key, String v, long min, long max) {
+    long n;
+    try {
+      n = Arguments.parseSize(v);
+    } catch (NumberFormatException | ArithmeticException e) {
+      throw new UsageException(
+          "configuration '" + spec + "': " + key + " needs a number, not " + v);
+    }
+    if (n < min || n > max) {
+      throw new UsageException(
+          "configuration '" + spec + "': " + key + " must be between " + min + " and " + max);
+    }
+    return n;
+  }
+
+  private static boolean bool(String spec, String v) {
+    return switch (v.toLowerCase(Locale.ROOT)) {
+      case "true", "yes", "1", "on" -> true;
+      case "false", "no", "0", "off" -> false;
+      default ->
+          throw new UsageException(
+              "configuration '" + spec + "': sync needs true or false, not " + v);
+    };
+  }
+}

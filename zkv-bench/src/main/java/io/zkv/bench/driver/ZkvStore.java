@@ -1,0 +1,113 @@
+package io.zkv.bench.driver;
+
+import io.zkv.ZkvDb;
+import io.zkv.ZkvEntry;
+import io.zkv.ZkvIterator;
+import io.zkv.ZkvOptions;
+import io.zkv.ZonedEnv;
+import io.zkv.device.DeviceGeometry;
+import io.zkv.device.EmulatedDevice;
+import io.zkv.device.ZonedDeviceException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * {@link ZkvDb} on a freshly formatted zoned device: a scratch emulated device in the scratch
+ * directory (deleted on close), or the configuration's device URI (formatted: its contents are
+ * lost).
+ */
+final class ZkvStore implements BenchStore {
+  static final String DB_PATH = "/bench/db";
+
+  private final ZonedEnv env;
+  private final ZkvDb db;
+  private final Path scratchFile;
+
+  private ZkvStore(ZonedEnv env, ZkvDb db, Path scratchFile) {
+    this.env = env;
+    this.db = db;
+    this.scratchFile = scratchFile;
+  }
+
+  static ZkvStore open(TargetConfig c, BenchSettings s, Path scratchDir) {
+    Path file = null;
+    String uri = c.device();
+    if (uri == null) {
+      file = scratchDir.resolve("bench-" + System.nanoTime() + ".zkvemu");
+      DeviceGeometry g =
+          DeviceGeometry.of(c.zones(), c.zoneSize(), c.zoneCapacity(), 14, 14, 1 << 20);
+      try {
+        EmulatedDevice.format(file, g);
+      } catch (ZonedDeviceException e) {
+        throw new IllegalStateException(
+            "cannot create the scratch device " + file + ": " + e.getMessage(), e);
+      }
+      uri = EmulatedDevice.uri(file, c.profile());
+    }
+    ZonedEnv env = ZonedEnv.open(uri, ZonedEnv.Mode.FORMAT);
+    try {
+      ZkvOptions o =
+          ZkvOptions.builder()
+              .syncWrites(c.sync())
+              .placement(c.placement())
+              .writeBufferSize(s.writeBufferSize())
+              .build();
+      return new ZkvStore(env, ZkvDb.open(env, DB_PATH, o), file);
+    } catch (RuntimeException e) {
+      env.close();
+      deleteQuietly(file);
+      throw e;
+    }
+  }
+
+  @Override
+  public void put(byte[] key, byte[] value) {
+    db.put(key, value);
+  }
+
+  @Override
+  public byte[] get(byte[] key) {
+    return db.get(key);
+  }
+
+  @Override
+  public int scan(byte[] from, int count) {
+    int n = 0;
+    try (ZkvIterator it = db.iterator(from, null)) {
+      while (n < count && it.hasNext()) {
+        ZkvEntry e = it.next();
+        if (e.value() != null) {
+          n++;
+        }
+      }
+    }
+    return n;
+  }
+
+  @Override
+  public ZoneCounters counters() {
+    return ZoneCounters.of(env.stats());
+  }
+
+  @Override
+  public void close() {
+    try {
+      db.close();
+      env.close();
+    } finally {
+      deleteQuietly(scratchFile);
+    }
+  }
+
+  private static void deleteQuietly(Path file) {
+    if (file != null) {
+      try {
+        Files.deleteIfExists(file);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot delete scratch device " + file, e);
+      }
+    }
+  }
+}

@@ -1,0 +1,148 @@
+package io.zkv.bench.driver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.zkv.Placement;
+import io.zkv.cli.Arguments;
+import io.zkv.cli.Arguments.UsageException;
+import io.zkv.cli.Zkv;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class BenchInvocationTest {
+  private static BenchInvocation parse(String... args) {
+    return BenchInvocation.parse(Arguments.of(args));
+  }
+
+  private static String error(String... args) {
+    return assertThrows(UsageException.class, () -> parse(args)).getMessage();
+  }
+
+  @Test
+  void defaultsAreOneZkvConfigurationOnTheInstantProfile() {
+    BenchInvocation inv = parse();
+    assertFalse(inv.compare());
+    assertEquals(1, inv.configs().size());
+    TargetConfig c = inv.configs().get(0);
+    assertEquals(TargetConfig.Target.ZKV, c.target());
+    assertEquals("instant", c.profile());
+    assertEquals(64, c.zones());
+    assertEquals(64L << 20, c.zoneSize());
+    assertEquals(48L << 20, c.zoneCapacity());
+    assertEquals(Placement.LIZA, c.placement());
+    assertFalse(c.sync());
+    BenchSettings s = inv.settings();
+    assertEquals(List.of("fillrandom", "readrandom"), s.workloads());
+    assertEquals(1, s.threads());
+    assertEquals(16, s.keySize());
+    assertEquals(100, s.valueSize());
+    assertEquals(100_000, s.keys());
+    assertEquals(100_000, s.opsOrDefault(), "db_bench's default: --reads/--num = keys");
+    assertEquals(1, s.repeat());
+    assertNull(inv.outDir());
+  }
+
+  @Test
+  void globalOptionsAreTheDefaultsOfEachConfiguration() {
+    BenchInvocation inv =
+        parse(
+            "compare",
+            "--config",
+            "zkv:profile=zn540,zones=32,zone-cap=32M",
+            "--config",
+            "rocksdb-default:sync=true,label=rocks",
+            "--config",
+            "zkv",
+            "--profile",
+            "pm1731a",
+            "--zone-size",
+            "128M",
+            "--threads",
+            "4",
+            "--duration",
+            "2.5",
+            "--distribution",
+            "zipfian",
+            "--workload",
+            "ycsb-a, mixed70 ,mixgraph");
+    assertTrue(inv.compare());
+    assertEquals(3, inv.settings().repeat(), "compare repeats 3 times unless told");
+    TargetConfig a = inv.configs().get(0);
+    assertEquals("zkv:profile=zn540,zones=32,zone-cap=32M", a.label());
+    assertEquals("zn540", a.profile());
+    assertEquals(32, a.zones());
+    assertEquals(128L << 20, a.zoneSize());
+    assertEquals(32L << 20, a.zoneCapacity());
+    TargetConfig b = inv.configs().get(1);
+    assertEquals("rocks", b.label());
+    assertEquals(TargetConfig.Target.ROCKSDB_DEFAULT, b.target());
+    assertTrue(b.sync());
+    assertEquals("pm1731a", inv.configs().get(2).profile());
+    assertEquals(List.of("ycsb-a", "mixed70", "mixgraph"), inv.settings().workloads());
+    assertEquals(2.5, inv.settings().durationSeconds());
+    assertEquals(Long.MAX_VALUE, inv.settings().opsOrDefault(), "a duration alone is not capped");
+    assertTrue(inv.settings().zipfian());
+    assertTrue(inv.commandLine().startsWith("zkv bench compare --config zkv:profile=zn540"));
+    // The printed command line repeats the run exactly.
+    BenchInvocation again = parse(inv.commandLine().substring("zkv bench ".length()).split(" "));
+    assertEquals(inv.configs(), again.configs());
+    assertEquals(inv.settings(), again.settings());
+    assertEquals(inv.defaults(), again.defaults());
+  }
+
+  @Test
+  void badCommandLinesAreRefusedWithSpecificMessages() {
+    assertTrue(error("compare", "--config", "zkv").contains("two or more --config"));
+    assertTrue(error("compare").contains("two or more --config"));
+    assertTrue(error("frobnicate").contains("unknown mode 'frobnicate'"));
+    assertTrue(error("--target", "zkv", "--config", "zkv").contains("either --target or --config"));
+    assertTrue(error("--target", "leveldb").contains("unknown target 'leveldb'"));
+    assertTrue(
+        error("--config", "rocksdb-default:profile=zn540").contains("rocksdb-default takes"));
+    assertTrue(error("--config", "zkv:colour=red").contains("unknown key 'colour'"));
+    assertTrue(error("--config", "zkv:zones").contains("expected key=value"));
+    assertTrue(error("--config", "zkv:zones=many").contains("zones needs a number"));
+    assertTrue(error("--config", "zkv:zone-cap=128M").contains("exceeds zone size"));
+    assertTrue(error("--profile", "warp").contains("unknown timing profile 'warp'"));
+    assertTrue(error("--placement", "caza").contains("not available yet"));
+    assertTrue(error("--placement", "best").contains("unknown placement 'best'"));
+    assertTrue(error("--workload", "fillrandom,teleport").contains("unknown workload 'teleport'"));
+    assertTrue(error("--workload", "mixed150").contains("0..100"));
+    assertTrue(error("--workload", ",").contains("names no workload"));
+    assertTrue(error("--distribution", "pareto").contains("uniform or zipfian"));
+    assertTrue(error("--threads", "0").contains("--threads must be between 1 and 256"));
+    assertTrue(error("--duration", "soon").contains("--duration needs a number"));
+    assertTrue(error("--bogus", "1").contains("unknown option --bogus"));
+    assertTrue(
+        error("compare", "--config", "zkv", "--config", "zkv").contains("labelled 'zkv'"),
+        "two identical configurations cannot be told apart in the report");
+  }
+
+  @Test
+  void theCommandLineReportsUsageErrorsWithExitCode2() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int rc =
+        Zkv.run(
+            new String[] {"bench", "compare", "--config", "zkv"},
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    assertEquals(2, rc);
+    String e = err.toString(StandardCharsets.UTF_8);
+    assertTrue(e.contains("zkv bench: compare needs two or more --config"), e);
+    assertTrue(e.contains("usage: zkv bench [compare]"), e);
+    rc =
+        Zkv.run(
+            new String[] {"demo", "--seconds", "0"},
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    assertEquals(2, rc);
+  }
+}

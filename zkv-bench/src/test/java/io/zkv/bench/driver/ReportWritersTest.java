@@ -1,0 +1,92 @@
+package io.zkv.bench.driver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ReportWritersTest {
+  @Test
+  void jsonIsWellFormedAndCarriesTheFigures() {
+    String json = JsonReport.render(SampleReports.twoConfigs());
+    JsonSyntax.check(json);
+    assertTrue(json.contains("\"tool\": \"zkv bench\""), json);
+    assertTrue(json.contains("\"label\": \"A\", \"target\": \"zkv\""), json);
+    assertTrue(json.contains("\"label\": \"B\", \"target\": \"rocksdb-default\""), json);
+    // Run A #1: 1000 ops in 1 s, every READ at 10 us.
+    assertTrue(json.contains("\"ops\": 1000, \"seconds\": 1, \"opsPerSecond\": 1000"), json);
+    assertTrue(json.contains("\"READ\": {\"count\": 1000, \"avg\": 10"), json);
+    assertTrue(json.contains("\"writeAmplification\": 2,"), json);
+    assertTrue(json.contains("\"device\": null"), json);
+    // The comparison: ops/s medians 2000 and 3000, ratio 1.5.
+    assertTrue(
+        json.contains(
+            "{\"config\": \"B\", \"median\": 3000, \"min\": 2000, \"max\": 4000, \"repeats\": 2,"
+                + " \"ratio\": 1.5}"),
+        json);
+  }
+
+  @Test
+  void jsonWritesNaNAsNull() {
+    assertEquals("null", JsonReport.num(Double.NaN));
+    assertEquals("null", JsonReport.num(Double.POSITIVE_INFINITY));
+    assertEquals("12", JsonReport.num(12.0));
+    assertEquals("0.125", JsonReport.num(0.125));
+    assertEquals("1.5e-07", JsonReport.num(1.5e-7));
+  }
+
+  @Test
+  void markdownComparisonHasOneRowPerFigureAndTheRatios() {
+    String md = MarkdownReport.render(SampleReports.twoConfigs());
+    List<String> rows = Arrays.stream(md.split("\n")).filter(l -> l.startsWith("|")).toList();
+    // header + separator + ops/s + 7 READ latency figures + WA + space amplification
+    assertEquals(2 + 1 + 7 + 2, rows.size(), md);
+    assertTrue(rows.get(0).contains("A median (min-max)") && rows.get(0).contains("B / A"), md);
+    String opsRow = rows.get(2);
+    assertTrue(
+        opsRow.matches(
+            "\\| fillrandom +\\| ops/s +\\| +2,000 \\(1,000-3,000\\) \\| +3,000 \\(2,000-4,000\\) \\| +1\\.50x \\|"),
+        opsRow);
+    String p50 = rows.stream().filter(l -> l.contains("READ p50 us")).findFirst().orElseThrow();
+    assertTrue(p50.endsWith("0.50x |"), p50);
+    String wa =
+        rows.stream().filter(l -> l.contains("write amplification")).findFirst().orElseThrow();
+    assertTrue(wa.matches(".*\\| +2\\.50 \\(2\\.00-3\\.00\\) \\| +- \\| +- \\|"), wa);
+    assertTrue(md.contains("- `A`: zkv on scratch emulated device, profile instant"), md);
+    assertTrue(md.contains("- `B`: RocksJava default Env"), md);
+  }
+
+  @Test
+  void markdownForOneConfigurationListsEveryPhaseAndOperation() {
+    BenchReport two = SampleReports.twoConfigs();
+    BenchReport one =
+        new BenchReport(
+            "zkv bench",
+            two.started(),
+            SampleReports.settings(1),
+            List.of(two.configs().get(0)),
+            List.of(two.runs().get(0)),
+            Comparison.figures(List.of("A"), List.of(two.runs().get(0))),
+            List.of());
+    String md = MarkdownReport.render(one);
+    List<String> rows = Arrays.stream(md.split("\n")).filter(l -> l.startsWith("|")).toList();
+    assertEquals(3, rows.size(), md);
+    assertTrue(rows.get(0).contains("p99.99 us"), md);
+    assertTrue(
+        rows.get(2)
+            .matches(
+                "\\| fillrandom \\| READ +\\| +1,000 \\| +10\\.0 \\|.*\\| +2\\.00 \\| +1\\.25 \\| +3/60 \\|"),
+        rows.get(2));
+  }
+
+  @Test
+  void numbersKeepThreeSignificantDigits() {
+    assertEquals("123,457", MarkdownReport.fmt(123456.7));
+    assertEquals("12.3", MarkdownReport.fmt(12.34));
+    assertEquals("1.23", MarkdownReport.fmt(1.234));
+    assertEquals("0.123", MarkdownReport.fmt(0.1234));
+    assertEquals("-", MarkdownReport.fmt(Double.NaN));
+  }
+}
