@@ -31,7 +31,7 @@ public final class MarkdownReport {
         String.format(
             Locale.ROOT,
             "- workloads %s; %d thread(s); %,d keys of %d B, values %d B (YCSB records 10 x %d B);"
-                + " %s keys; %s; memtable %d MiB; seed %d; %d repeat(s), interleaved\n",
+                + " %s keys; %s; memtable %d KiB; seed %d; %d repeat(s), interleaved\n",
             String.join(",", s.workloads()),
             s.threads(),
             s.keys(),
@@ -40,7 +40,7 @@ public final class MarkdownReport {
             s.ycsbFieldLength(),
             s.zipfian() ? "Zipfian 0.99" : "uniform",
             s.limits(),
-            s.writeBufferSize() >> 20,
+            s.writeBufferSize() >> 10,
             s.seed(),
             s.repeat()));
     for (TargetConfig c : r.configs()) {
