@@ -302,6 +302,8 @@ int kdev_stats(zkv_dev *dev, zkv_dev_stats *out) {
   return 0;
 }
 
+void kdev_close(zkv_dev *dev) { kdev_free((kdev *)dev); }
+
 void kdev_free(kdev *d) {
   if (!d) return;
   kdev_pool_free(d);

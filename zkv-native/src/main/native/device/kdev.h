@@ -106,6 +106,17 @@ kdev *kdev_alloc(const char *path, int kind, const zkv_backend *be);
 int kdev_open_ng(kdev *d, const char *path);
 int kdev_read_zone_cap(kdev *d);
 
+void kdev_close(zkv_dev *dev);
+
+/* The function table of a kernel backend: everything but the zone commands is shared. */
+#define KDEV_BACKEND(name, report_fn, zone_mgmt_fn)                                                               \
+  {                                                                                                               \
+    .scheme = name, .close = kdev_close, .report = report_fn, .zone_mgmt = zone_mgmt_fn, .write = kdev_write,     \
+    .append = kdev_append, .read = kdev_read, .flush = kdev_flush, .queue_create = kq_create,                     \
+    .queue_destroy = kq_destroy, .queue_submit = kq_submit, .queue_reap = kq_reap, .queue_inflight = kq_inflight, \
+    .stats = kdev_stats                                                                                           \
+  }
+
 /* Identify-based geometry of an NVMe zoned namespace (nvme:, and zbd:'s append limit). */
 int kdev_identify_geometry(kdev *d, int fd);
 /* Zone Management Receive of up to n zones from `first` on the ng device. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "kdev.h"
+#include "timing.h"
 
 #define PIECE_BITS 20
 #define RING_ENTRIES 128u
@@ -254,7 +255,7 @@ int kq_reap(zkv_queue *base, zkv_completion *out, int min, int max, int64_t time
   kq *q = (kq *)base;
   int n = 0;
   if (min > max) min = max;
-  struct __kernel_timespec ts = {.tv_sec = timeout_ns / 1000000000, .tv_nsec = timeout_ns % 1000000000};
+  uint64_t give_up = timeout_ns < 0 ? UINT64_MAX : zkv_now_ns() + (uint64_t)timeout_ns;
   while (n < max) {
     if (q->ready_len) {
       finish(q, &out[n++]);
@@ -262,10 +263,19 @@ int kq_reap(zkv_queue *base, zkv_completion *out, int min, int max, int64_t time
     }
     if (harvest(q)) continue;
     if (n >= min || q->inflight == 0) break;
+    if (io_uring_sq_ready(&q->ring)) io_uring_submit(&q->ring); /* what a failed submit left queued */
     struct io_uring_cqe *cqe;
-    int rc = timeout_ns < 0 ? io_uring_wait_cqe(&q->ring, &cqe) : io_uring_wait_cqe_timeout(&q->ring, &cqe, &ts);
-    if (rc == -EINTR) continue;
-    if (rc < 0) break; /* -ETIME: the timeout passed */
+    int rc;
+    if (timeout_ns < 0) {
+      rc = io_uring_wait_cqe(&q->ring, &cqe);
+    } else {
+      uint64_t now = zkv_now_ns();
+      if (now >= give_up) break;
+      struct __kernel_timespec ts = {.tv_sec = (long long)((give_up - now) / 1000000000u),
+                                     .tv_nsec = (long long)((give_up - now) % 1000000000u)};
+      rc = io_uring_wait_cqe_timeout(&q->ring, &cqe, &ts);
+    }
+    if (rc < 0 && rc != -EINTR && rc != -ETIME) break;
   }
   return n;
 }
@@ -279,6 +289,7 @@ void kq_destroy(zkv_queue *base) {
       continue;
     }
     if (harvest(q)) continue;
+    if (io_uring_sq_ready(&q->ring)) io_uring_submit(&q->ring);
     struct io_uring_cqe *cqe;
     int rc = io_uring_wait_cqe(&q->ring, &cqe);
     if (rc < 0 && rc != -EINTR) break;

@@ -44,24 +44,7 @@ static int nvme_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) {
   return action == ZKV_ZONE_CLOSE ? kdev_close_fixup(d, zone) : 0;
 }
 
-static void nvme_close(zkv_dev *dev) { kdev_free((kdev *)dev); }
-
-static const zkv_backend nvme_backend = {
-    .scheme = "nvme",
-    .close = nvme_close,
-    .report = nvme_report,
-    .zone_mgmt = nvme_zone_mgmt,
-    .write = kdev_write,
-    .append = kdev_append,
-    .read = kdev_read,
-    .flush = kdev_flush,
-    .queue_create = kq_create,
-    .queue_destroy = kq_destroy,
-    .queue_submit = kq_submit,
-    .queue_reap = kq_reap,
-    .queue_inflight = kq_inflight,
-    .stats = kdev_stats,
-};
+static const zkv_backend nvme_backend = KDEV_BACKEND("nvme", nvme_report, nvme_zone_mgmt);
 
 /* Opens `path` as the NVMe generic device of a zoned namespace: nsid, exclusivity among zkv
  * openers (flock), geometry from Identify and the capacity of zone 0. */

@@ -91,24 +91,7 @@ static int zbd_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) {
   return action == ZKV_ZONE_CLOSE ? kdev_close_fixup(d, zone) : 0;
 }
 
-static void zbd_close(zkv_dev *dev) { kdev_free((kdev *)dev); }
-
-static const zkv_backend zbd_backend = {
-    .scheme = "zbd",
-    .close = zbd_close,
-    .report = zbd_report,
-    .zone_mgmt = zbd_zone_mgmt,
-    .write = kdev_write,
-    .append = kdev_append,
-    .read = kdev_read,
-    .flush = kdev_flush,
-    .queue_create = kq_create,
-    .queue_destroy = kq_destroy,
-    .queue_submit = kq_submit,
-    .queue_reap = kq_reap,
-    .queue_inflight = kq_inflight,
-    .stats = kdev_stats,
-};
+static const zkv_backend zbd_backend = KDEV_BACKEND("zbd", zbd_report, zbd_zone_mgmt);
 
 /* /sys/block/NAME/queue/ATTR as a number; -1 when absent. */
 static long long sysfs_num(const char *name, const char *attr) {
