@@ -171,8 +171,8 @@ static void test_queue_appends(void) {
   int lba_not_submission = 0;
   for (int i = 0; i < N; i++) lba_not_submission += ((uint64_t)at[i] - base) / lba != (uint64_t)i;
   printf(
-      "  %d queued appends (QD %d): distinct, contiguous, intact; %d completions reaped out of LBA order, "
-      "%d LBAs differ from submission order\n",
+      "  %d queued appends (QD %d): distinct, contiguous, intact; %d completions reaped out of submission "
+      "order, %d LBAs differ from submission order\n",
       N, QD, out_of_order, lba_not_submission);
   free(src);
 }
