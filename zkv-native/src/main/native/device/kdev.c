@@ -76,6 +76,13 @@ int kdev_diagnose(kdev *d, const zkv_request *r, int err) {
   return r->op == ZKV_OP_WRITE ? ZE(ZONE_INVALID_WRITE) : err;
 }
 
+int64_t kdev_block_status(kdev *d, const zkv_request *r, int64_t res) {
+  if (res == -EOVERFLOW) return ZE(TOO_MANY_ACTIVE_ZONES);
+  if (res == -ETOOMANYREFS) return ZE(TOO_MANY_OPEN_ZONES);
+  if (res == -EIO || res == -EREMOTEIO) return kdev_diagnose(d, r, (int)res);
+  return res;
+}
+
 int kdev_close_fixup(kdev *d, uint32_t zone) {
   zkv_zone z;
   int rc = kdev_report_one(d, zone, &z);
@@ -310,6 +317,9 @@ void kdev_free(kdev *d) {
   if (d->ng_fd >= 0) close(d->ng_fd);
   if (d->blk_fd >= 0) close(d->blk_fd);
   pthread_mutex_destroy(&d->pool_mu);
+  if (d->append_locks)
+    for (unsigned i = 0; i < KDEV_APPEND_LOCKS; i++) pthread_mutex_destroy(&d->append_locks[i]);
+  free(d->append_locks);
   free(d->path);
   free(d);
 }

@@ -27,6 +27,7 @@
 #define ZNS_DESCRIPTOR 64u
 
 enum kdev_kind { KDEV_NVME = 1, KDEV_ZBD = 2 };
+#define KDEV_APPEND_LOCKS 64u
 
 typedef struct kdev {
   zkv_dev base;
@@ -36,7 +37,8 @@ typedef struct kdev {
   uint32_t nsid; /* namespace of ng_fd */
   int blk_fd;    /* zbd: the zoned block device, O_DIRECT; -1 for nvme: */
   uint32_t lba_shift;
-  uint32_t max_xfer; /* bytes one NVMe command may move */
+  uint32_t max_xfer;             /* bytes one NVMe command may move */
+  pthread_mutex_t *append_locks; /* zbd: without an ng device: KDEV_APPEND_LOCKS, by zone */
   pthread_mutex_t pool_mu;
   zkv_queue **pool; /* idle rings for synchronous calls */
   uint32_t pool_len, pool_cap;
@@ -79,6 +81,12 @@ int kdev_close_fixup(kdev *d, uint32_t zone);
  * the spec (and null_blk) refuse it with Too Many Active Zones; QEMU 7.2 lets it pass, so the
  * backends count active zones themselves (one full report, only for EMPTY zones). */
 int kdev_finish_check(kdev *d, uint32_t zone);
+
+/* zbd: the status of a failed block-layer request: the resource errnos mapped back, EIO
+ * diagnosed (kdev_diagnose); other results unchanged. */
+int64_t kdev_block_status(kdev *d, const zkv_request *r, int64_t res);
+/* zbd: a zone append without an NVMe generic device (zbd.c); the assigned offset or a code. */
+int64_t zbd_append_emulated(kdev *d, const zkv_request *r);
 
 /* One synchronous request on a pooled ring; returns the completion result. */
 int64_t kdev_sync(kdev *d, const zkv_request *r);

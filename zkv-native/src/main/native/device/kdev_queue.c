@@ -169,9 +169,14 @@ int kq_submit(zkv_queue *base, const zkv_request *r) {
   sl->req = *r;
   q->inflight++;
   int rc = kdev_check(d, r);
-  if (!rc && r->op == ZKV_OP_APPEND && d->ng_fd < 0) {
-    zkv_set_error("%s: zone append needs the NVMe generic device (/dev/ngXnY), which this device has none of", d->path);
-    rc = -EOPNOTSUPP;
+  if (!rc && r->op == ZKV_OP_APPEND && d->ng_fd < 0) { /* emulated: runs now, completes at the next reap */
+    int64_t at = zbd_append_emulated(d, r);
+    if (at >= 0) {
+      sl->result = at;
+      make_ready(q, idx);
+      return 0;
+    }
+    rc = (int)at;
   }
   const zkv_geometry *g = &d->base.geo;
   /* A write past the capacity fails, but split into commands (by us or the block layer) its
@@ -230,15 +235,7 @@ static void finish(kq *q, zkv_completion *out) {
   kslot *sl = &q->slots[idx];
   kdev *d = q->d;
   int64_t res = sl->err ? sl->err : sl->result;
-  if (d->kind == KDEV_ZBD && sl->req.op != ZKV_OP_APPEND) {
-    /* The block layer reports most ZNS statuses as EIO; the resource ones have errnos. */
-    if (res == -EOVERFLOW)
-      res = ZKV_ERR(ZKV_NVME_TOO_MANY_ACTIVE_ZONES);
-    else if (res == -ETOOMANYREFS)
-      res = ZKV_ERR(ZKV_NVME_TOO_MANY_OPEN_ZONES);
-    else if (res == -EIO || res == -EREMOTEIO)
-      res = kdev_diagnose(d, &sl->req, (int)res);
-  }
+  if (d->kind == KDEV_ZBD && sl->req.op != ZKV_OP_APPEND && res < 0) res = kdev_block_status(d, &sl->req, res);
   if (sl->bounce) {
     if (res >= 0 && sl->req.op == ZKV_OP_READ) memcpy(sl->req.buf, sl->bounce, sl->req.len);
     free(sl->bounce);
