@@ -108,10 +108,8 @@ int kdev_flush(zkv_dev *dev);
 int kdev_stats(zkv_dev *dev, zkv_dev_stats *out);
 void kdev_free(kdev *d);
 
-/* Opening helpers (nvme.c): a kdev of the given kind; the ng device opened, locked and
- * identified; the zone capacity read from zone 0. */
+/* Opening helpers: a kdev of the given kind; the zone capacity read from zone 0. */
 kdev *kdev_alloc(const char *path, int kind, const zkv_backend *be);
-int kdev_open_ng(kdev *d, const char *path);
 int kdev_read_zone_cap(kdev *d);
 
 void kdev_close(zkv_dev *dev);
