@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <linux/nvme_ioctl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -276,7 +277,12 @@ int64_t kdev_sync(kdev *d, const zkv_request *r) {
   }
   zkv_completion c = {0};
   int64_t res = kq_submit(q, r);
-  if (res == 0) res = kq_reap(q, &c, 1, 1, -1) == 1 ? c.result : -EIO;
+  /* Never return while the request is in flight: the device still writes into the caller's buffer.
+   * kq_reap waits without a time limit and returns 0 only if waiting failed; retry then. */
+  if (res == 0) {
+    while (kq_reap(q, &c, 1, 1, -1) != 1) sched_yield();
+    res = c.result;
+  }
   pthread_mutex_lock(&d->pool_mu);
   if (d->pool_len == d->pool_cap) {
     uint32_t cap = d->pool_cap ? d->pool_cap * 2 : 8;

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <liburing.h>
 #include <linux/nvme_ioctl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -288,8 +289,7 @@ void kq_destroy(zkv_queue *base) {
     if (harvest(q)) continue;
     if (io_uring_sq_ready(&q->ring)) io_uring_submit(&q->ring);
     struct io_uring_cqe *cqe;
-    int rc = io_uring_wait_cqe(&q->ring, &cqe);
-    if (rc < 0 && rc != -EINTR) break;
+    if (io_uring_wait_cqe(&q->ring, &cqe) < 0) sched_yield(); /* retry: never free what is in flight */
   }
   io_uring_queue_exit(&q->ring);
   free(q->slots);
