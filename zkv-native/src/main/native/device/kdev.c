@@ -277,8 +277,8 @@ int64_t kdev_sync(kdev *d, const zkv_request *r) {
   }
   zkv_completion c = {0};
   int64_t res = kq_submit(q, r);
-  /* Never return while the request is in flight: the device still writes into the caller's buffer.
-   * kq_reap waits without a time limit and returns 0 only if waiting failed; retry then. */
+  /* Never return while the request is in flight: the device still writes into the caller's buffer
+   * (kq_reap without a time limit returns only with the completion). */
   if (res == 0) {
     while (kq_reap(q, &c, 1, 1, -1) != 1) sched_yield();
     res = c.result;

@@ -273,7 +273,7 @@ int kq_reap(zkv_queue *base, zkv_completion *out, int min, int max, int64_t time
                                      .tv_nsec = (long long)((give_up - now) % 1000000000u)};
       rc = io_uring_wait_cqe_timeout(&q->ring, &cqe, &ts);
     }
-    if (rc < 0 && rc != -EINTR && rc != -ETIME) break;
+    if (rc < 0 && rc != -EINTR && rc != -ETIME) sched_yield(); /* transient (EAGAIN, EBUSY): wait again */
   }
   return n;
 }
