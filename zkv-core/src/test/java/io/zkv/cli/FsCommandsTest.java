@@ -127,7 +127,7 @@ class FsCommandsTest {
     assertTrue(err.toString(StandardCharsets.UTF_8).contains("--device is required"));
     assertEquals(1, zkv("fsck", "--device", "emu:" + dir.resolve("missing")));
     assertTrue(err.toString(StandardCharsets.UTF_8).contains("No such file"), err.toString());
-    assertEquals(1, zkv("fsck", "--device", "nvme:/dev/ng0n1"));
+    assertEquals(1, zkv("fsck", "--device", "scsi:/dev/sda"));
     assertTrue(err.toString(StandardCharsets.UTF_8).contains("unsupported device URI"));
     java.nio.file.Files.writeString(dir.resolve("foreign"), "not a device");
     assertEquals(1, zkv("ls", "--device", "emu:" + dir.resolve("foreign")));
