@@ -1,6 +1,8 @@
-/* Opens a device by URI. Schemes: emu: (the emulator). zbd: and nvme: come with the kernel path. */
+/* The public device API: opens a device by URI scheme and dispatches every call to its backend. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,14 +19,20 @@ static int parse_u64(const char *v, uint64_t *out) {
   return 0;
 }
 
+static __thread char last_error[512];
+
+void zkv_set_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(last_error, sizeof last_error, fmt, ap);
+  va_end(ap);
+}
+
+const char *zkv_dev_last_error(void) { return last_error; }
+
 /* emu:/path/to/file[?profile=zn540&wcache=1&discard=1&seed=42] */
-zkv_dev *zkv_dev_open(const char *uri, int *err) {
+zkv_dev *emu_dev_open(const char *uri, int *err) {
   *err = -EINVAL;
-  if (!uri || strncmp(uri, "emu:", 4) != 0) {
-    emu_set_error("unsupported device URI '%s': expected emu:/path (zbd: and nvme: are not built yet)",
-                  uri ? uri : "(null)");
-    return NULL;
-  }
   char *copy = strdup(uri + 4);
   if (!copy) {
     *err = -ENOMEM;
@@ -78,3 +86,65 @@ out:
   free(copy);
   return dev;
 }
+
+zkv_dev *zkv_dev_open(const char *uri, int *err) {
+  *err = -EINVAL;
+  zkv_set_error("%s", "");
+  if (uri && strncmp(uri, "emu:", 4) == 0) return emu_dev_open(uri, err);
+  if (uri && strncmp(uri, "nvme:", 5) == 0) return nvme_dev_open(uri + 5, err);
+  if (uri && strncmp(uri, "zbd:", 4) == 0) return zbd_dev_open(uri + 4, err);
+  zkv_set_error("unsupported device URI '%s': expected emu:/path, nvme:/dev/ngXnY or zbd:/dev/nvmeXnY",
+                uri ? uri : "(null)");
+  return NULL;
+}
+
+void zkv_dev_close(zkv_dev *dev) {
+  if (dev) dev->be->close(dev);
+}
+
+int zkv_dev_geometry(zkv_dev *dev, zkv_geometry *out) {
+  *out = dev->geo;
+  return 0;
+}
+
+const char *zkv_dev_profile_name(zkv_dev *dev) { return dev->profile; }
+
+int zkv_dev_report(zkv_dev *dev, uint32_t first, zkv_zone *out, uint32_t n) {
+  return dev->be->report(dev, first, out, n);
+}
+
+int zkv_dev_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) { return dev->be->zone_mgmt(dev, zone, action); }
+
+int zkv_dev_write(zkv_dev *dev, uint64_t offset, const void *buf, size_t len, int flags) {
+  return dev->be->write(dev, offset, buf, len, flags);
+}
+
+int64_t zkv_dev_append(zkv_dev *dev, uint32_t zone, const void *buf, size_t len, int flags) {
+  return dev->be->append(dev, zone, buf, len, flags);
+}
+
+int zkv_dev_read(zkv_dev *dev, uint64_t offset, void *buf, size_t len) { return dev->be->read(dev, offset, buf, len); }
+
+int zkv_dev_flush(zkv_dev *dev) { return dev->be->flush(dev); }
+
+int zkv_dev_stats_get(zkv_dev *dev, zkv_dev_stats *out) { return dev->be->stats(dev, out); }
+
+zkv_queue *zkv_queue_create(zkv_dev *dev, uint32_t depth, int *err) {
+  if (depth == 0 || depth > 4096) {
+    *err = -EINVAL;
+    return NULL;
+  }
+  return dev->be->queue_create(dev, depth, err);
+}
+
+void zkv_queue_destroy(zkv_queue *q) {
+  if (q) q->dev->be->queue_destroy(q);
+}
+
+int zkv_queue_submit(zkv_queue *q, const zkv_request *req) { return q->dev->be->queue_submit(q, req); }
+
+int zkv_queue_reap(zkv_queue *q, zkv_completion *out, int min, int max, int64_t timeout_ns) {
+  return q->dev->be->queue_reap(q, out, min, max, timeout_ns);
+}
+
+uint32_t zkv_queue_inflight(zkv_queue *q) { return q->dev->be->queue_inflight(q); }

@@ -16,17 +16,6 @@
 #include "emu_internal.h"
 #include "le_bytes.h"
 
-static __thread char last_error[512];
-
-void emu_set_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(last_error, sizeof last_error, fmt, ap);
-  va_end(ap);
-}
-
-const char *zkv_dev_last_error(void) { return last_error; }
-
 /* ---------- on-disk layout ---------- */
 
 static uint64_t table_bytes(uint32_t nr_zones) { return (uint64_t)nr_zones * sizeof(zs_entry); }
@@ -133,7 +122,7 @@ static int read_full(int fd, void *buf, size_t len, uint64_t off) {
 }
 
 int zkv_emu_format(const char *path, const zkv_geometry *geo) {
-  last_error[0] = 0; /* so a failure below without a message of its own does not show a stale one */
+  zkv_set_error("%s", ""); /* so a failure below without a message of its own does not show a stale one */
   int rc = validate_geometry(geo);
   if (rc) return rc;
   int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -161,7 +150,7 @@ int zkv_emu_format(const char *path, const zkv_geometry *geo) {
   }
   if (fsync(fd) < 0) rc = -errno;
 out:
-  if (rc && !last_error[0]) emu_set_error("cannot format %s: %s", path, strerror(-rc));
+  if (rc && !zkv_dev_last_error()[0]) emu_set_error("cannot format %s: %s", path, strerror(-rc));
   free(h);
   free(t);
   close(fd);
@@ -185,7 +174,7 @@ static int take_ownership(int fd, const char *path) {
   return -e;
 }
 
-static int load(zkv_dev *dev, const char *path) {
+static int load(emu_dev *dev, const char *path) {
   uint8_t h[EMU_HEADER_SIZE];
   struct stat st;
   int rc = read_full(dev->fd, h, sizeof h, 0);
@@ -207,7 +196,7 @@ static int load(zkv_dev *dev, const char *path) {
     emu_set_error("%s: emulated-device header checksum mismatch (corrupt header)", path);
     return -EINVAL;
   }
-  zkv_geometry *g = &dev->geo;
+  zkv_geometry *g = &dev->base.geo;
   memset(g, 0, sizeof *g);
   g->lba_size = get32(h + 16);
   g->nr_zones = get32(h + 20);
@@ -258,11 +247,13 @@ static int load(zkv_dev *dev, const char *path) {
 }
 
 zkv_dev *emu_open(const char *path, const zkv_profile *prof, int wcache, int discard, uint64_t seed, int *err) {
-  zkv_dev *dev = calloc(1, sizeof *dev);
+  emu_dev *dev = calloc(1, sizeof *dev);
   if (!dev) {
     *err = -ENOMEM;
     return NULL;
   }
+  dev->base.be = &zkv_emu_backend;
+  dev->base.profile = prof->name;
   dev->fd = open(path, O_RDWR | O_CLOEXEC);
   int rc;
   if (dev->fd < 0) {
@@ -276,13 +267,13 @@ zkv_dev *emu_open(const char *path, const zkv_profile *prof, int wcache, int dis
   dev->wcache = wcache;
   dev->discard = discard;
   dev->rng = seed ? seed : 0x5EED;
-  dev->zone_pipes = calloc(dev->geo.nr_zones, sizeof *dev->zone_pipes);
+  dev->zone_pipes = calloc(dev->base.geo.nr_zones, sizeof *dev->zone_pipes);
   if (!dev->path || !dev->zone_pipes) {
     rc = -ENOMEM;
     goto fail;
   }
   pthread_mutex_init(&dev->mu, NULL);
-  return dev;
+  return &dev->base;
 fail:
   *err = rc;
   if (dev->map) munmap(dev->map, dev->map_len);
@@ -293,7 +284,8 @@ fail:
   return NULL;
 }
 
-void zkv_dev_close(zkv_dev *dev) {
+static void emu_close(zkv_dev *d) {
+  emu_dev *dev = (emu_dev *)d;
   if (!dev) return;
   msync(dev->map, dev->map_len, MS_SYNC);
   munmap(dev->map, dev->map_len);
@@ -305,16 +297,9 @@ void zkv_dev_close(zkv_dev *dev) {
   free(dev);
 }
 
-int zkv_dev_geometry(zkv_dev *dev, zkv_geometry *out) {
-  *out = dev->geo;
-  return 0;
-}
-
-const char *zkv_dev_profile_name(zkv_dev *dev) { return dev->prof->name; }
-
 /* ---------- faults and durability ---------- */
 
-int emu_fault_check(zkv_dev *dev, int op, int64_t zone) {
+int emu_fault_check(emu_dev *dev, int op, int64_t zone) {
   if (dev->dead) return -ENODEV;
   for (int i = 0; i < EMU_MAX_FAULTS; i++) {
     fault_rule *r = &dev->faults[i];
@@ -329,7 +314,9 @@ int emu_fault_check(zkv_dev *dev, int op, int64_t zone) {
   return 0;
 }
 
-int zkv_emu_inject_error(zkv_dev *dev, int op_mask, int64_t zone, uint32_t skip, uint32_t count, int error) {
+int zkv_emu_inject_error(zkv_dev *d, int op_mask, int64_t zone, uint32_t skip, uint32_t count, int error) {
+  if (d->be != &zkv_emu_backend) return -EOPNOTSUPP;
+  emu_dev *dev = (emu_dev *)d;
   if (error >= 0 && count) return -EINVAL;
   pthread_mutex_lock(&dev->mu);
   int rc = -ENOSPC;
@@ -348,15 +335,17 @@ int zkv_emu_inject_error(zkv_dev *dev, int op_mask, int64_t zone, uint32_t skip,
   return rc;
 }
 
-int zkv_emu_set_zone_condition(zkv_dev *dev, uint32_t zone, int cond) {
-  if (zone >= dev->geo.nr_zones || (cond != ZKV_ZONE_READ_ONLY && cond != ZKV_ZONE_OFFLINE)) return -EINVAL;
+int zkv_emu_set_zone_condition(zkv_dev *d, uint32_t zone, int cond) {
+  if (d->be != &zkv_emu_backend) return -EOPNOTSUPP;
+  emu_dev *dev = (emu_dev *)d;
+  if (zone >= dev->base.geo.nr_zones || (cond != ZKV_ZONE_READ_ONLY && cond != ZKV_ZONE_OFFLINE)) return -EINVAL;
   pthread_mutex_lock(&dev->mu);
   zs_set(&dev->zs, zone, (uint32_t)cond, dev->zs.zones[zone].written);
   pthread_mutex_unlock(&dev->mu);
   return 0;
 }
 
-int emu_nd_add(zkv_dev *dev, uint32_t zone, uint64_t rel, uint64_t len, uint64_t *id) {
+int emu_nd_add(emu_dev *dev, uint32_t zone, uint64_t rel, uint64_t len, uint64_t *id) {
   if (dev->nd_len == dev->nd_cap) {
     size_t cap = dev->nd_cap ? dev->nd_cap * 2 : 64;
     nd_rec *n = realloc(dev->nd, cap * sizeof *n);
@@ -368,9 +357,9 @@ int emu_nd_add(zkv_dev *dev, uint32_t zone, uint64_t rel, uint64_t len, uint64_t
   return 0;
 }
 
-static void punch(zkv_dev *dev, uint32_t zone, uint64_t rel, uint64_t len) {
+static void punch(emu_dev *dev, uint32_t zone, uint64_t rel, uint64_t len) {
   if (!len) return;
-  uint64_t off = dev->data_off + (uint64_t)zone * dev->geo.zone_size + rel;
+  uint64_t off = dev->data_off + (uint64_t)zone * dev->base.geo.zone_size + rel;
   if (fallocate(dev->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) < 0) {
     static const uint8_t zeros[4096];
     for (uint64_t done = 0; done < len; done += sizeof zeros) /* file systems without hole punching */
@@ -378,7 +367,7 @@ static void punch(zkv_dev *dev, uint32_t zone, uint64_t rel, uint64_t len) {
   }
 }
 
-int emu_nd_complete(zkv_dev *dev, uint64_t id, int fua) {
+int emu_nd_complete(emu_dev *dev, uint64_t id, int fua) {
   for (size_t i = dev->nd_len; i-- > 0;) {
     nd_rec *r = &dev->nd[i];
     if (r->id != id) continue;
@@ -396,7 +385,7 @@ int emu_nd_complete(zkv_dev *dev, uint64_t id, int fua) {
   return 0;
 }
 
-void emu_nd_flush(zkv_dev *dev) {
+void emu_nd_flush(emu_dev *dev) {
   size_t j = 0;
   for (size_t i = 0; i < dev->nd_len; i++)
     if (dev->nd[i].inflight) dev->nd[j++] = dev->nd[i];
@@ -409,7 +398,9 @@ static int by_zone_then_offset_desc(const void *a, const void *b) {
   return x->rel > y->rel ? -1 : x->rel < y->rel;
 }
 
-int64_t zkv_emu_power_cut(zkv_dev *dev, int mode, uint64_t seed) {
+int64_t zkv_emu_power_cut(zkv_dev *d, int mode, uint64_t seed) {
+  if (d->be != &zkv_emu_backend) return -EOPNOTSUPP;
+  emu_dev *dev = (emu_dev *)d;
   if (mode != ZKV_CUT_DROP_ALL && mode != ZKV_CUT_RANDOM) return -EINVAL;
   pthread_mutex_lock(&dev->mu);
   if (dev->dead) {
@@ -417,7 +408,7 @@ int64_t zkv_emu_power_cut(zkv_dev *dev, int mode, uint64_t seed) {
     return -ENODEV;
   }
   uint64_t rng = seed;
-  uint32_t lba = dev->geo.lba_size;
+  uint32_t lba = dev->base.geo.lba_size;
   int64_t affected = (int64_t)dev->nd_len;
   for (size_t i = 0; i < dev->nd_len; i++) {
     nd_rec *r = &dev->nd[i];
@@ -463,8 +454,8 @@ int64_t zkv_emu_power_cut(zkv_dev *dev, int mode, uint64_t seed) {
 
 static const int FAULT_OF_OP[] = {ZKV_FAULT_READ, ZKV_FAULT_WRITE, ZKV_FAULT_APPEND, ZKV_FAULT_FLUSH};
 
-int emu_io_begin(zkv_dev *dev, emu_io *io) {
-  const zkv_geometry *g = &dev->geo;
+int emu_io_begin(emu_dev *dev, emu_io *io) {
+  const zkv_geometry *g = &dev->base.geo;
   const zkv_profile *p = dev->prof;
   uint64_t now = zkv_now_ns();
   int64_t zone = io->op == ZKV_OP_APPEND ? (int64_t)io->zone : (int64_t)(io->offset / g->zone_size);
@@ -513,7 +504,7 @@ int emu_io_begin(zkv_dev *dev, emu_io *io) {
   return 0;
 }
 
-int64_t emu_io_end(zkv_dev *dev, emu_io *io, int64_t io_res) {
+int64_t emu_io_end(emu_dev *dev, emu_io *io, int64_t io_res) {
   dev->inflight--;
   int rc = 0;
   if (io->nd_id) rc = emu_nd_complete(dev, io->nd_id, io->flags & ZKV_IO_FUA);
@@ -524,16 +515,16 @@ int64_t emu_io_end(zkv_dev *dev, emu_io *io, int64_t io_res) {
   return io->result;
 }
 
-int emu_write_data(zkv_dev *dev, const void *buf, size_t len, uint64_t file_off) {
+int emu_write_data(emu_dev *dev, const void *buf, size_t len, uint64_t file_off) {
   return write_full(dev->fd, buf, len, file_off);
 }
 
-int emu_read_data(zkv_dev *dev, const emu_io *io, void *buf) {
+int emu_read_data(emu_dev *dev, const emu_io *io, void *buf) {
   memset((uint8_t *)buf + io->valid, 0, io->len - io->valid); /* above the write pointer */
   return io->valid ? read_full(dev->fd, buf, io->valid, io->file_off) : 0;
 }
 
-static int64_t sync_io(zkv_dev *dev, emu_io *io, void *buf) {
+static int64_t sync_io(emu_dev *dev, emu_io *io, void *buf) {
   pthread_mutex_lock(&dev->mu);
   int rc = emu_io_begin(dev, io);
   pthread_mutex_unlock(&dev->mu);
@@ -550,35 +541,36 @@ static int64_t sync_io(zkv_dev *dev, emu_io *io, void *buf) {
   return res;
 }
 
-int zkv_dev_write(zkv_dev *dev, uint64_t offset, const void *buf, size_t len, int flags) {
+static int emu_write(zkv_dev *dev, uint64_t offset, const void *buf, size_t len, int flags) {
   emu_io io = {.op = ZKV_OP_WRITE, .flags = flags, .offset = offset, .len = len};
-  return (int)sync_io(dev, &io, (void *)buf);
+  return (int)sync_io((emu_dev *)dev, &io, (void *)buf);
 }
 
-int64_t zkv_dev_append(zkv_dev *dev, uint32_t zone, const void *buf, size_t len, int flags) {
+static int64_t emu_append(zkv_dev *dev, uint32_t zone, const void *buf, size_t len, int flags) {
   emu_io io = {.op = ZKV_OP_APPEND, .flags = flags, .zone = zone, .len = len};
-  return sync_io(dev, &io, (void *)buf);
+  return sync_io((emu_dev *)dev, &io, (void *)buf);
 }
 
-int zkv_dev_read(zkv_dev *dev, uint64_t offset, void *buf, size_t len) {
+static int emu_read(zkv_dev *dev, uint64_t offset, void *buf, size_t len) {
   emu_io io = {.op = ZKV_OP_READ, .offset = offset, .len = len};
-  return (int)sync_io(dev, &io, buf);
+  return (int)sync_io((emu_dev *)dev, &io, buf);
 }
 
-int zkv_dev_flush(zkv_dev *dev) {
+static int emu_flush(zkv_dev *dev) {
   emu_io io = {.op = ZKV_OP_FLUSH};
-  return (int)sync_io(dev, &io, NULL);
+  return (int)sync_io((emu_dev *)dev, &io, NULL);
 }
 
-int zkv_dev_report(zkv_dev *dev, uint32_t first, zkv_zone *out, uint32_t n) {
+static int emu_report(zkv_dev *d, uint32_t first, zkv_zone *out, uint32_t n) {
+  emu_dev *dev = (emu_dev *)d;
   pthread_mutex_lock(&dev->mu);
   int rc = dev->dead ? -ENODEV : 0;
   uint32_t count = 0;
-  for (uint32_t i = first; !rc && i < dev->geo.nr_zones && count < n; i++, count++) {
+  for (uint32_t i = first; !rc && i < dev->base.geo.nr_zones && count < n; i++, count++) {
     zs_entry *z = &dev->zs.zones[i];
-    uint64_t start = (uint64_t)i * dev->geo.zone_size;
-    out[count] =
-        (zkv_zone){.start = start, .cap = dev->geo.zone_cap, .wp = start + z->written, .cond = z->cond, .index = i};
+    uint64_t start = (uint64_t)i * dev->base.geo.zone_size;
+    out[count] = (zkv_zone){
+        .start = start, .cap = dev->base.geo.zone_cap, .wp = start + z->written, .cond = z->cond, .index = i};
   }
   dev->stats.reports++;
   uint64_t deadline = zkv_profile_is_instant(dev->prof) ? 0 : zkv_now_ns() + dev->prof->report_ns;
@@ -587,10 +579,11 @@ int zkv_dev_report(zkv_dev *dev, uint32_t first, zkv_zone *out, uint32_t n) {
   return rc ? rc : (int)count;
 }
 
-int zkv_dev_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) {
+static int emu_zone_mgmt(zkv_dev *d, uint32_t zone, int action) {
+  emu_dev *dev = (emu_dev *)d;
   pthread_mutex_lock(&dev->mu);
   int rc = emu_fault_check(dev, ZKV_FAULT_MGMT, zone);
-  uint64_t before = zone < dev->geo.nr_zones ? dev->zs.zones[zone].written : 0;
+  uint64_t before = zone < dev->base.geo.nr_zones ? dev->zs.zones[zone].written : 0;
   if (!rc) rc = zs_mgmt(&dev->zs, zone, action);
   if (!rc && action == ZKV_ZONE_RESET) {
     /* Reads above the write pointer return zeros without touching the file, so the old data may
@@ -606,7 +599,7 @@ int zkv_dev_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) {
     /* The blocks a finish skips were not written since the zone's last reset, so they read as
      * zeros; a reset without discard left the old data in the file, and the write pointer of a
      * full zone no longer hides it. */
-    if (before < dev->geo.zone_cap) punch(dev, zone, before, dev->geo.zone_cap - before);
+    if (before < dev->base.geo.zone_cap) punch(dev, zone, before, dev->base.geo.zone_cap - before);
     dev->stats.finishes++;
   }
   uint64_t deadline = zkv_profile_is_instant(dev->prof) ? 0 : zkv_now_ns() + dev->prof->mgmt_ns;
@@ -615,9 +608,27 @@ int zkv_dev_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) {
   return rc;
 }
 
-int zkv_dev_stats_get(zkv_dev *dev, zkv_dev_stats *out) {
+static int emu_stats(zkv_dev *d, zkv_dev_stats *out) {
+  emu_dev *dev = (emu_dev *)d;
   pthread_mutex_lock(&dev->mu);
   *out = dev->stats;
   pthread_mutex_unlock(&dev->mu);
   return 0;
 }
+
+const zkv_backend zkv_emu_backend = {
+    .scheme = "emu",
+    .close = emu_close,
+    .report = emu_report,
+    .zone_mgmt = emu_zone_mgmt,
+    .write = emu_write,
+    .append = emu_append,
+    .read = emu_read,
+    .flush = emu_flush,
+    .queue_create = emu_queue_create,
+    .queue_destroy = emu_queue_destroy,
+    .queue_submit = emu_queue_submit,
+    .queue_reap = emu_queue_reap,
+    .queue_inflight = emu_queue_inflight,
+    .stats = emu_stats,
+};

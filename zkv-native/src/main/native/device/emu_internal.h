@@ -4,6 +4,7 @@
 #define ZKV_EMU_INTERNAL_H
 #include <pthread.h>
 
+#include "backend.h"
 #include "timing.h"
 #include "zkv/device.h"
 #include "zone_state.h"
@@ -32,10 +33,10 @@ typedef struct fault_rule {
   int error;
 } fault_rule;
 
-struct zkv_dev {
+typedef struct emu_dev {
+  zkv_dev base; /* geometry in base.geo */
   int fd;
   char *path;
-  zkv_geometry geo;
   uint64_t data_off;
   void *map;
   size_t map_len;
@@ -54,15 +55,15 @@ struct zkv_dev {
   uint64_t nd_next_id;
   fault_rule faults[EMU_MAX_FAULTS];
   zkv_dev_stats stats;
-};
+} emu_dev;
 
 /* All of these run with dev->mu held. */
-int emu_fault_check(zkv_dev *dev, int op, int64_t zone);
-int emu_nd_add(zkv_dev *dev, uint32_t zone, uint64_t rel, uint64_t len, uint64_t *id);
+int emu_fault_check(emu_dev *dev, int op, int64_t zone);
+int emu_nd_add(emu_dev *dev, uint32_t zone, uint64_t rel, uint64_t len, uint64_t *id);
 /* Completion of a tracked write: durable now (no cache, or FUA) or kept until a flush. Returns
  * -ENODEV when a power cut overtook it (after re-applying its loss to the backing file). */
-int emu_nd_complete(zkv_dev *dev, uint64_t id, int fua);
-void emu_nd_flush(zkv_dev *dev);
+int emu_nd_complete(emu_dev *dev, uint64_t id, int fua);
+void emu_nd_flush(emu_dev *dev);
 
 /* Validates and schedules one request; on success *deadline and (writes) *nd_id are set and
  * *file_off is where the data goes in the backing file. Returns the assigned offset for appends. */
@@ -75,12 +76,19 @@ typedef struct emu_io {
   uint64_t deadline, nd_id, file_off;
   int64_t result;
 } emu_io;
-int emu_io_begin(zkv_dev *dev, emu_io *io);
+int emu_io_begin(emu_dev *dev, emu_io *io);
 /* Called once the data is in the backing file (or the read done) and the deadline passed. */
-int64_t emu_io_end(zkv_dev *dev, emu_io *io, int64_t io_res);
+int64_t emu_io_end(emu_dev *dev, emu_io *io, int64_t io_res);
 /* Data movement to and from the backing file (no lock needed). */
-int emu_write_data(zkv_dev *dev, const void *buf, size_t len, uint64_t file_off);
+int emu_write_data(emu_dev *dev, const void *buf, size_t len, uint64_t file_off);
 /* Reads io->valid bytes from the file and zero-fills the rest (above the write pointer). */
-int emu_read_data(zkv_dev *dev, const struct emu_io *io, void *buf);
-void emu_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int emu_read_data(emu_dev *dev, const struct emu_io *io, void *buf);
+#define emu_set_error zkv_set_error
+
+/* The emulator's queues (emu_queue.c). */
+zkv_queue *emu_queue_create(zkv_dev *dev, uint32_t depth, int *err);
+void emu_queue_destroy(zkv_queue *q);
+int emu_queue_submit(zkv_queue *q, const zkv_request *req);
+int emu_queue_reap(zkv_queue *q, zkv_completion *out, int min, int max, int64_t timeout_ns);
+uint32_t emu_queue_inflight(zkv_queue *q);
 #endif

@@ -23,34 +23,37 @@ typedef struct slot {
   uint8_t used, begun;
 } slot;
 
-struct zkv_queue {
-  zkv_dev *dev;
+typedef struct emu_queue {
+  zkv_queue base;
+  emu_dev *dev;
   uint32_t depth, inflight;
   slot *slots;
   uint32_t *free_list, n_free;
-};
+} emu_queue;
 
-zkv_queue *zkv_queue_create(zkv_dev *dev, uint32_t depth, int *err) {
+zkv_queue *emu_queue_create(zkv_dev *dev, uint32_t depth, int *err) {
   if (depth == 0 || depth > 4096) {
     *err = -EINVAL;
     return NULL;
   }
-  zkv_queue *q = calloc(1, sizeof *q);
+  emu_queue *q = calloc(1, sizeof *q);
   if (!q || !(q->slots = calloc(depth, sizeof *q->slots)) || !(q->free_list = calloc(depth, sizeof *q->free_list))) {
     if (q) free(q->slots);
     free(q);
     *err = -ENOMEM;
     return NULL;
   }
-  q->dev = dev;
+  q->base.dev = dev;
+  q->dev = (emu_dev *)dev;
   q->depth = depth;
   for (uint32_t i = 0; i < depth; i++) q->free_list[q->n_free++] = depth - 1 - i;
-  return q;
+  return &q->base;
 }
 
-uint32_t zkv_queue_inflight(zkv_queue *q) { return q->inflight; }
+uint32_t emu_queue_inflight(zkv_queue *q) { return ((emu_queue *)q)->inflight; }
 
-int zkv_queue_submit(zkv_queue *q, const zkv_request *r) {
+int emu_queue_submit(zkv_queue *base, const zkv_request *r) {
+  emu_queue *q = (emu_queue *)base;
   if (!q->n_free) return -EBUSY;
   if (r->op < ZKV_OP_READ || r->op > ZKV_OP_FLUSH) return -EINVAL;
   uint32_t idx = q->free_list[--q->n_free];
@@ -60,7 +63,7 @@ int zkv_queue_submit(zkv_queue *q, const zkv_request *r) {
   s->tag = r->tag;
   s->io = (emu_io){.op = r->op, .flags = r->flags, .zone = r->zone, .offset = r->offset, .len = r->len};
   q->inflight++;
-  zkv_dev *dev = q->dev;
+  emu_dev *dev = q->dev;
   pthread_mutex_lock(&dev->mu);
   int rc = emu_io_begin(dev, &s->io);
   pthread_mutex_unlock(&dev->mu);
@@ -76,7 +79,7 @@ int zkv_queue_submit(zkv_queue *q, const zkv_request *r) {
   return 0;
 }
 
-static void finish(zkv_queue *q, uint32_t idx, zkv_completion *out) {
+static void finish(emu_queue *q, uint32_t idx, zkv_completion *out) {
   slot *s = &q->slots[idx];
   int64_t res = s->early_result;
   if (s->begun) {
@@ -92,7 +95,7 @@ static void finish(zkv_queue *q, uint32_t idx, zkv_completion *out) {
 }
 
 /* The in-flight request with the earliest deadline (failed ones first), or -1. */
-static int64_t earliest(zkv_queue *q, uint64_t *deadline) {
+static int64_t earliest(emu_queue *q, uint64_t *deadline) {
   int64_t best = -1;
   for (uint32_t i = 0; i < q->depth; i++) {
     slot *s = &q->slots[i];
@@ -103,7 +106,8 @@ static int64_t earliest(zkv_queue *q, uint64_t *deadline) {
   return best;
 }
 
-int zkv_queue_reap(zkv_queue *q, zkv_completion *out, int min, int max, int64_t timeout_ns) {
+int emu_queue_reap(zkv_queue *base, zkv_completion *out, int min, int max, int64_t timeout_ns) {
+  emu_queue *q = (emu_queue *)base;
   int n = 0;
   uint64_t give_up = timeout_ns < 0 ? UINT64_MAX : zkv_now_ns() + (uint64_t)timeout_ns;
   if (min > max) min = max;
@@ -121,8 +125,8 @@ int zkv_queue_reap(zkv_queue *q, zkv_completion *out, int min, int max, int64_t 
   return n;
 }
 
-void zkv_queue_destroy(zkv_queue *q) {
-  if (!q) return;
+void emu_queue_destroy(zkv_queue *base) {
+  emu_queue *q = (emu_queue *)base;
   zkv_completion c;
   uint64_t d = 0;
   for (int64_t idx; (idx = earliest(q, &d)) >= 0;) finish(q, (uint32_t)idx, &c);

@@ -414,7 +414,10 @@ static void test_open_errors(void) {
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) open_fails(URI(p, bad[i].opts), -EINVAL, bad[i].keyword);
   open_fails("emu:", -EINVAL, NULL);
   open_fails("emu:?profile=zn540", -EINVAL, NULL);
-  open_fails("zbd:/dev/nvme0n2", -EINVAL, "zbd:");
+  open_fails("scsi:/dev/sda", -EINVAL, "scsi:");
+  /* The kernel backends name the device they could not open (the host has none). */
+  open_fails("zbd:/dev/zkv-no-such-device", -ENOENT, "/dev/zkv-no-such-device");
+  open_fails("nvme:/dev/zkv-no-such-device", -ENOENT, "/dev/zkv-no-such-device");
   open_fails(p, -EINVAL, NULL); /* no scheme */
   open_fails(NULL, -EINVAL, NULL);
   /* None of those left the device locked; valid options work. */

@@ -1,5 +1,5 @@
 /*
- * zkv device layer: one C API over zoned-device backends (emu: today; zbd: and nvme: later).
+ * zkv device layer: one C API over zoned-device backends (emu:, nvme:, zbd:; docs/device.md).
  *
  * Addressing is in bytes (offsets are multiples of the LBA size); an append's assigned LBA is
  * (returned offset / lba_size). Every call that can fail returns a negative code: -errno for
@@ -74,7 +74,9 @@ typedef struct zkv_zone {
 
 typedef struct zkv_dev zkv_dev;
 
-/* Opens "emu:/path[?profile=NAME&wcache=0|1&discard=0|1&seed=N]". Returns NULL and sets *err (negative). */
+/* Opens "emu:/path[?profile=NAME&wcache=0|1&discard=0|1&seed=N]" (the emulator),
+ * "nvme:/dev/ngXnY" (NVMe passthrough on a zoned namespace's generic device) or
+ * "zbd:/dev/nvmeXnY" (a zoned block device). Returns NULL and sets *err (negative). */
 zkv_dev *zkv_dev_open(const char *uri, int *err);
 void zkv_dev_close(zkv_dev *dev);
 const char *zkv_dev_last_error(void);
@@ -117,6 +119,20 @@ int zkv_queue_submit(zkv_queue *q, const zkv_request *req);
 /* Waits for at least `min` completions (or timeout_ns, < 0 = forever); returns how many. */
 int zkv_queue_reap(zkv_queue *q, zkv_completion *out, int min, int max, int64_t timeout_ns);
 uint32_t zkv_queue_inflight(zkv_queue *q);
+
+/* ---- nvme: only: NVMe admin commands (Identify, Get Log Page, Get Features, and Set Features of
+ * the Predictable Latency Mode features 0x13/0x14; anything else is refused with -EPERM). ---- */
+typedef struct zkv_admin_cmd {
+  uint8_t opcode;
+  uint32_t nsid;
+  uint32_t cdw10, cdw11, cdw12, cdw13, cdw14, cdw15;
+  void *buf;
+  uint32_t len;
+  uint32_t result; /* completion DW0 */
+  int status;      /* raw: > 0 the NVMe status as the kernel gives it (with DNR 0x4000), < 0 -errno */
+} zkv_admin_cmd;
+/* Returns 0, -(ZKV_ZNS_BASE | status) or -errno; -EOPNOTSUPP on backends other than nvme:. */
+int zkv_dev_nvme_admin(zkv_dev *dev, zkv_admin_cmd *cmd);
 
 /* ---- emulator only ---- */
 /* Creates the backing file of an emulated device; fails on an existing file or bad geometry. */

@@ -303,7 +303,8 @@ class EmulatedDeviceTest {
     openFails(uri(file, "wcache=2"), "wcache");
     openFails(uri(file, "seed=x"), "seed");
     openFails(uri(file, "wcache"), "no value");
-    openFails("nvme:" + file, "unsupported device URI");
+    openFails("scsi:" + file, "unsupported device URI");
+    openFails("nvme:" + file, "not an NVMe generic character device");
     openFails("emu:", "no path");
     for (String p : EmulatedDevice.PROFILES) {
       try (ZonedDevice d = ZonedDevice.open(EmulatedDevice.uri(file, p, "seed=7", "wcache=1"))) {

@@ -1,0 +1,44 @@
+/* The backend interface behind the public device API (zkv/device.h): each URI scheme (emu:,
+ * nvme:, zbd:) provides one zkv_backend, and device.c dispatches every public call through it.
+ * A backend's device struct starts with a zkv_dev, its queue struct with a zkv_queue. */
+#ifndef ZKV_BACKEND_H
+#define ZKV_BACKEND_H
+#include "zkv/device.h"
+
+typedef struct zkv_backend {
+  const char *scheme; /* "emu", "nvme", "zbd" */
+  void (*close)(zkv_dev *dev);
+  int (*report)(zkv_dev *dev, uint32_t first, zkv_zone *out, uint32_t n);
+  int (*zone_mgmt)(zkv_dev *dev, uint32_t zone, int action);
+  int (*write)(zkv_dev *dev, uint64_t offset, const void *buf, size_t len, int flags);
+  int64_t (*append)(zkv_dev *dev, uint32_t zone, const void *buf, size_t len, int flags);
+  int (*read)(zkv_dev *dev, uint64_t offset, void *buf, size_t len);
+  int (*flush)(zkv_dev *dev);
+  zkv_queue *(*queue_create)(zkv_dev *dev, uint32_t depth, int *err);
+  void (*queue_destroy)(zkv_queue *q);
+  int (*queue_submit)(zkv_queue *q, const zkv_request *req);
+  int (*queue_reap)(zkv_queue *q, zkv_completion *out, int min, int max, int64_t timeout_ns);
+  uint32_t (*queue_inflight)(zkv_queue *q);
+  int (*stats)(zkv_dev *dev, zkv_dev_stats *out);
+} zkv_backend;
+
+struct zkv_dev {
+  const zkv_backend *be;
+  zkv_geometry geo;    /* filled by the backend at open */
+  const char *profile; /* timing profile name, "device" for real hardware */
+};
+
+struct zkv_queue {
+  zkv_dev *dev;
+};
+
+/* Sets the calling thread's message for zkv_dev_last_error(). */
+void zkv_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Backends' open functions: the emulator parses its whole URI, the others get the path after
+ * the scheme. */
+zkv_dev *emu_dev_open(const char *uri, int *err);
+zkv_dev *nvme_dev_open(const char *path, int *err);
+zkv_dev *zbd_dev_open(const char *path, int *err);
+extern const zkv_backend zkv_emu_backend;
+#endif

@@ -1,0 +1,106 @@
+/* Internals shared by the kernel-device backends: nvme: (NVMe passthrough on /dev/ngXnY) and
+ * zbd: (the zoned block device /dev/nvmeXnY, appends through its ng device). Both move data on
+ * io_uring rings (kq_*, kdev_queue.c); synchronous calls borrow a ring from a per-device pool. */
+#ifndef ZKV_KDEV_H
+#define ZKV_KDEV_H
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "backend.h"
+
+/* NVMe opcodes (NVM and Zoned Namespace command sets, admin set). */
+#define NVME_CMD_FLUSH 0x00
+#define NVME_CMD_WRITE 0x01
+#define NVME_CMD_READ 0x02
+#define NVME_CMD_ZONE_MGMT_SEND 0x79
+#define NVME_CMD_ZONE_MGMT_RECV 0x7A
+#define NVME_CMD_ZONE_APPEND 0x7D
+#define NVME_ADMIN_GET_LOG_PAGE 0x02
+#define NVME_ADMIN_IDENTIFY 0x06
+#define NVME_ADMIN_SET_FEATURES 0x09
+#define NVME_ADMIN_GET_FEATURES 0x0A
+#define NVME_RW_FUA (1u << 30) /* CDW12 bit 30 of Read/Write/Zone Append */
+#define NVME_CSI_ZNS 0x02
+
+/* Zone descriptors of a Zone Management Receive report (64 bytes each after a 64-byte header). */
+#define ZNS_REPORT_HEADER 64u
+#define ZNS_DESCRIPTOR 64u
+
+enum kdev_kind { KDEV_NVME = 1, KDEV_ZBD = 2 };
+
+typedef struct kdev {
+  zkv_dev base;
+  int kind;
+  char *path;
+  int ng_fd;     /* NVMe generic char device: I/O (nvme:) and appends (both); -1 if none */
+  uint32_t nsid; /* namespace of ng_fd */
+  int blk_fd;    /* zbd: the zoned block device, O_DIRECT; -1 for nvme: */
+  uint32_t lba_shift;
+  uint32_t max_xfer; /* bytes one NVMe command may move */
+  pthread_mutex_t pool_mu;
+  zkv_queue **pool; /* idle rings for synchronous calls */
+  uint32_t pool_len, pool_cap;
+  _Atomic uint64_t st[10]; /* zkv_dev_stats fields, in order */
+} kdev;
+
+enum { ST_BW, ST_BA, ST_BR, ST_W, ST_A, ST_R, ST_RESET, ST_FINISH, ST_FLUSH, ST_REPORT };
+
+/* -(ZKV_ZNS_BASE | status) for an NVMe status (as the kernel returns it: SCT << 8 | SC with the
+ * More/DNR bits above), -errno passed through, 0 for success. */
+int kdev_nvme_code(int res);
+
+/* Synchronous NVMe commands through ioctl on fd (admin or I/O); result gets DW0 (and DW1). */
+typedef struct kdev_cmd {
+  uint8_t opcode;
+  uint32_t nsid;
+  uint32_t cdw10, cdw11, cdw12, cdw13, cdw14, cdw15;
+  void *buf;
+  uint32_t len;
+  uint64_t result;
+  int status; /* raw: > 0 NVMe status, < 0 -errno, 0 ok */
+} kdev_cmd;
+int kdev_admin(int fd, kdev_cmd *c);
+int kdev_io_cmd(int fd, kdev_cmd *c);
+
+/* Request checks that need only the geometry, as the emulator orders them. 0 or a code. */
+int kdev_check(const kdev *d, const zkv_request *r);
+/* The NVMe status a failed command most likely had, from a zone report (zbd: turns ZNS errors
+ * into -EIO; a split write is refused before it starts). Returns `err` if no rule applies. */
+int kdev_diagnose(kdev *d, const zkv_request *r, int err);
+/* Reads one zone descriptor (backend-specific). */
+int kdev_report_one(kdev *d, uint32_t zone, zkv_zone *out);
+/* After a Close: an unwritten zone left CLOSED (QEMU) is reset to EMPTY, as the spec's
+ * ZSC->ZSE transition and null_blk do. */
+int kdev_close_fixup(kdev *d, uint32_t zone);
+
+/* One synchronous request on a pooled ring; returns the completion result. */
+int64_t kdev_sync(kdev *d, const zkv_request *r);
+void kdev_pool_free(kdev *d);
+void kdev_count(kdev *d, const zkv_request *r, int64_t res);
+
+/* io_uring queues (kdev_queue.c). */
+zkv_queue *kq_create(zkv_dev *dev, uint32_t depth, int *err);
+void kq_destroy(zkv_queue *q);
+int kq_submit(zkv_queue *q, const zkv_request *req);
+int kq_reap(zkv_queue *q, zkv_completion *out, int min, int max, int64_t timeout_ns);
+uint32_t kq_inflight(zkv_queue *q);
+
+/* Common backend entry points over kdev_sync. */
+int kdev_write(zkv_dev *dev, uint64_t offset, const void *buf, size_t len, int flags);
+int64_t kdev_append(zkv_dev *dev, uint32_t zone, const void *buf, size_t len, int flags);
+int kdev_read(zkv_dev *dev, uint64_t offset, void *buf, size_t len);
+int kdev_flush(zkv_dev *dev);
+int kdev_stats(zkv_dev *dev, zkv_dev_stats *out);
+void kdev_free(kdev *d);
+
+/* Opening helpers (nvme.c): a kdev of the given kind; the ng device opened, locked and
+ * identified; the zone capacity read from zone 0. */
+kdev *kdev_alloc(const char *path, int kind, const zkv_backend *be);
+int kdev_open_ng(kdev *d, const char *path);
+int kdev_read_zone_cap(kdev *d);
+
+/* Identify-based geometry of an NVMe zoned namespace (nvme:, and zbd:'s append limit). */
+int kdev_identify_geometry(kdev *d, int fd);
+/* Zone Management Receive of up to n zones from `first` on the ng device. */
+int kdev_nvme_report(kdev *d, uint32_t first, zkv_zone *out, uint32_t n);
+#endif

@@ -1,0 +1,170 @@
+/* The nvme: backend: an NVMe zoned namespace driven through its generic character device
+ * (/dev/ngXnY) with passthrough commands. Data moves on io_uring (kdev_queue.c); Identify gives
+ * the geometry, Zone Management Send/Receive (0x79/0x7A) run as synchronous ioctls, and admin
+ * commands (Identify, PLM) go through NVME_IOCTL_ADMIN64_CMD on the same ng device, which the
+ * kernel forwards to the controller (so /dev/nvmeX need not be found). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/nvme_ioctl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kdev.h"
+
+static int nvme_report(zkv_dev *dev, uint32_t first, zkv_zone *out, uint32_t n) {
+  return kdev_nvme_report((kdev *)dev, first, out, n);
+}
+
+int kdev_report_one(kdev *d, uint32_t zone, zkv_zone *out) {
+  int rc = d->base.be->report(&d->base, zone, out, 1);
+  return rc < 0 ? rc : rc == 1 ? 0 : -EIO;
+}
+
+static int nvme_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) {
+  kdev *d = (kdev *)dev;
+  if (zone >= dev->geo.nr_zones) return ZKV_ERR(ZKV_NVME_LBA_OUT_OF_RANGE);
+  if (action != ZKV_ZONE_CLOSE && action != ZKV_ZONE_FINISH && action != ZKV_ZONE_OPEN && action != ZKV_ZONE_RESET)
+    return -EINVAL;
+  uint64_t slba = ((uint64_t)zone * dev->geo.zone_size) >> d->lba_shift;
+  kdev_cmd c = {.opcode = NVME_CMD_ZONE_MGMT_SEND,
+                .nsid = d->nsid,
+                .cdw10 = (uint32_t)slba,
+                .cdw11 = (uint32_t)(slba >> 32),
+                .cdw13 = (uint32_t)action};
+  int rc = kdev_io_cmd(d->ng_fd, &c);
+  if (rc) return rc;
+  if (action == ZKV_ZONE_RESET) atomic_fetch_add(&d->st[ST_RESET], 1);
+  if (action == ZKV_ZONE_FINISH) atomic_fetch_add(&d->st[ST_FINISH], 1);
+  return action == ZKV_ZONE_CLOSE ? kdev_close_fixup(d, zone) : 0;
+}
+
+static void nvme_close(zkv_dev *dev) { kdev_free((kdev *)dev); }
+
+static const zkv_backend nvme_backend = {
+    .scheme = "nvme",
+    .close = nvme_close,
+    .report = nvme_report,
+    .zone_mgmt = nvme_zone_mgmt,
+    .write = kdev_write,
+    .append = kdev_append,
+    .read = kdev_read,
+    .flush = kdev_flush,
+    .queue_create = kq_create,
+    .queue_destroy = kq_destroy,
+    .queue_submit = kq_submit,
+    .queue_reap = kq_reap,
+    .queue_inflight = kq_inflight,
+    .stats = kdev_stats,
+};
+
+/* Opens `path` as the NVMe generic device of a zoned namespace: nsid, exclusivity among zkv
+ * openers (flock), geometry from Identify and the capacity of zone 0. */
+int kdev_open_ng(kdev *d, const char *path) {
+  d->ng_fd = open(path, O_RDWR | O_CLOEXEC);
+  if (d->ng_fd < 0) {
+    int e = errno;
+    zkv_set_error("cannot open NVMe generic device %s: %s", path, strerror(e));
+    return -e;
+  }
+  struct stat st;
+  if (fstat(d->ng_fd, &st) < 0 || !S_ISCHR(st.st_mode)) {
+    zkv_set_error("%s is not an NVMe generic character device (/dev/ngXnY)", path);
+    return -EINVAL;
+  }
+  if (flock(d->ng_fd, LOCK_EX | LOCK_NB) < 0) {
+    int e = errno;
+    zkv_set_error(e == EWOULDBLOCK ? "%s is in use by another zkv opener" : "cannot lock %s", path);
+    return e == EWOULDBLOCK ? -EBUSY : -e;
+  }
+  int nsid = ioctl(d->ng_fd, NVME_IOCTL_ID);
+  if (nsid <= 0) {
+    int e = nsid < 0 ? errno : EINVAL;
+    zkv_set_error("%s: cannot get the namespace id (NVME_IOCTL_ID): %s", path, strerror(e));
+    return -e;
+  }
+  d->nsid = (uint32_t)nsid;
+  return kdev_identify_geometry(d, d->ng_fd);
+}
+
+kdev *kdev_alloc(const char *path, int kind, const zkv_backend *be) {
+  kdev *d = calloc(1, sizeof *d);
+  if (!d || !(d->path = strdup(path))) {
+    free(d);
+    return NULL;
+  }
+  d->kind = kind;
+  d->base.be = be;
+  d->base.profile = "device";
+  d->ng_fd = d->blk_fd = -1;
+  pthread_mutex_init(&d->pool_mu, NULL);
+  return d;
+}
+
+/* The capacity of zone 0 stands for every zone's (the API has one zone_cap; reports give each
+ * zone's own). */
+int kdev_read_zone_cap(kdev *d) {
+  zkv_zone z;
+  int rc = kdev_report_one(d, 0, &z);
+  if (rc) {
+    zkv_set_error("%s: cannot report zone 0 (%d)", d->path, rc);
+    return rc;
+  }
+  d->base.geo.zone_cap = z.cap;
+  if (!z.cap || z.cap > d->base.geo.zone_size) {
+    zkv_set_error("%s: zone 0 has capacity %llu for a zone size of %llu", d->path, (unsigned long long)z.cap,
+                  (unsigned long long)d->base.geo.zone_size);
+    return -EINVAL;
+  }
+  if (d->base.geo.zasl > z.cap) d->base.geo.zasl = (uint32_t)z.cap;
+  return 0;
+}
+
+zkv_dev *nvme_dev_open(const char *path, int *err) {
+  kdev *d = kdev_alloc(path, KDEV_NVME, &nvme_backend);
+  if (!d) {
+    *err = -ENOMEM;
+    return NULL;
+  }
+  int rc = kdev_open_ng(d, path);
+  if (!rc) rc = kdev_read_zone_cap(d);
+  if (rc) {
+    *err = rc;
+    kdev_free(d);
+    return NULL;
+  }
+  return &d->base;
+}
+
+int zkv_dev_nvme_admin(zkv_dev *dev, zkv_admin_cmd *cmd) {
+  if (dev->be != &nvme_backend) {
+    zkv_set_error("NVMe admin commands need an nvme: device");
+    return -EOPNOTSUPP;
+  }
+  kdev *d = (kdev *)dev;
+  int allowed = cmd->opcode == NVME_ADMIN_IDENTIFY || cmd->opcode == NVME_ADMIN_GET_LOG_PAGE ||
+                cmd->opcode == NVME_ADMIN_GET_FEATURES || cmd->opcode == NVME_ADMIN_SET_FEATURES;
+  uint32_t fid = cmd->cdw10 & 0xFF;
+  if (!allowed || (cmd->opcode == NVME_ADMIN_SET_FEATURES && fid != 0x13 && fid != 0x14)) {
+    zkv_set_error("admin opcode 0x%02x (cdw10 0x%x) is not one zkv issues", cmd->opcode, cmd->cdw10);
+    return -EPERM;
+  }
+  kdev_cmd c = {.opcode = cmd->opcode,
+                .nsid = cmd->nsid,
+                .cdw10 = cmd->cdw10,
+                .cdw11 = cmd->cdw11,
+                .cdw12 = cmd->cdw12,
+                .cdw13 = cmd->cdw13,
+                .cdw14 = cmd->cdw14,
+                .cdw15 = cmd->cdw15,
+                .buf = cmd->buf,
+                .len = cmd->len};
+  int rc = kdev_admin(d->ng_fd, &c);
+  cmd->result = (uint32_t)c.result;
+  cmd->status = c.status;
+  return rc;
+}

@@ -1,0 +1,204 @@
+/* The zbd: backend: a zoned block device (/dev/nvmeXnY) through the kernel's block layer. Zone
+ * reports and management use the BLK*ZONE ioctls, data moves with O_DIRECT on io_uring, limits
+ * come from sysfs (/sys/block/NAME/queue). The block layer has no zone append for user space, so
+ * appends go as NVMe Zone Append commands through the matching generic device /dev/ngXnY; a device
+ * without one (not NVMe, or no ng node) opens, but its appends fail with -EOPNOTSUPP.
+ *
+ * The block layer reports most ZNS statuses as EIO (Too Many Active/Open have errnos of their
+ * own); a failed command's status is then derived from a zone report (kdev_diagnose). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/blkzoned.h>
+#include <linux/fs.h>
+#include <linux/nvme_ioctl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "kdev.h"
+
+#define SECTOR_SHIFT 9
+#define REPORT_CHUNK 128u
+
+static int zbd_report(zkv_dev *dev, uint32_t first, zkv_zone *out, uint32_t n) {
+  kdev *d = (kdev *)dev;
+  const zkv_geometry *g = &dev->geo;
+  if (first >= g->nr_zones) return 0;
+  if (n > g->nr_zones - first) n = g->nr_zones - first;
+  struct blk_zone_report *r = malloc(sizeof *r + REPORT_CHUNK * sizeof(struct blk_zone));
+  if (!r) return -ENOMEM;
+  uint32_t got = 0;
+  int rc = 0;
+  while (got < n) {
+    memset(r, 0, sizeof *r);
+    r->sector = ((uint64_t)(first + got) * g->zone_size) >> SECTOR_SHIFT;
+    r->nr_zones = n - got < REPORT_CHUNK ? n - got : REPORT_CHUNK;
+    if (ioctl(d->blk_fd, BLKREPORTZONE, r) < 0) {
+      rc = -errno;
+      break;
+    }
+    if (r->nr_zones == 0) break;
+    for (uint32_t i = 0; i < r->nr_zones && got < n; i++, got++) {
+      const struct blk_zone *z = &r->zones[i];
+      zkv_zone *o = &out[got];
+      o->index = first + got;
+      o->start = z->start << SECTOR_SHIFT;
+      o->cap = ((r->flags & BLK_ZONE_REP_CAPACITY) ? z->capacity : z->len) << SECTOR_SHIFT;
+      o->cond = z->cond; /* the block layer numbers conditions as the ZNS Zone State field */
+      /* Linux reports a full zone's write pointer at start + size; zkv says start + capacity. */
+      o->wp = z->cond == BLK_ZONE_COND_FULL ? o->start + o->cap : z->wp << SECTOR_SHIFT;
+    }
+  }
+  free(r);
+  atomic_fetch_add(&d->st[ST_REPORT], 1);
+  return rc ? rc : (int)got;
+}
+
+/* The status of a refused zone management command, from the zone's condition. */
+static int diagnose_mgmt(kdev *d, uint32_t zone, int action, int err) {
+  if (err == -EOVERFLOW) return ZKV_ERR(ZKV_NVME_TOO_MANY_ACTIVE_ZONES);
+  if (err == -ETOOMANYREFS) return ZKV_ERR(ZKV_NVME_TOO_MANY_OPEN_ZONES);
+  zkv_zone z;
+  if (err != -EIO || kdev_report_one(d, zone, &z) < 0) return err;
+  int ro_off = z.cond == ZKV_ZONE_READ_ONLY || z.cond == ZKV_ZONE_OFFLINE;
+  int refused = ro_off || (action == ZKV_ZONE_OPEN && z.cond == ZKV_ZONE_FULL) ||
+                (action == ZKV_ZONE_CLOSE && (z.cond == ZKV_ZONE_EMPTY || z.cond == ZKV_ZONE_FULL));
+  return refused ? ZKV_ERR(ZKV_NVME_INVALID_ZONE_STATE_TRANSITION) : err;
+}
+
+static int zbd_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) {
+  kdev *d = (kdev *)dev;
+  if (zone >= dev->geo.nr_zones) return ZKV_ERR(ZKV_NVME_LBA_OUT_OF_RANGE);
+  unsigned long req;
+  switch (action) {
+    case ZKV_ZONE_OPEN: req = BLKOPENZONE; break;
+    case ZKV_ZONE_CLOSE: req = BLKCLOSEZONE; break;
+    case ZKV_ZONE_FINISH: req = BLKFINISHZONE; break;
+    case ZKV_ZONE_RESET: req = BLKRESETZONE; break;
+    default: return -EINVAL;
+  }
+  struct blk_zone_range range = {.sector = ((uint64_t)zone * dev->geo.zone_size) >> SECTOR_SHIFT,
+                                 .nr_sectors = dev->geo.zone_size >> SECTOR_SHIFT};
+  if (ioctl(d->blk_fd, req, &range) < 0) return diagnose_mgmt(d, zone, action, -errno);
+  if (action == ZKV_ZONE_RESET) atomic_fetch_add(&d->st[ST_RESET], 1);
+  if (action == ZKV_ZONE_FINISH) atomic_fetch_add(&d->st[ST_FINISH], 1);
+  return action == ZKV_ZONE_CLOSE ? kdev_close_fixup(d, zone) : 0;
+}
+
+static void zbd_close(zkv_dev *dev) { kdev_free((kdev *)dev); }
+
+static const zkv_backend zbd_backend = {
+    .scheme = "zbd",
+    .close = zbd_close,
+    .report = zbd_report,
+    .zone_mgmt = zbd_zone_mgmt,
+    .write = kdev_write,
+    .append = kdev_append,
+    .read = kdev_read,
+    .flush = kdev_flush,
+    .queue_create = kq_create,
+    .queue_destroy = kq_destroy,
+    .queue_submit = kq_submit,
+    .queue_reap = kq_reap,
+    .queue_inflight = kq_inflight,
+    .stats = kdev_stats,
+};
+
+/* /sys/block/NAME/queue/ATTR as a number; -1 when absent. */
+static long long sysfs_num(const char *name, const char *attr) {
+  char p[PATH_MAX], v[64];
+  snprintf(p, sizeof p, "/sys/block/%s/queue/%s", name, attr);
+  FILE *f = fopen(p, "r");
+  if (!f) return -1;
+  long long x = -1;
+  if (fgets(v, sizeof v, f)) x = strtoll(v, NULL, 10);
+  fclose(f);
+  return x;
+}
+
+static int sysfs_str(const char *name, const char *attr, char *out, size_t len) {
+  char p[PATH_MAX];
+  snprintf(p, sizeof p, "/sys/block/%s/queue/%s", name, attr);
+  FILE *f = fopen(p, "r");
+  if (!f) return -1;
+  int ok = fgets(out, (int)len, f) != NULL;
+  fclose(f);
+  if (!ok) return -1;
+  out[strcspn(out, "\n")] = 0;
+  return 0;
+}
+
+static int open_block(kdev *d, const char *path) {
+  d->blk_fd = open(path, O_RDWR | O_DIRECT | O_EXCL | O_CLOEXEC);
+  if (d->blk_fd < 0) {
+    int e = errno;
+    zkv_set_error(e == EBUSY ? "zoned block device %s is in use (opened exclusively elsewhere or mounted)"
+                             : "cannot open zoned block device %s: %s",
+                  path, strerror(e));
+    return -e;
+  }
+  char real[PATH_MAX], zoned[32];
+  if (!realpath(path, real)) return -errno;
+  const char *name = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+  if (sysfs_str(name, "zoned", zoned, sizeof zoned) || strcmp(zoned, "host-managed") != 0) {
+    zkv_set_error("%s is not a host-managed zoned block device (queue/zoned: %s)", path,
+                  sysfs_str(name, "zoned", zoned, sizeof zoned) ? "unreadable" : zoned);
+    return -EINVAL;
+  }
+  unsigned int lbs = 0, zone_sectors = 0, nr = 0;
+  if (ioctl(d->blk_fd, BLKSSZGET, &lbs) < 0 || ioctl(d->blk_fd, BLKGETZONESZ, &zone_sectors) < 0 ||
+      ioctl(d->blk_fd, BLKGETNRZONES, &nr) < 0 || !lbs || !zone_sectors || !nr) {
+    zkv_set_error("%s: cannot read the block size and zone geometry", path);
+    return -EINVAL;
+  }
+  zkv_geometry *g = &d->base.geo;
+  g->lba_size = lbs;
+  d->lba_shift = (uint32_t)__builtin_ctz(lbs);
+  g->zone_size = (uint64_t)zone_sectors << SECTOR_SHIFT;
+  g->nr_zones = nr;
+  long long mo = sysfs_num(name, "max_open_zones"), ma = sysfs_num(name, "max_active_zones");
+  long long zam = sysfs_num(name, "zone_append_max_bytes"), hw = sysfs_num(name, "max_hw_sectors_kb");
+  g->max_open = mo > 0 ? (uint32_t)mo : 0;
+  g->max_active = ma > 0 ? (uint32_t)ma : 0;
+  d->max_xfer = 256u * 1024u;
+  if (hw > 0 && (uint64_t)hw * 1024 < d->max_xfer) d->max_xfer = (uint32_t)(hw * 1024);
+  g->zasl = zam > 0 && (uint64_t)zam < d->max_xfer ? (uint32_t)zam : d->max_xfer;
+  /* The generic device of the same namespace: nvmeXnY -> ngXnY. */
+  unsigned ctrl, ns;
+  char extra;
+  if (sscanf(name, "nvme%un%u%c", &ctrl, &ns, &extra) == 2) {
+    char ng[64];
+    snprintf(ng, sizeof ng, "/dev/ng%un%u", ctrl, ns);
+    int fd = open(ng, O_RDWR | O_CLOEXEC);
+    if (fd >= 0) {
+      int nsid = ioctl(fd, NVME_IOCTL_ID);
+      if (nsid > 0) {
+        d->ng_fd = fd;
+        d->nsid = (uint32_t)nsid;
+      } else {
+        close(fd);
+      }
+    }
+  }
+  return 0;
+}
+
+zkv_dev *zbd_dev_open(const char *path, int *err) {
+  kdev *d = kdev_alloc(path, KDEV_ZBD, &zbd_backend);
+  if (!d) {
+    *err = -ENOMEM;
+    return NULL;
+  }
+  int rc = open_block(d, path);
+  if (!rc) rc = kdev_read_zone_cap(d);
+  if (rc) {
+    *err = rc;
+    kdev_free(d);
+    return NULL;
+  }
+  return &d->base;
+}
