@@ -72,7 +72,8 @@ int kdev_diagnose(kdev *d, const zkv_request *r, int err) {
   if (r->op == ZKV_OP_WRITE && r->offset != z.wp) return ZE(ZONE_INVALID_WRITE);
   uint64_t at = r->op == ZKV_OP_WRITE ? r->offset : z.wp;
   if (at + r->len > z.start + z.cap) return ZE(ZONE_BOUNDARY_ERROR);
-  return err;
+  /* Refused although it would fit now: another request moved the write pointer to it since. */
+  return r->op == ZKV_OP_WRITE ? ZE(ZONE_INVALID_WRITE) : err;
 }
 
 int kdev_close_fixup(kdev *d, uint32_t zone) {
@@ -81,6 +82,22 @@ int kdev_close_fixup(kdev *d, uint32_t zone) {
   if (rc < 0) return rc;
   if (z.cond != ZKV_ZONE_CLOSED || z.wp != z.start) return 0;
   return d->base.be->zone_mgmt(&d->base, zone, ZKV_ZONE_RESET);
+}
+
+int kdev_finish_check(kdev *d, uint32_t zone) {
+  const zkv_geometry *g = &d->base.geo;
+  zkv_zone z;
+  int rc;
+  if (!g->max_active || (rc = kdev_report_one(d, zone, &z)) < 0 || z.cond != ZKV_ZONE_EMPTY) return 0;
+  zkv_zone *all = calloc(g->nr_zones, sizeof *all);
+  if (!all) return -ENOMEM;
+  int n = d->base.be->report(&d->base, 0, all, g->nr_zones);
+  uint32_t active = 0;
+  for (int i = 0; i < n; i++)
+    active += all[i].cond == ZKV_ZONE_IMP_OPEN || all[i].cond == ZKV_ZONE_EXP_OPEN || all[i].cond == ZKV_ZONE_CLOSED;
+  free(all);
+  if (n < 0) return n;
+  return active >= g->max_active ? ZKV_ERR(ZKV_NVME_TOO_MANY_ACTIVE_ZONES) : 0;
 }
 
 /* ---------- Identify ---------- */

@@ -64,14 +64,21 @@ int kdev_io_cmd(int fd, kdev_cmd *c);
 
 /* Request checks that need only the geometry, as the emulator orders them. 0 or a code. */
 int kdev_check(const kdev *d, const zkv_request *r);
-/* The NVMe status a failed command most likely had, from a zone report (zbd: turns ZNS errors
- * into -EIO; a split write is refused before it starts). Returns `err` if no rule applies. */
+/* The NVMe status a refused command most likely had, from a zone report taken after the fact
+ * (zbd: turns ZNS errors into -EIO; a write past the zone capacity is refused before any part of
+ * it is issued). A write refused although the zone would take it now is taken for a Zone Invalid
+ * Write: a request that completed meanwhile moved the write pointer. `err` if no rule applies. */
 int kdev_diagnose(kdev *d, const zkv_request *r, int err);
 /* Reads one zone descriptor (backend-specific). */
 int kdev_report_one(kdev *d, uint32_t zone, zkv_zone *out);
 /* After a Close: an unwritten zone left CLOSED (QEMU) is reset to EMPTY, as the spec's
  * ZSC->ZSE transition and null_blk do. */
 int kdev_close_fixup(kdev *d, uint32_t zone);
+
+/* Before a Finish: an EMPTY zone becomes FULL through the active state, so at the active limit
+ * the spec (and null_blk) refuse it with Too Many Active Zones; QEMU 7.2 lets it pass, so the
+ * backends count active zones themselves (one full report, only for EMPTY zones). */
+int kdev_finish_check(kdev *d, uint32_t zone);
 
 /* One synchronous request on a pooled ring; returns the completion result. */
 int64_t kdev_sync(kdev *d, const zkv_request *r);

@@ -173,8 +173,9 @@ int kq_submit(zkv_queue *base, const zkv_request *r) {
     rc = -EOPNOTSUPP;
   }
   const zkv_geometry *g = &d->base.geo;
-  if (!rc && d->kind == KDEV_NVME && r->op == ZKV_OP_WRITE && r->len > d->max_xfer &&
-      r->offset % g->zone_size + r->len > g->zone_cap) /* refuse a split write before any piece lands */
+  /* A write past the capacity fails, but split into commands (by us or the block layer) its
+   * first parts would land: refuse it whole, with the status the device would give. */
+  if (!rc && r->op == ZKV_OP_WRITE && r->offset % g->zone_size + r->len > g->zone_cap)
     rc = kdev_diagnose(d, r, ZKV_ERR(ZKV_NVME_ZONE_BOUNDARY_ERROR));
   if (!rc) rc = prepare(q, idx);
   if (rc) {

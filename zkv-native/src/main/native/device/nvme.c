@@ -30,14 +30,15 @@ static int nvme_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) {
   if (zone >= dev->geo.nr_zones) return ZKV_ERR(ZKV_NVME_LBA_OUT_OF_RANGE);
   if (action != ZKV_ZONE_CLOSE && action != ZKV_ZONE_FINISH && action != ZKV_ZONE_OPEN && action != ZKV_ZONE_RESET)
     return -EINVAL;
+  int rc = action == ZKV_ZONE_FINISH ? kdev_finish_check(d, zone) : 0;
+  if (rc) return rc;
   uint64_t slba = ((uint64_t)zone * dev->geo.zone_size) >> d->lba_shift;
   kdev_cmd c = {.opcode = NVME_CMD_ZONE_MGMT_SEND,
                 .nsid = d->nsid,
                 .cdw10 = (uint32_t)slba,
                 .cdw11 = (uint32_t)(slba >> 32),
                 .cdw13 = (uint32_t)action};
-  int rc = kdev_io_cmd(d->ng_fd, &c);
-  if (rc) return rc;
+  if ((rc = kdev_io_cmd(d->ng_fd, &c))) return rc;
   if (action == ZKV_ZONE_RESET) atomic_fetch_add(&d->st[ST_RESET], 1);
   if (action == ZKV_ZONE_FINISH) atomic_fetch_add(&d->st[ST_FINISH], 1);
   return action == ZKV_ZONE_CLOSE ? kdev_close_fixup(d, zone) : 0;

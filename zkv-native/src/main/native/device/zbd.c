@@ -81,6 +81,8 @@ static int zbd_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) {
     case ZKV_ZONE_RESET: req = BLKRESETZONE; break;
     default: return -EINVAL;
   }
+  int rc = action == ZKV_ZONE_FINISH ? kdev_finish_check(d, zone) : 0;
+  if (rc) return rc;
   struct blk_zone_range range = {.sector = ((uint64_t)zone * dev->geo.zone_size) >> SECTOR_SHIFT,
                                  .nr_sectors = dev->geo.zone_size >> SECTOR_SHIFT};
   if (ioctl(d->blk_fd, req, &range) < 0) return diagnose_mgmt(d, zone, action, -errno);

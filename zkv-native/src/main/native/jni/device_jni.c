@@ -178,3 +178,23 @@ JNI_EXPORT jstring JNICALL Java_io_zkv_device_ZonedDeviceLastError_nLastError(JN
   (void)c;
   return (*env)->NewStringUTF(env, zkv_dev_last_error());
 }
+
+/* ---- NVMe admin commands (nvme: only; PLM) ---- */
+
+JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nAdmin(JNIEnv *env, jclass c, jlong h, jint opcode, jint nsid,
+                                                              jint cdw10, jint cdw11, jint cdw12, jint cdw13,
+                                                              jobject buf, jint len, jintArray out) {
+  (void)c;
+  zkv_admin_cmd cmd = {.opcode = (uint8_t)opcode,
+                       .nsid = (uint32_t)nsid,
+                       .cdw10 = (uint32_t)cdw10,
+                       .cdw11 = (uint32_t)cdw11,
+                       .cdw12 = (uint32_t)cdw12,
+                       .cdw13 = (uint32_t)cdw13};
+  if (len > 0 && !(cmd.buf = zkv_jni_buffer(env, buf, 0, len))) return -EINVAL;
+  cmd.len = len > 0 ? (uint32_t)len : 0;
+  int rc = zkv_dev_nvme_admin(DEV(h), &cmd);
+  jint v[2] = {(jint)cmd.result, cmd.status};
+  (*env)->SetIntArrayRegion(env, out, 0, 2, v);
+  return rc;
+}

@@ -13,6 +13,8 @@ enum Errno {
   EINVAL(22, "invalid argument"),
   ENOSPC(28, "no space left"),
   EAGAIN(11, "try again"),
+  E2BIG(7, "request too large for one submission"),
+  EOPNOTSUPP(95, "operation not supported by this device"),
   OTHER(-1, "host error");
 
   private final int number;

@@ -11,7 +11,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A zoned block device opened by URI: {@code emu:/path/file[?profile=zn540&wcache=1&seed=N]} for
- * the emulator ({@link EmulatedDevice#format} creates one).
+ * the emulator ({@link EmulatedDevice#format} creates one), {@code nvme:/dev/ngXnY} for an NVMe
+ * zoned namespace driven by passthrough commands on io_uring, {@code zbd:/dev/nvmeXnY} for a zoned
+ * block device (see {@code docs/device.md}).
  *
  * <p>Byte addressing throughout: offsets are multiples of the block size, and {@link #append}
  * returns the byte offset the device assigned (the ALBA times the block size). Data methods take
@@ -222,6 +224,38 @@ public final class ZonedDevice extends NativeHandle {
     return new DeviceStats(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]);
   }
 
+  /**
+   * One NVMe admin command on an {@code nvme:} device, limited natively to what zkv issues:
+   * Identify, Get Log Page, Get Features, and Set Features of the Predictable Latency Mode features
+   * (0x13, 0x14). {@code data} (direct, may be null) is the command's data buffer, from position 0
+   * to its limit. Returns Dword 0 of the completion. {@link io.zkv.device.plm.PlmAdmin} decodes the
+   * PLM commands.
+   *
+   * @throws NvmeAdminException with the device's raw status when it refuses the command
+   */
+  public int nvmeAdmin(
+      int opcode, int nsid, int cdw10, int cdw11, int cdw12, int cdw13, ByteBuffer data)
+      throws ZonedDeviceException {
+    int len = 0;
+    if (data != null) {
+      checkDirect(data);
+      len = data.limit();
+    }
+    int[] out = new int[2];
+    long h = acquire();
+    int rc;
+    try {
+      rc = nAdmin(h, opcode, nsid, cdw10, cdw11, cdw12, cdw13, data, len, out);
+    } finally {
+      release();
+    }
+    if (rc < 0) {
+      int raw = out[1] != 0 ? out[1] : rc;
+      throw new NvmeAdminException(opcode, cdw10, raw, rc, nLastError());
+    }
+    return out[0];
+  }
+
   /** Fault injection; emulated devices only. */
   public FaultInjector faults() {
     if (!uri.startsWith("emu:")) {
@@ -313,4 +347,16 @@ public final class ZonedDevice extends NativeHandle {
   private static native int nFlush(long h);
 
   private static native int nStats(long h, long[] out);
+
+  private static native int nAdmin(
+      long h,
+      int opcode,
+      int nsid,
+      int cdw10,
+      int cdw11,
+      int cdw12,
+      int cdw13,
+      ByteBuffer b,
+      int len,
+      int[] out);
 }
