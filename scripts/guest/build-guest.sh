@@ -14,8 +14,19 @@ log() { echo "build-guest: $*" >&2; }
 
 # The kernel package the linux-image-amd64 metapackage points at, with its exact version, e.g.
 # "Depends: linux-image-6.1.0-56-amd64 (= 6.1.192-2)" (one apt-cache call: each costs ~0.6 s).
-read -r kpkg kver < <(apt-cache show --no-all-versions linux-image-amd64 2>/dev/null |
-  sed -n 's/^Depends: \(linux-image-[0-9][^ ]*\) (= \([^)]*\)).*/\1 \2/p' | head -1) || true
+kernel_package() {
+  apt-cache show --no-all-versions linux-image-amd64 2>/dev/null |
+    sed -n 's/^Depends: \(linux-image-[0-9][^ ]*\) (= \([^)]*\)).*/\1 \2/p' | head -1
+}
+read -r kpkg kver < <(kernel_package) || true
+if { [ -z "${kpkg:-}" ] || [ -z "${kver:-}" ]; } && [ ! -f "$cache/stamp" ]; then
+  # Container images often ship without apt's package lists: fetch them once.
+  log "apt knows no linux-image-amd64: running apt-get update"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq >&2 || true
+  read -r kpkg kver < <(kernel_package) || true
+fi
 if [ -z "${kpkg:-}" ] || [ -z "${kver:-}" ]; then
   # No apt lists (e.g. a fresh container before apt-get update): reuse a finished guest if there is one.
   if [ -f "$cache/stamp" ]; then
