@@ -1,6 +1,6 @@
 /* Shared parts of the kernel-device backends (nvme:, zbd:): NVMe status mapping, synchronous
- * passthrough commands, request checks, error diagnosis, Identify geometry, the zone report of the
- * ng device and the pool of rings behind the synchronous calls. */
+ * passthrough commands, request checks, error diagnosis, opening helpers, Identify geometry, the
+ * zone report of the ng device and the pool of rings behind the synchronous calls. */
 #define _GNU_SOURCE
 #include "kdev.h"
 
@@ -76,6 +76,13 @@ int kdev_diagnose(kdev *d, const zkv_request *r, int err) {
   return r->op == ZKV_OP_WRITE ? ZE(ZONE_INVALID_WRITE) : err;
 }
 
+int64_t kdev_block_status(kdev *d, const zkv_request *r, int64_t res) {
+  if (res == -EOVERFLOW) return ZE(TOO_MANY_ACTIVE_ZONES);
+  if (res == -ETOOMANYREFS) return ZE(TOO_MANY_OPEN_ZONES);
+  if (res == -EIO || res == -EREMOTEIO) return kdev_diagnose(d, r, (int)res);
+  return res;
+}
+
 int kdev_close_fixup(kdev *d, uint32_t zone) {
   zkv_zone z;
   int rc = kdev_report_one(d, zone, &z);
@@ -98,6 +105,44 @@ int kdev_finish_check(kdev *d, uint32_t zone) {
   free(all);
   if (n < 0) return n;
   return active >= g->max_active ? ZKV_ERR(ZKV_NVME_TOO_MANY_ACTIVE_ZONES) : 0;
+}
+
+int kdev_report_one(kdev *d, uint32_t zone, zkv_zone *out) {
+  int rc = d->base.be->report(&d->base, zone, out, 1);
+  return rc < 0 ? rc : rc == 1 ? 0 : -EIO;
+}
+
+kdev *kdev_alloc(const char *path, int kind, const zkv_backend *be) {
+  kdev *d = calloc(1, sizeof *d);
+  if (!d || !(d->path = strdup(path))) {
+    free(d);
+    return NULL;
+  }
+  d->kind = kind;
+  d->base.be = be;
+  d->base.profile = "device";
+  d->ng_fd = d->blk_fd = -1;
+  pthread_mutex_init(&d->pool_mu, NULL);
+  return d;
+}
+
+/* The capacity of zone 0 stands for every zone's (the API has one zone_cap; reports give each
+ * zone's own). */
+int kdev_read_zone_cap(kdev *d) {
+  zkv_zone z;
+  int rc = kdev_report_one(d, 0, &z);
+  if (rc) {
+    zkv_set_error("%s: cannot report zone 0 (%d)", d->path, rc);
+    return rc;
+  }
+  d->base.geo.zone_cap = z.cap;
+  if (!z.cap || z.cap > d->base.geo.zone_size) {
+    zkv_set_error("%s: zone 0 has capacity %llu for a zone size of %llu", d->path, (unsigned long long)z.cap,
+                  (unsigned long long)d->base.geo.zone_size);
+    return -EINVAL;
+  }
+  if (d->base.geo.zasl > z.cap) d->base.geo.zasl = (uint32_t)z.cap;
+  return 0;
 }
 
 /* ---------- Identify ---------- */
@@ -302,12 +347,17 @@ int kdev_stats(zkv_dev *dev, zkv_dev_stats *out) {
   return 0;
 }
 
+void kdev_close(zkv_dev *dev) { kdev_free((kdev *)dev); }
+
 void kdev_free(kdev *d) {
   if (!d) return;
   kdev_pool_free(d);
   if (d->ng_fd >= 0) close(d->ng_fd);
   if (d->blk_fd >= 0) close(d->blk_fd);
   pthread_mutex_destroy(&d->pool_mu);
+  if (d->append_locks)
+    for (unsigned i = 0; i < KDEV_APPEND_LOCKS; i++) pthread_mutex_destroy(&d->append_locks[i]);
+  free(d->append_locks);
   free(d->path);
   free(d);
 }

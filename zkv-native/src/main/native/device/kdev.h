@@ -27,6 +27,7 @@
 #define ZNS_DESCRIPTOR 64u
 
 enum kdev_kind { KDEV_NVME = 1, KDEV_ZBD = 2 };
+#define KDEV_APPEND_LOCKS 64u
 
 typedef struct kdev {
   zkv_dev base;
@@ -36,7 +37,8 @@ typedef struct kdev {
   uint32_t nsid; /* namespace of ng_fd */
   int blk_fd;    /* zbd: the zoned block device, O_DIRECT; -1 for nvme: */
   uint32_t lba_shift;
-  uint32_t max_xfer; /* bytes one NVMe command may move */
+  uint32_t max_xfer;             /* bytes one NVMe command may move */
+  pthread_mutex_t *append_locks; /* zbd: without an ng device: KDEV_APPEND_LOCKS, by zone */
   pthread_mutex_t pool_mu;
   zkv_queue **pool; /* idle rings for synchronous calls */
   uint32_t pool_len, pool_cap;
@@ -80,6 +82,12 @@ int kdev_close_fixup(kdev *d, uint32_t zone);
  * backends count active zones themselves (one full report, only for EMPTY zones). */
 int kdev_finish_check(kdev *d, uint32_t zone);
 
+/* zbd: the status of a failed block-layer request: the resource errnos mapped back, EIO
+ * diagnosed (kdev_diagnose); other results unchanged. */
+int64_t kdev_block_status(kdev *d, const zkv_request *r, int64_t res);
+/* zbd: a zone append without an NVMe generic device (zbd.c); the assigned offset or a code. */
+int64_t zbd_append_emulated(kdev *d, const zkv_request *r);
+
 /* One synchronous request on a pooled ring; returns the completion result. */
 int64_t kdev_sync(kdev *d, const zkv_request *r);
 void kdev_pool_free(kdev *d);
@@ -100,11 +108,20 @@ int kdev_flush(zkv_dev *dev);
 int kdev_stats(zkv_dev *dev, zkv_dev_stats *out);
 void kdev_free(kdev *d);
 
-/* Opening helpers (nvme.c): a kdev of the given kind; the ng device opened, locked and
- * identified; the zone capacity read from zone 0. */
+/* Opening helpers: a kdev of the given kind; the zone capacity read from zone 0. */
 kdev *kdev_alloc(const char *path, int kind, const zkv_backend *be);
-int kdev_open_ng(kdev *d, const char *path);
 int kdev_read_zone_cap(kdev *d);
+
+void kdev_close(zkv_dev *dev);
+
+/* The function table of a kernel backend: everything but the zone commands is shared. */
+#define KDEV_BACKEND(name, report_fn, zone_mgmt_fn)                                                               \
+  {                                                                                                               \
+    .scheme = name, .close = kdev_close, .report = report_fn, .zone_mgmt = zone_mgmt_fn, .write = kdev_write,     \
+    .append = kdev_append, .read = kdev_read, .flush = kdev_flush, .queue_create = kq_create,                     \
+    .queue_destroy = kq_destroy, .queue_submit = kq_submit, .queue_reap = kq_reap, .queue_inflight = kq_inflight, \
+    .stats = kdev_stats                                                                                           \
+  }
 
 /* Identify-based geometry of an NVMe zoned namespace (nvme:, and zbd:'s append limit). */
 int kdev_identify_geometry(kdev *d, int fd);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "kdev.h"
+#include "timing.h"
 
 #define PIECE_BITS 20
 #define RING_ENTRIES 128u
@@ -168,9 +169,14 @@ int kq_submit(zkv_queue *base, const zkv_request *r) {
   sl->req = *r;
   q->inflight++;
   int rc = kdev_check(d, r);
-  if (!rc && r->op == ZKV_OP_APPEND && d->ng_fd < 0) {
-    zkv_set_error("%s: zone append needs the NVMe generic device (/dev/ngXnY), which this device has none of", d->path);
-    rc = -EOPNOTSUPP;
+  if (!rc && r->op == ZKV_OP_APPEND && d->ng_fd < 0) { /* emulated: runs now, completes at the next reap */
+    int64_t at = zbd_append_emulated(d, r);
+    if (at >= 0) {
+      sl->result = at;
+      make_ready(q, idx);
+      return 0;
+    }
+    rc = (int)at;
   }
   const zkv_geometry *g = &d->base.geo;
   /* A write past the capacity fails, but split into commands (by us or the block layer) its
@@ -229,15 +235,7 @@ static void finish(kq *q, zkv_completion *out) {
   kslot *sl = &q->slots[idx];
   kdev *d = q->d;
   int64_t res = sl->err ? sl->err : sl->result;
-  if (d->kind == KDEV_ZBD && sl->req.op != ZKV_OP_APPEND) {
-    /* The block layer reports most ZNS statuses as EIO; the resource ones have errnos. */
-    if (res == -EOVERFLOW)
-      res = ZKV_ERR(ZKV_NVME_TOO_MANY_ACTIVE_ZONES);
-    else if (res == -ETOOMANYREFS)
-      res = ZKV_ERR(ZKV_NVME_TOO_MANY_OPEN_ZONES);
-    else if (res == -EIO || res == -EREMOTEIO)
-      res = kdev_diagnose(d, &sl->req, (int)res);
-  }
+  if (d->kind == KDEV_ZBD && sl->req.op != ZKV_OP_APPEND && res < 0) res = kdev_block_status(d, &sl->req, res);
   if (sl->bounce) {
     if (res >= 0 && sl->req.op == ZKV_OP_READ) memcpy(sl->req.buf, sl->bounce, sl->req.len);
     free(sl->bounce);
@@ -254,7 +252,7 @@ int kq_reap(zkv_queue *base, zkv_completion *out, int min, int max, int64_t time
   kq *q = (kq *)base;
   int n = 0;
   if (min > max) min = max;
-  struct __kernel_timespec ts = {.tv_sec = timeout_ns / 1000000000, .tv_nsec = timeout_ns % 1000000000};
+  uint64_t give_up = timeout_ns < 0 ? UINT64_MAX : zkv_now_ns() + (uint64_t)timeout_ns;
   while (n < max) {
     if (q->ready_len) {
       finish(q, &out[n++]);
@@ -262,10 +260,19 @@ int kq_reap(zkv_queue *base, zkv_completion *out, int min, int max, int64_t time
     }
     if (harvest(q)) continue;
     if (n >= min || q->inflight == 0) break;
+    if (io_uring_sq_ready(&q->ring)) io_uring_submit(&q->ring); /* what a failed submit left queued */
     struct io_uring_cqe *cqe;
-    int rc = timeout_ns < 0 ? io_uring_wait_cqe(&q->ring, &cqe) : io_uring_wait_cqe_timeout(&q->ring, &cqe, &ts);
-    if (rc == -EINTR) continue;
-    if (rc < 0) break; /* -ETIME: the timeout passed */
+    int rc;
+    if (timeout_ns < 0) {
+      rc = io_uring_wait_cqe(&q->ring, &cqe);
+    } else {
+      uint64_t now = zkv_now_ns();
+      if (now >= give_up) break;
+      struct __kernel_timespec ts = {.tv_sec = (long long)((give_up - now) / 1000000000u),
+                                     .tv_nsec = (long long)((give_up - now) % 1000000000u)};
+      rc = io_uring_wait_cqe_timeout(&q->ring, &cqe, &ts);
+    }
+    if (rc < 0 && rc != -EINTR && rc != -ETIME) break;
   }
   return n;
 }
@@ -279,6 +286,7 @@ void kq_destroy(zkv_queue *base) {
       continue;
     }
     if (harvest(q)) continue;
+    if (io_uring_sq_ready(&q->ring)) io_uring_submit(&q->ring);
     struct io_uring_cqe *cqe;
     int rc = io_uring_wait_cqe(&q->ring, &cqe);
     if (rc < 0 && rc != -EINTR) break;

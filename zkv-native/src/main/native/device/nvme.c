@@ -20,11 +20,6 @@ static int nvme_report(zkv_dev *dev, uint32_t first, zkv_zone *out, uint32_t n) 
   return kdev_nvme_report((kdev *)dev, first, out, n);
 }
 
-int kdev_report_one(kdev *d, uint32_t zone, zkv_zone *out) {
-  int rc = d->base.be->report(&d->base, zone, out, 1);
-  return rc < 0 ? rc : rc == 1 ? 0 : -EIO;
-}
-
 static int nvme_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) {
   kdev *d = (kdev *)dev;
   if (zone >= dev->geo.nr_zones) return ZKV_ERR(ZKV_NVME_LBA_OUT_OF_RANGE);
@@ -44,28 +39,11 @@ static int nvme_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) {
   return action == ZKV_ZONE_CLOSE ? kdev_close_fixup(d, zone) : 0;
 }
 
-static void nvme_close(zkv_dev *dev) { kdev_free((kdev *)dev); }
-
-static const zkv_backend nvme_backend = {
-    .scheme = "nvme",
-    .close = nvme_close,
-    .report = nvme_report,
-    .zone_mgmt = nvme_zone_mgmt,
-    .write = kdev_write,
-    .append = kdev_append,
-    .read = kdev_read,
-    .flush = kdev_flush,
-    .queue_create = kq_create,
-    .queue_destroy = kq_destroy,
-    .queue_submit = kq_submit,
-    .queue_reap = kq_reap,
-    .queue_inflight = kq_inflight,
-    .stats = kdev_stats,
-};
+static const zkv_backend nvme_backend = KDEV_BACKEND("nvme", nvme_report, nvme_zone_mgmt);
 
 /* Opens `path` as the NVMe generic device of a zoned namespace: nsid, exclusivity among zkv
  * openers (flock), geometry from Identify and the capacity of zone 0. */
-int kdev_open_ng(kdev *d, const char *path) {
+static int open_ng(kdev *d, const char *path) {
   d->ng_fd = open(path, O_RDWR | O_CLOEXEC);
   if (d->ng_fd < 0) {
     int e = errno;
@@ -92,46 +70,13 @@ int kdev_open_ng(kdev *d, const char *path) {
   return kdev_identify_geometry(d, d->ng_fd);
 }
 
-kdev *kdev_alloc(const char *path, int kind, const zkv_backend *be) {
-  kdev *d = calloc(1, sizeof *d);
-  if (!d || !(d->path = strdup(path))) {
-    free(d);
-    return NULL;
-  }
-  d->kind = kind;
-  d->base.be = be;
-  d->base.profile = "device";
-  d->ng_fd = d->blk_fd = -1;
-  pthread_mutex_init(&d->pool_mu, NULL);
-  return d;
-}
-
-/* The capacity of zone 0 stands for every zone's (the API has one zone_cap; reports give each
- * zone's own). */
-int kdev_read_zone_cap(kdev *d) {
-  zkv_zone z;
-  int rc = kdev_report_one(d, 0, &z);
-  if (rc) {
-    zkv_set_error("%s: cannot report zone 0 (%d)", d->path, rc);
-    return rc;
-  }
-  d->base.geo.zone_cap = z.cap;
-  if (!z.cap || z.cap > d->base.geo.zone_size) {
-    zkv_set_error("%s: zone 0 has capacity %llu for a zone size of %llu", d->path, (unsigned long long)z.cap,
-                  (unsigned long long)d->base.geo.zone_size);
-    return -EINVAL;
-  }
-  if (d->base.geo.zasl > z.cap) d->base.geo.zasl = (uint32_t)z.cap;
-  return 0;
-}
-
 zkv_dev *nvme_dev_open(const char *path, int *err) {
   kdev *d = kdev_alloc(path, KDEV_NVME, &nvme_backend);
   if (!d) {
     *err = -ENOMEM;
     return NULL;
   }
-  int rc = kdev_open_ng(d, path);
+  int rc = open_ng(d, path);
   if (!rc) rc = kdev_read_zone_cap(d);
   if (rc) {
     *err = rc;

@@ -1,8 +1,9 @@
 /* The zbd: backend: a zoned block device (/dev/nvmeXnY) through the kernel's block layer. Zone
  * reports and management use the BLK*ZONE ioctls, data moves with O_DIRECT on io_uring, limits
  * come from sysfs (/sys/block/NAME/queue). The block layer has no zone append for user space, so
- * appends go as NVMe Zone Append commands through the matching generic device /dev/ngXnY; a device
- * without one (not NVMe, or no ng node) opens, but its appends fail with -EOPNOTSUPP.
+ * appends go as NVMe Zone Append commands through the matching generic device /dev/ngXnY. A device
+ * without one (not NVMe, or no ng node) gets emulated appends: under a lock per zone, the zone's
+ * write pointer is read and the data written there (zbd_append_emulated).
  *
  * The block layer reports most ZNS statuses as EIO (Too Many Active/Open have errnos of their
  * own); a failed command's status is then derived from a zone report (kdev_diagnose). */
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "kdev.h"
@@ -70,6 +72,43 @@ static int diagnose_mgmt(kdev *d, uint32_t zone, int action, int err) {
   return refused ? ZKV_ERR(ZKV_NVME_INVALID_ZONE_STATE_TRANSITION) : err;
 }
 
+/* Appends of this process to one zone are serialized; another writer of the zone (a write at the
+ * write pointer, another process) can still make one fail with Zone Invalid Write, as it would
+ * make a real append's neighbour write fail. Costs a zone report per append. */
+int64_t zbd_append_emulated(kdev *d, const zkv_request *r) {
+  pthread_mutex_t *mu = &d->append_locks[r->zone % KDEV_APPEND_LOCKS];
+  pthread_mutex_lock(mu);
+  zkv_zone z;
+  int64_t res = kdev_report_one(d, r->zone, &z);
+  if (res == 0) {
+    if (z.cond == ZKV_ZONE_OFFLINE)
+      res = ZKV_ERR(ZKV_NVME_ZONE_IS_OFFLINE);
+    else if (z.cond == ZKV_ZONE_READ_ONLY)
+      res = ZKV_ERR(ZKV_NVME_ZONE_IS_READ_ONLY);
+    else if (z.cond == ZKV_ZONE_FULL)
+      res = ZKV_ERR(ZKV_NVME_ZONE_IS_FULL);
+    else if (z.wp + r->len > z.start + z.cap)
+      res = ZKV_ERR(ZKV_NVME_ZONE_BOUNDARY_ERROR);
+  }
+  if (res == 0) {
+    void *bounce = NULL;
+    const void *buf = r->buf;
+    if ((uintptr_t)buf % d->base.geo.lba_size) {
+      if (posix_memalign(&bounce, 4096, r->len)) bounce = NULL;
+      if (bounce) memcpy(bounce, buf, r->len);
+      buf = bounce;
+    }
+    struct iovec iov = {.iov_base = (void *)buf, .iov_len = r->len};
+    ssize_t n = !buf ? -1 : pwritev2(d->blk_fd, &iov, 1, (off_t)z.wp, (r->flags & ZKV_IO_FUA) ? RWF_DSYNC : 0);
+    int e = !buf ? ENOMEM : errno;
+    free(bounce);
+    zkv_request w = {.op = ZKV_OP_WRITE, .offset = z.wp, .len = r->len};
+    res = n == (ssize_t)r->len ? (int64_t)z.wp : kdev_block_status(d, &w, n < 0 ? -e : -EIO);
+  }
+  pthread_mutex_unlock(mu);
+  return res;
+}
+
 static int zbd_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) {
   kdev *d = (kdev *)dev;
   if (zone >= dev->geo.nr_zones) return ZKV_ERR(ZKV_NVME_LBA_OUT_OF_RANGE);
@@ -91,24 +130,7 @@ static int zbd_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) {
   return action == ZKV_ZONE_CLOSE ? kdev_close_fixup(d, zone) : 0;
 }
 
-static void zbd_close(zkv_dev *dev) { kdev_free((kdev *)dev); }
-
-static const zkv_backend zbd_backend = {
-    .scheme = "zbd",
-    .close = zbd_close,
-    .report = zbd_report,
-    .zone_mgmt = zbd_zone_mgmt,
-    .write = kdev_write,
-    .append = kdev_append,
-    .read = kdev_read,
-    .flush = kdev_flush,
-    .queue_create = kq_create,
-    .queue_destroy = kq_destroy,
-    .queue_submit = kq_submit,
-    .queue_reap = kq_reap,
-    .queue_inflight = kq_inflight,
-    .stats = kdev_stats,
-};
+static const zkv_backend zbd_backend = KDEV_BACKEND("zbd", zbd_report, zbd_zone_mgmt);
 
 /* /sys/block/NAME/queue/ATTR as a number; -1 when absent. */
 static long long sysfs_num(const char *name, const char *attr) {
@@ -185,6 +207,10 @@ static int open_block(kdev *d, const char *path) {
         close(fd);
       }
     }
+  }
+  if (d->ng_fd < 0) {
+    if (!(d->append_locks = calloc(KDEV_APPEND_LOCKS, sizeof *d->append_locks))) return -ENOMEM;
+    for (unsigned i = 0; i < KDEV_APPEND_LOCKS; i++) pthread_mutex_init(&d->append_locks[i], NULL);
   }
   return 0;
 }

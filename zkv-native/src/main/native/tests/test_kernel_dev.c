@@ -171,8 +171,8 @@ static void test_queue_appends(void) {
   int lba_not_submission = 0;
   for (int i = 0; i < N; i++) lba_not_submission += ((uint64_t)at[i] - base) / lba != (uint64_t)i;
   printf(
-      "  %d queued appends (QD %d): distinct, contiguous, intact; %d completions reaped out of LBA order, "
-      "%d LBAs differ from submission order\n",
+      "  %d queued appends (QD %d): distinct, contiguous, intact; %d completions reaped out of submission "
+      "order, %d LBAs differ from submission order\n",
       N, QD, out_of_order, lba_not_submission);
   free(src);
 }
@@ -244,6 +244,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   CHECK_EQ(zkv_dev_geometry(dev, &g), 0);
+  zkv_dev *second = zkv_dev_open(uri, &err); /* devices are opened exclusively */
+  CHECK(second == NULL);
+  CHECK_EQ(err, -EBUSY);
   printf("test_kernel_dev %s: lba %u, %u zones of %" PRIu64 " bytes (capacity %" PRIu64
          "), max open %u, max active %u, zasl %u\n",
          uri, g.lba_size, g.nr_zones, g.zone_size, g.zone_cap, g.max_open, g.max_active, g.zasl);

@@ -64,7 +64,10 @@ public final class ZonedDevice extends NativeHandle {
     return geometry;
   }
 
-  /** The timing profile the device runs with ({@code instant} when none). */
+  /**
+   * The timing profile an emulated device runs with ({@code instant} when none); {@code device} for
+   * the kernel backends.
+   */
   public String profile() {
     return profile;
   }

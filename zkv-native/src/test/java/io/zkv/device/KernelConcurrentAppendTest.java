@@ -18,6 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * Concurrent zone appends on a real device ({@code -Dzkv.test.device}, either kernel backend):
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Timeout;
  * contiguous and every block reads back intact.
  */
 @Tag("guest")
+@EnabledIfSystemProperty(named = KernelDevices.PROPERTY, matches = "(nvme|zbd):.+")
 class KernelConcurrentAppendTest {
   private ZonedDevice dev;
   private int lba;

@@ -4,8 +4,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The real device of the guest-only tests: its URI comes from the system property {@code
- * zkv.test.device} (e.g. {@code nvme:/dev/ng0n1}); a test class for one backend skips itself when
- * the property names another (the guest runner passes each URI in turn to the same tests).
+ * zkv.test.device} (e.g. {@code nvme:/dev/ng0n1}). Each class is enabled only for the URIs of its
+ * backend ({@code @EnabledIfSystemProperty}), so the guest runner can pass each URI in turn to the
+ * same set of classes; the assumptions here catch a class run without that condition.
  */
 final class KernelDevices {
   static final String PROPERTY = "zkv.test.device";

@@ -1,6 +1,7 @@
 package io.zkv.device;
 
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * The conformance suite on the {@code nvme:} backend (NVMe passthrough on io_uring). Needs a real
@@ -8,6 +9,7 @@ import org.junit.jupiter.api.Tag;
  * -Dzkv.test.device=nvme:/dev/ng0n1}.
  */
 @Tag("guest")
+@EnabledIfSystemProperty(named = KernelDevices.PROPERTY, matches = "nvme:.+")
 class NvmeDeviceConformanceTest extends ZonedDeviceConformanceTest {
   @Override
   protected DeviceUnderTest newDevice() throws Exception {

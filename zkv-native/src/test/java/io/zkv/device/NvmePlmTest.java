@@ -15,6 +15,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.function.Executable;
 
 /**
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.function.Executable;
  * Field in Command, Do Not Retry), and the device stays usable.
  */
 @Tag("guest")
+@EnabledIfSystemProperty(named = KernelDevices.PROPERTY, matches = "nvme:.+")
 class NvmePlmTest {
   private ZonedDevice dev;
 
