@@ -5,7 +5,10 @@ set -euo pipefail
 
 need_pkgs=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
-for p in openjdk-17-jdk-headless maven cmake make gcc g++ liburing-dev clang-format cargo; do
+# The second line is the test guest (scripts/guest): QEMU, a static busybox for its initramfs, and
+# the tools that unpack the Debian kernel and pack the initramfs.
+for p in openjdk-17-jdk-headless maven cmake make gcc g++ liburing-dev clang-format cargo \
+  qemu-system-x86 busybox-static cpio kmod xz-utils; do
   have "$p" || need_pkgs+=("$p")
 done
 # cargo may come from rustup instead of Debian: accept any cargo on PATH.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, builds everything and runs every test:
-# the C device tests (plain and under AddressSanitizer/UBSan) and all Java tests (-Xcheck:jni).
+# the C device tests (plain and under AddressSanitizer/UBSan), all Java tests (-Xcheck:jni), and
+# the nvme:/zbd: backends and RocksDB on a real kernel in a QEMU guest (scripts/guest/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
@@ -21,3 +22,6 @@ ctest --test-dir build/ctest-asan --output-on-failure
 
 echo "== Java build, format check and tests"
 mvn -B -ntp install
+
+echo "== Tests on a real kernel: QEMU guest with an NVMe ZNS namespace (docs/guest.md)"
+scripts/guest/test-in-guest.sh
