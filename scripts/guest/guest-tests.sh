@@ -36,12 +36,13 @@ done
 # JVM flags: the host tests' -Xcheck:jni; C1 only, because under emulation C2's compilations cost
 # more than they give back in runs this short (the emulator conformance suite: 29 s -> 14 s in the
 # guest); a crash log goes to the results directory, which outlives the guest.
-step "Java tests (conformance on $nvme and $zbd, RocksDB on $nvme)" \
+step "Java tests (conformance and RocksDB on $nvme and $zbd)" \
   java -Xcheck:jni -Xmx1g -XX:TieredStopAtLevel=1 "-XX:ErrorFile=$results/hs_err_pid%p.log" \
   -cp "$launcher:$results/runner:$(cat "$results/classpath.txt")" GuestJUnit "$results" \
   "ZonedDevice conformance suite" "$nvme" "$results/guest-classes-zkv-native.txt" \
   "ZonedDevice conformance suite" "$zbd" "$results/guest-classes-zkv-native.txt" \
-  "RocksDB on the zone file system" "$nvme" "$results/guest-classes-zkv-core.txt"
+  "RocksDB on the zone file system" "$nvme" "$results/guest-classes-zkv-core.txt" \
+  "RocksDB on the zone file system" "$zbd" "$results/guest-classes-zkv-core.txt"
 
 if [ ${#failed[@]} -gt 0 ]; then
   printf '== guest: FAILED: %s\n' "${failed[@]}"
