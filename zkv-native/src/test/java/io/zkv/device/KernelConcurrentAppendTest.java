@@ -1,16 +1,11 @@
 package io.zkv.device;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
@@ -106,40 +101,19 @@ class KernelConcurrentAppendTest {
     int[] writer = new int[n];
     int[] seq = new int[n];
     AtomicLong tickets = new AtomicLong();
-    ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
-    CountDownLatch go = new CountDownLatch(1);
-    List<Thread> all = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      int id = t;
-      Thread th =
-          new Thread(
-              () -> {
-                try {
-                  ByteBuffer b = ByteBuffer.allocateDirect(lba);
-                  go.await();
-                  for (int s = 0; s < per; s++) {
-                    block(b, id, s);
-                    int ticket = (int) tickets.getAndIncrement();
-                    writer[ticket] = id;
-                    seq[ticket] = s;
-                    offsets[ticket] = dev.append(zone, b);
-                  }
-                } catch (Throwable e) {
-                  errors.add(e);
-                }
-              },
-              "appender-" + t);
-      th.start();
-      all.add(th);
-    }
-    go.countDown();
-    for (Thread th : all) {
-      th.join(TimeUnit.SECONDS.toMillis(100));
-      assertFalse(th.isAlive(), th::getName);
-    }
-    if (!errors.isEmpty()) {
-      throw new AssertionError("an appender failed", errors.peek());
-    }
+    Appenders.run(
+        threads,
+        TimeUnit.SECONDS.toMillis(100),
+        id -> {
+          ByteBuffer b = ByteBuffer.allocateDirect(lba);
+          for (int s = 0; s < per; s++) {
+            block(b, id, s);
+            int ticket = (int) tickets.getAndIncrement();
+            writer[ticket] = id;
+            seq[ticket] = s;
+            offsets[ticket] = dev.append(zone, b);
+          }
+        });
     System.out.printf(
         "[%s] %d threads x %d appends to zone %d; LBAs in issue order: %s%n",
         dev.uri(), threads, per, zone, lbas(offsets));

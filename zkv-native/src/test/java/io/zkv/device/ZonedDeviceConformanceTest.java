@@ -19,8 +19,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -979,37 +977,16 @@ public abstract class ZonedDeviceConformanceTest {
     assumeTrue(perThread > 0, "zone too small for the test");
     int z = geo.zoneCount() - 1;
     long[][] at = new long[threads][perThread];
-    ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
-    CountDownLatch go = new CountDownLatch(1);
-    List<Thread> all = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      int id = t;
-      Thread th =
-          new Thread(
-              () -> {
-                try {
-                  ByteBuffer b = ByteBuffer.allocateDirect(lba).order(ByteOrder.LITTLE_ENDIAN);
-                  go.await();
-                  for (int s = 0; s < perThread; s++) {
-                    record(b, id, s, lba);
-                    at[id][s] = dev.append(z, b);
-                  }
-                } catch (Throwable e) {
-                  errors.add(e);
-                }
-              },
-              "appender-" + t);
-      th.start();
-      all.add(th);
-    }
-    go.countDown();
-    for (Thread th : all) {
-      th.join(TimeUnit.SECONDS.toMillis(50));
-      assertFalse(th.isAlive(), th::getName);
-    }
-    if (!errors.isEmpty()) {
-      throw new AssertionError("an appender failed", errors.peek());
-    }
+    Appenders.run(
+        threads,
+        TimeUnit.SECONDS.toMillis(50),
+        id -> {
+          ByteBuffer b = ByteBuffer.allocateDirect(lba).order(ByteOrder.LITTLE_ENDIAN);
+          for (int s = 0; s < perThread; s++) {
+            record(b, id, s, lba);
+            at[id][s] = dev.append(z, b);
+          }
+        });
     long n = (long) threads * perThread;
     assertEquals(start(z) + n * lba, wp(z));
     boolean[] taken = new boolean[(int) n];
