@@ -142,8 +142,49 @@ int kdev_read_zone_cap(kdev *d) {
                   (unsigned long long)d->base.geo.zone_size);
     return -EINVAL;
   }
+  /* zkv's geometry has one capacity for all zones (the request checks use it): a namespace whose
+   * zones differ is refused at open rather than mis-checked later. */
+  enum { CHUNK = 256 };
+  zkv_zone *all = malloc(CHUNK * sizeof *all);
+  if (!all) return -ENOMEM;
+  for (uint32_t first = 0; !rc && first < d->base.geo.nr_zones; first += CHUNK) {
+    int n = d->base.be->report(&d->base, first, all, CHUNK);
+    if (n <= 0) {
+      rc = n < 0 ? n : -EIO;
+      zkv_set_error("%s: cannot report zones from %u (%d)", d->path, first, rc);
+    }
+    for (int i = 0; !rc && i < n; i++)
+      if (all[i].cap != z.cap) {
+        zkv_set_error("%s: zone %u has capacity %llu, zone 0 %llu; zkv needs one zone capacity", d->path, all[i].index,
+                      (unsigned long long)all[i].cap, (unsigned long long)z.cap);
+        rc = -EOPNOTSUPP;
+      }
+  }
+  free(all);
+  if (rc) return rc;
   if (d->base.geo.zasl > z.cap) d->base.geo.zasl = (uint32_t)z.cap;
   return 0;
+}
+
+static int identify_ns_ids(int fd, uint32_t nsid, uint8_t ids[32]) {
+  uint8_t *id = NULL;
+  if (posix_memalign((void **)&id, 4096, 4096)) return -ENOMEM;
+  kdev_cmd c = {.opcode = NVME_ADMIN_IDENTIFY, .nsid = nsid, .cdw10 = 0, .buf = id, .len = 4096};
+  int rc = kdev_admin(fd, &c);
+  if (!rc) {
+    memcpy(ids, id, 8);            /* NSZE */
+    memcpy(ids + 8, id + 104, 24); /* NGUID, EUI64 */
+  }
+  free(id);
+  return rc;
+}
+
+int kdev_same_namespace(int blk_fd, int ng_fd, uint32_t ng_nsid) {
+  int blk_nsid = ioctl(blk_fd, NVME_IOCTL_ID);
+  if (blk_nsid <= 0 || (uint32_t)blk_nsid != ng_nsid) return 0;
+  uint8_t a[32], b[32];
+  if (identify_ns_ids(blk_fd, ng_nsid, a) || identify_ns_ids(ng_fd, ng_nsid, b)) return 0;
+  return memcmp(a, b, sizeof a) == 0;
 }
 
 /* ---------- Identify ---------- */
@@ -173,7 +214,17 @@ int kdev_identify_geometry(kdev *d, int fd) {
   uint64_t nsze = get64(id);
   uint8_t flbas = id[26];
   uint32_t fmt = (flbas & 0xFu) | (((flbas >> 5) & 0x3u) << 4);
-  uint32_t lbads = (get32(id + 128 + 4 * fmt) >> 16) & 0xFF;
+  uint32_t lbaf = get32(id + 128 + 4 * fmt), lbads = (lbaf >> 16) & 0xFF, ms = lbaf & 0xFFFF;
+  /* Metadata (extended LBAs or a separate buffer, protection information) would need a metadata
+   * pointer or larger transfers than the data: refused rather than risking DMA past a buffer. */
+  if (ms) {
+    zkv_set_error(
+        "%s: LBA format %u carries %u bytes of metadata per block%s; zkv supports formats without metadata "
+        "(reformat the namespace, e.g. nvme format --lbaf=N)",
+        d->path, fmt, ms, (flbas & 0x10) ? " (extended LBA)" : "");
+    rc = -EOPNOTSUPP;
+    goto out;
+  }
   if (lbads < 9 || lbads > 16) {
     zkv_set_error("%s: LBA format %u has an unusable data size 2^%u", d->path, fmt, lbads);
     rc = -EINVAL;
@@ -181,7 +232,9 @@ int kdev_identify_geometry(kdev *d, int fd) {
   }
   d->lba_shift = lbads;
   if ((rc = identify(d, fd, d->nsid, 0x05, NVME_CSI_ZNS, id, "ZNS Namespace"))) {
-    zkv_set_error("%s is not a zoned namespace (Identify ZNS Namespace failed: %s)", d->path, zkv_dev_last_error());
+    char why[256];
+    snprintf(why, sizeof why, "%s", zkv_dev_last_error()); /* the message is rewritten below */
+    zkv_set_error("%s is not a zoned namespace (Identify ZNS Namespace failed: %s)", d->path, why);
     goto out;
   }
   uint32_t mar = get32(id + 4), mor = get32(id + 8);
@@ -190,9 +243,9 @@ int kdev_identify_geometry(kdev *d, int fd) {
   uint32_t mdts = id[77];
   if ((rc = identify(d, fd, 0, 0x06, NVME_CSI_ZNS, id, "ZNS Controller"))) goto out;
   uint32_t zasl = id[0];
-  uint64_t mdts_bytes = mdts ? (uint64_t)NVME_MIN_PAGE << mdts : UINT64_MAX;
+  uint64_t mdts_bytes = mdts && mdts < 32 ? (uint64_t)NVME_MIN_PAGE << mdts : UINT64_MAX;
   d->max_xfer = (uint32_t)(mdts_bytes < KDEV_MAX_XFER ? mdts_bytes : KDEV_MAX_XFER);
-  uint64_t zasl_bytes = zasl ? (uint64_t)NVME_MIN_PAGE << zasl : mdts_bytes;
+  uint64_t zasl_bytes = zasl && zasl < 32 ? (uint64_t)NVME_MIN_PAGE << zasl : mdts_bytes;
   if (zsze == 0 || nsze < zsze) {
     zkv_set_error("%s: zone size %llu blocks does not fit the namespace of %llu", d->path, (unsigned long long)zsze,
                   (unsigned long long)nsze);

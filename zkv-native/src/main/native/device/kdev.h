@@ -73,6 +73,10 @@ int kdev_check(const kdev *d, const zkv_request *r);
 int kdev_diagnose(kdev *d, const zkv_request *r, int err);
 /* Reads one zone descriptor (backend-specific). */
 int kdev_report_one(kdev *d, uint32_t zone, zkv_zone *out);
+/* Whether a block device and an NVMe generic device are the same namespace: the same nsid and, as
+ * Identify Namespace reports them, the same NGUID and EUI-64 (a drive that reports neither is
+ * matched by nsid and namespace size only). */
+int kdev_same_namespace(int blk_fd, int ng_fd, uint32_t ng_nsid);
 /* After a Close: an unwritten zone left CLOSED (QEMU) is reset to EMPTY, as the spec's
  * ZSC->ZSE transition and null_blk do. */
 int kdev_close_fixup(kdev *d, uint32_t zone);

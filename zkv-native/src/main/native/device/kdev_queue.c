@@ -36,6 +36,7 @@ typedef struct kq {
   struct io_uring ring;
   int big; /* SQE128 + CQE32 */
   uint32_t depth, inflight;
+  uint32_t cq_entries, pieces; /* pieces (commands) in the kernel: never more than the CQ holds */
   kslot *slots;
   uint32_t *free_list, n_free;
   uint32_t *ready, ready_head, ready_len; /* slots with a known result, FIFO */
@@ -57,7 +58,12 @@ zkv_queue *kq_create(zkv_dev *dev, uint32_t depth, int *err) {
   q->big = d->ng_fd >= 0;
   uint32_t entries = depth * 2 > RING_ENTRIES ? depth * 2 : RING_ENTRIES;
   if (entries > 4096) entries = 4096;
-  int rc = io_uring_queue_init(entries, &q->ring, q->big ? IORING_SETUP_SQE128 | IORING_SETUP_CQE32 : 0);
+  /* A CQ for every command a full queue of split requests can have in flight, so no completion
+   * ever depends on the kernel's overflow list (prepare() refuses more). */
+  struct io_uring_params p = {.flags = IORING_SETUP_CQSIZE | (q->big ? IORING_SETUP_SQE128 | IORING_SETUP_CQE32 : 0),
+                              .cq_entries = entries * 8 > 32768 ? 32768 : entries * 8};
+  int rc = io_uring_queue_init_params(entries, &q->ring, &p);
+  q->cq_entries = p.cq_entries;
   if (rc < 0) {
     zkv_set_error("%s: cannot create an io_uring%s: %s", d->path, q->big ? " with 128-byte SQEs (Linux >= 5.19)" : "",
                   strerror(-rc));
@@ -106,6 +112,7 @@ static int prepare(kq *q, uint32_t idx) {
   uint32_t shift = d->lba_shift;
   uint64_t tag = (uint64_t)idx << PIECE_BITS;
   int use_nvme = d->kind == KDEV_NVME || r->op == ZKV_OP_APPEND;
+  if (q->pieces >= q->cq_entries) return -EBUSY;
   if (!use_nvme) { /* zbd: one block-layer request, which the kernel splits itself */
     void *buf = r->buf;
     if (r->op != ZKV_OP_FLUSH && ((uintptr_t)buf % d->base.geo.lba_size)) {
@@ -124,6 +131,7 @@ static int prepare(kq *q, uint32_t idx) {
       io_uring_prep_fsync(s, d->blk_fd, 0);
     io_uring_sqe_set_data64(s, tag);
     sl->left = 1;
+    q->pieces++;
     return 0;
   }
   if (r->op == ZKV_OP_FLUSH || r->op == ZKV_OP_APPEND) {
@@ -136,6 +144,7 @@ static int prepare(kq *q, uint32_t idx) {
                (uint32_t)(r->len >> shift), r->buf, (uint32_t)r->len, r->flags);
     io_uring_sqe_set_data64(s, tag);
     sl->left = 1;
+    q->pieces++;
     return 0;
   }
   size_t pieces = (r->len + d->max_xfer - 1) / d->max_xfer;
@@ -144,7 +153,11 @@ static int prepare(kq *q, uint32_t idx) {
                   q->ring.sq.ring_entries);
     return -E2BIG;
   }
+  if (q->pieces + pieces > q->cq_entries) return -EBUSY;
   if (io_uring_sq_space_left(&q->ring) < pieces) io_uring_submit(&q->ring); /* keep a write's chain in one submit */
+  /* Nothing may stay queued on failure: a half chain would go out with the next submit, into a
+   * buffer the caller has taken back, and complete another request's slot. */
+  if (io_uring_sq_space_left(&q->ring) < pieces) return -EBUSY;
   for (size_t i = 0; i < pieces; i++) {
     size_t off = i * d->max_xfer, len = r->len - off < d->max_xfer ? r->len - off : d->max_xfer;
     struct io_uring_sqe *s = sqe_get(q);
@@ -155,6 +168,7 @@ static int prepare(kq *q, uint32_t idx) {
     io_uring_sqe_set_data64(s, tag | i);
   }
   sl->left = (uint32_t)pieces;
+  q->pieces += (uint32_t)pieces;
   return 0;
 }
 
@@ -184,7 +198,16 @@ int kq_submit(zkv_queue *base, const zkv_request *r) {
    * first parts would land: refuse it whole, with the status the device would give. */
   if (!rc && r->op == ZKV_OP_WRITE && r->offset % g->zone_size + r->len > g->zone_cap)
     rc = kdev_diagnose(d, r, ZKV_ERR(ZKV_NVME_ZONE_BOUNDARY_ERROR));
-  if (!rc) rc = prepare(q, idx);
+  if (!rc) {
+    rc = prepare(q, idx);
+    if (rc == -EBUSY) { /* the ring is full for now: refuse the request, as a full queue does */
+      free(sl->bounce);
+      sl->used = 0;
+      q->free_list[q->n_free++] = idx;
+      q->inflight--;
+      return -EBUSY;
+    }
+  }
   if (rc) {
     sl->err = rc;
     sl->left = 0;
@@ -200,6 +223,7 @@ int kq_submit(zkv_queue *base, const zkv_request *r) {
 
 static void complete_piece(kq *q, struct io_uring_cqe *cqe) {
   uint64_t data = io_uring_cqe_get_data64(cqe);
+  if (q->pieces) q->pieces--;
   uint32_t idx = (uint32_t)(data >> PIECE_BITS), piece = (uint32_t)(data & ((1u << PIECE_BITS) - 1));
   if (idx >= q->depth || !q->slots[idx].used || !q->slots[idx].left) return;
   kslot *sl = &q->slots[idx];
@@ -261,7 +285,13 @@ int kq_reap(zkv_queue *base, zkv_completion *out, int min, int max, int64_t time
     }
     if (harvest(q)) continue;
     if (n >= min || q->inflight == 0) break;
-    if (io_uring_sq_ready(&q->ring)) io_uring_submit(&q->ring); /* what a failed submit left queued */
+    /* What a failed submit left queued goes out first; while the kernel refuses it, never block in
+     * a wait whose completions could not come. */
+    if (io_uring_sq_ready(&q->ring) && io_uring_submit(&q->ring) < 0) {
+      if (timeout_ns >= 0 && zkv_now_ns() >= give_up) break;
+      sched_yield();
+      continue;
+    }
     struct io_uring_cqe *cqe;
     int rc;
     if (timeout_ns < 0) {
@@ -287,7 +317,10 @@ void kq_destroy(zkv_queue *base) {
       continue;
     }
     if (harvest(q)) continue;
-    if (io_uring_sq_ready(&q->ring)) io_uring_submit(&q->ring);
+    if (io_uring_sq_ready(&q->ring) && io_uring_submit(&q->ring) < 0) {
+      sched_yield();
+      continue;
+    }
     struct io_uring_cqe *cqe;
     if (io_uring_wait_cqe(&q->ring, &cqe) < 0) sched_yield(); /* retry: never free what is in flight */
   }

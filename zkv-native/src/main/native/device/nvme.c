@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/nvme_ioctl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -41,6 +42,25 @@ static int nvme_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) {
 
 static const zkv_backend nvme_backend = KDEV_BACKEND("nvme", nvme_report, nvme_zone_mgmt);
 
+/* The kernel does not split passthrough commands: one above the block queue's max_hw_sectors_kb
+ * (which an IOMMU may set below MDTS) fails with EINVAL. Clamps the largest command to it when the
+ * namespace's block device (ngXnY -> nvmeXnY) shows it. */
+static void clamp_to_kernel_limit(kdev *d, const char *path) {
+  const char *base = strrchr(path, '/');
+  unsigned ctrl, ns;
+  char extra, p[128], v[32];
+  if (sscanf(base ? base + 1 : path, "ng%un%u%c", &ctrl, &ns, &extra) != 2) return;
+  snprintf(p, sizeof p, "/sys/block/nvme%un%u/queue/max_hw_sectors_kb", ctrl, ns);
+  FILE *f = fopen(p, "r");
+  if (!f) return;
+  long long kb = fgets(v, sizeof v, f) ? strtoll(v, NULL, 10) : -1;
+  fclose(f);
+  if (kb <= 0 || (unsigned long long)kb * 1024 >= d->max_xfer) return;
+  d->max_xfer = (uint32_t)(kb * 1024) >> d->lba_shift << d->lba_shift;
+  if (!d->max_xfer) return;
+  if (d->base.geo.zasl > d->max_xfer) d->base.geo.zasl = d->max_xfer;
+}
+
 /* Opens `path` as the NVMe generic device of a zoned namespace: nsid, exclusivity among zkv
  * openers (flock), geometry from Identify and the capacity of zone 0. */
 static int open_ng(kdev *d, const char *path) {
@@ -67,7 +87,9 @@ static int open_ng(kdev *d, const char *path) {
     return -e;
   }
   d->nsid = (uint32_t)nsid;
-  return kdev_identify_geometry(d, d->ng_fd);
+  int rc = kdev_identify_geometry(d, d->ng_fd);
+  if (!rc) clamp_to_kernel_limit(d, path);
+  return rc;
 }
 
 zkv_dev *nvme_dev_open(const char *path, int *err) {
@@ -98,6 +120,24 @@ int zkv_dev_nvme_admin(zkv_dev *dev, zkv_admin_cmd *cmd) {
   if (!allowed || (cmd->opcode == NVME_ADMIN_SET_FEATURES && fid != 0x13 && fid != 0x14)) {
     zkv_set_error("admin opcode 0x%02x (cdw10 0x%x) is not one zkv issues", cmd->opcode, cmd->cdw10);
     return -EPERM;
+  }
+  /* The device moves what the command says, whatever buffer it is given: a shorter buffer would
+   * be overrun (Identify: 4 KiB; Get Log Page: (NUMD + 1) dwords; PLM Config: 512 bytes). */
+  uint64_t need = 0;
+  if (cmd->opcode == NVME_ADMIN_IDENTIFY) {
+    need = 4096;
+  } else if (cmd->opcode == NVME_ADMIN_GET_LOG_PAGE) {
+    need = (((uint64_t)(cmd->cdw10 >> 16) | ((uint64_t)(cmd->cdw11 & 0xFFFF) << 16)) + 1) * 4;
+  } else if (fid == 0x13) {
+    need = 512;
+  } else if (fid != 0x14) {
+    zkv_set_error("Get Features 0x%02x is not one zkv issues", fid);
+    return -EPERM;
+  }
+  if ((need && !cmd->buf) || cmd->len < need) {
+    zkv_set_error("admin opcode 0x%02x (cdw10 0x%x) transfers %llu bytes; the buffer has %u", cmd->opcode, cmd->cdw10,
+                  (unsigned long long)need, cmd->len);
+    return -EINVAL;
   }
   kdev_cmd c = {.opcode = cmd->opcode,
                 .nsid = cmd->nsid,

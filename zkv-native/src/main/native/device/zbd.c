@@ -52,7 +52,10 @@ static int zbd_report(zkv_dev *dev, uint32_t first, zkv_zone *out, uint32_t n) {
       o->cap = ((r->flags & BLK_ZONE_REP_CAPACITY) ? z->capacity : z->len) << SECTOR_SHIFT;
       o->cond = z->cond; /* the block layer numbers conditions as the ZNS Zone State field */
       /* Linux reports a full zone's write pointer at start + size; zkv says start + capacity. */
-      o->wp = z->cond == BLK_ZONE_COND_FULL ? o->start + o->cap : z->wp << SECTOR_SHIFT;
+      /* Read-only and offline zones have no valid write pointer: they report their start, as on nvme:. */
+      o->wp = z->cond == BLK_ZONE_COND_FULL                                           ? o->start + o->cap
+              : z->cond == BLK_ZONE_COND_READONLY || z->cond == BLK_ZONE_COND_OFFLINE ? o->start
+                                                                                      : z->wp << SECTOR_SHIFT;
     }
   }
   free(r);
@@ -200,6 +203,10 @@ static int open_block(kdev *d, const char *path) {
     int fd = open(ng, O_RDWR | O_CLOEXEC);
     if (fd >= 0) {
       int nsid = ioctl(fd, NVME_IOCTL_ID);
+      /* By name alone ngXnY may be another drive's namespace (native multipath names the block
+       * device by subsystem, the ng device by controller): appends go through it only when it
+       * is provably the same namespace; otherwise they are emulated. */
+      if (nsid > 0 && !kdev_same_namespace(d->blk_fd, fd, (uint32_t)nsid)) nsid = 0;
       if (nsid > 0) {
         d->ng_fd = fd;
         d->nsid = (uint32_t)nsid;

@@ -317,6 +317,11 @@ public final class ZonedDevice extends NativeHandle {
 
   @Override
   protected void dispose(long handle) {
+    // A queue created by a call that was in progress when close began (after beforeDispose ran)
+    // is closed here, before the native device it points to is freed.
+    for (AsyncQueue q : queues) {
+      q.close();
+    }
     nClose(handle);
   }
 

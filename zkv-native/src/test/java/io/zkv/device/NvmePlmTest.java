@@ -70,5 +70,19 @@ class NvmePlmTest {
         assertThrows(NvmeAdminException.class, () -> dev.nvmeAdmin(0x09, 0, 0x07, 0, 0, 0, null));
     assertEquals(-1, e.statusCode(), "refused on the host, not by the device");
     assertEquals(-1, e.rawStatus(), "EPERM");
+    NvmeAdminException other =
+        assertThrows(NvmeAdminException.class, () -> dev.nvmeAdmin(0x0A, 0, 0x0B, 0, 0, 0, null));
+    assertEquals(-1, other.rawStatus(), "Get Features outside PLM: EPERM");
+  }
+
+  @Test
+  void aBufferShorterThanTheTransferIsRefused() {
+    // Identify moves 4 KiB whatever buffer it is given: a shorter one would be overrun
+    NvmeAdminException e =
+        assertThrows(
+            NvmeAdminException.class,
+            () -> dev.nvmeAdmin(0x06, 0, 0x01, 0, 0, 0, ByteBuffer.allocateDirect(512)));
+    assertEquals(-22, e.rawStatus(), e::getMessage);
+    assertTrue(e.getMessage().contains("transfers 4096 bytes"), e::getMessage);
   }
 }
