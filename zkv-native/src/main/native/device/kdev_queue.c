@@ -3,7 +3,9 @@
  * in the big CQE); zbd: reads, writes and flushes the block device with O_DIRECT and appends
  * through its ng device. Reads and writes above the largest transfer go out as several commands:
  * a write's pieces are linked (IOSQE_IO_LINK) so they reach the zone in order; the request
- * completes when its last piece does, with the error of its first failed piece.
+ * completes when its last piece does, with the error of its first failed piece. (A link breaks
+ * only on a negative result: after a piece fails with an NVMe status the later ones are still
+ * issued and fail as Zone Invalid Write, so nothing lands out of order.)
  *
  * liburing 2.3 has no uring_cmd helper, so the SQEs are filled by hand. */
 #define _GNU_SOURCE
