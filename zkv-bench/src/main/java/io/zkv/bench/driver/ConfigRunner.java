@@ -22,44 +22,51 @@ final class ConfigRunner {
   static RunResult run(
       TargetConfig config, BenchSettings settings, int repeat, Path scratchDir, Progress progress)
       throws InterruptedException {
+    try (BenchStore store = open(config, settings, scratchDir)) {
+      return runOn(store, config.label(), settings, repeat, progress);
+    }
+  }
+
+  /** Runs every phase on {@code store} (which the caller opened and closes). */
+  static RunResult runOn(
+      BenchStore store, String label, BenchSettings settings, int repeat, Progress progress)
+      throws InterruptedException {
     List<PhaseSpec> phases = new ArrayList<>();
     for (String w : settings.workloads()) {
       phases.addAll(WorkloadCatalog.phases(w, settings));
     }
     List<PhaseResult> results = new ArrayList<>();
     List<String> notes = new ArrayList<>();
-    try (BenchStore store = open(config, settings, scratchDir)) {
-      PhaseRunner runner = new PhaseRunner(store, settings, progress);
-      if (store.deviceNote() != null) {
-        notes.add(store.deviceNote());
-      }
-      boolean populated = false;
-      for (PhaseSpec p : phases) {
-        if (p.readsData() && !populated) {
-          runner.run(prefill(settings), config.label());
-          notes.add(
-              String.format(
-                  Locale.ROOT,
-                  "unmeasured fillseq of %,d keys before %s",
-                  settings.keys(),
-                  p.name()));
-          settle(store, "the prefill", notes);
-          populated = true;
-        }
-        ZoneCounters before = store.counters();
-        PhaseResult r = runner.run(p, config.label());
-        if (p.writesData()) {
-          settle(store, p.name(), notes);
-        }
-        ZoneCounters after = store.counters();
-        if (before != null) {
-          r = r.withDevice(DeviceFigures.between(before, after, r.userBytes()));
-        }
-        results.add(r);
-        populated |= p.writesData();
-      }
+    PhaseRunner runner = new PhaseRunner(store, settings, progress);
+    if (store.deviceNote() != null) {
+      notes.add(store.deviceNote());
     }
-    return new RunResult(config.label(), repeat, results, notes);
+    boolean populated = false;
+    for (PhaseSpec p : phases) {
+      if (p.readsData() && !populated) {
+        runner.run(prefill(settings), label);
+        notes.add(
+            String.format(
+                Locale.ROOT,
+                "unmeasured fillseq of %,d keys before %s",
+                settings.keys(),
+                p.name()));
+        settle(store, "the prefill", notes);
+        populated = true;
+      }
+      ZoneCounters before = store.counters();
+      PhaseResult r = runner.run(p, label);
+      if (p.writesData()) {
+        settle(store, p.name(), notes);
+      }
+      ZoneCounters after = store.counters();
+      if (before != null) {
+        r = r.withDevice(DeviceFigures.between(before, after, r.userBytes()));
+      }
+      results.add(r);
+      populated |= p.writesData();
+    }
+    return new RunResult(label, repeat, results, notes);
   }
 
   private static void settle(BenchStore store, String after, List<String> notes)

@@ -24,6 +24,11 @@ class PhaseRunnerTest {
     final String slowThread;
     final long putNanos;
 
+    /** "put" (once per run of puts), "settle" and "counters", in call order. */
+    final List<String> events = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+
+    boolean settles = true;
+
     RecordingStore(String slowThread, long putNanos) {
       this.slowThread = slowThread;
       this.putNanos = putNanos;
@@ -36,6 +41,11 @@ class PhaseRunnerTest {
         LockSupport.parkNanos(putNanos);
       }
       puts.computeIfAbsent(ByteBuffer.wrap(key.clone()), k -> new AtomicLong()).incrementAndGet();
+      synchronized (events) {
+        if (events.isEmpty() || !events.get(events.size() - 1).equals("put")) {
+          events.add("put");
+        }
+      }
     }
 
     @Override
@@ -51,11 +61,13 @@ class PhaseRunnerTest {
 
     @Override
     public boolean settle() {
-      return true;
+      events.add("settle");
+      return settles;
     }
 
     @Override
     public ZoneCounters counters() {
+      events.add("counters");
       return null;
     }
 
@@ -160,5 +172,47 @@ class PhaseRunnerTest {
     assertEquals(334, PhaseRunner.share(1000, 3, 0));
     assertEquals(333, PhaseRunner.share(1000, 3, 2));
     assertEquals(Long.MAX_VALUE, PhaseRunner.share(Long.MAX_VALUE, 3, 1));
+  }
+
+  @Test
+  void theStoreSettlesAfterThePrefillAndAfterEveryWritingPhaseBeforeItsCountersAreRead()
+      throws Exception {
+    RecordingStore store = new RecordingStore(null, 0);
+    BenchSettings s =
+        new BenchSettings(
+            List.of("readrandom", "fillrandom", "readrandom"),
+            2,
+            16,
+            100,
+            100,
+            300,
+            0,
+            0,
+            false,
+            64L << 20,
+            7,
+            1,
+            1);
+    RunResult run = ConfigRunner.runOn(store, "test", s, 1, Progress.off());
+    assertEquals(
+        List.of(
+            "put", // the prefill
+            "settle",
+            "counters", // readrandom: no settle, it wrote nothing
+            "counters",
+            "counters", // fillrandom
+            "put",
+            "settle",
+            "counters",
+            "counters", // readrandom
+            "counters"),
+        store.events);
+    assertEquals(List.of("unmeasured fillseq of 300 keys before readrandom"), run.notes());
+    store.settles = false;
+    RunResult late =
+        ConfigRunner.runOn(store, "test", settings("fillrandom", 1, 100, 0), 1, Progress.off());
+    assertEquals(
+        List.of("compactions after fillrandom still ran after 60 s; the next phase started anyway"),
+        late.notes());
   }
 }
