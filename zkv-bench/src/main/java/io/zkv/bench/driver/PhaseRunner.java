@@ -116,10 +116,14 @@ final class PhaseRunner {
           // Keep the nominal cadence; after a late sample, the next one is an interval from now.
           nextSample = Math.max(nextSample + interval, now + interval / 2);
           double elapsed = (now - start) / 1e9;
+          // Done: the clients' share of their budget, of the time limit, or the writer's progress
+          // (readwhilewriting's readers stop when it finishes).
           double fraction =
               Math.max(
-                  budget == Long.MAX_VALUE ? 0 : (double) c / budget,
-                  limit > 0 ? elapsed / limit : 0);
+                  Math.max(
+                      budget == Long.MAX_VALUE ? 0 : (double) c / budget,
+                      limit > 0 ? elapsed / limit : 0),
+                  writer == null ? 0 : (double) writer.completed.sum() / phase.writerOps());
           progress.update(label + " " + phase.name(), c, elapsed, fraction, c / elapsed);
         }
         long waitMillis = Math.max(1, (nextSample - System.nanoTime()) / 1_000_000);

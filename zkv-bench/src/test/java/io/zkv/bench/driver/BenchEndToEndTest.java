@@ -133,20 +133,20 @@ class BenchEndToEndTest {
   @Test
   void aReadingWorkloadIsPrecededByAnUnmeasuredFillAndTheBackgroundWriterIsMeasuredApart(
       @TempDir Path tmp) throws Exception {
-    BenchReport r =
+    BenchEngine.Outcome o =
         runQuietly(
-                tmp,
-                "--target",
-                "zkv",
-                "--workload",
-                "readwhilewriting",
-                "--distribution",
-                "zipfian",
-                "--keys",
-                "2000",
-                "--duration",
-                "0.3")
-            .report();
+            tmp,
+            "--target",
+            "zkv",
+            "--workload",
+            "readwhilewriting",
+            "--distribution",
+            "zipfian",
+            "--keys",
+            "2000",
+            "--duration",
+            "0.3");
+    BenchReport r = o.report();
     RunResult run = r.runs().get(0);
     assertEquals(List.of("unmeasured fillseq of 2,000 keys before readwhilewriting"), run.notes());
     PhaseResult read = run.phases().get(0);
@@ -155,6 +155,8 @@ class BenchEndToEndTest {
     assertEquals(2000, read.latency().get("WRITE").count(), "the background writer is measured");
     assertEquals(read.latency().get("READ").count(), read.ops(), "ops are the readers'");
     assertTrue(read.ops() > 0);
+    String md = Files.readString(o.markdown());
+    assertTrue(md.contains("readwhilewriting #1: the background writer did 2,000 writes at "), md);
   }
 
   @Test
