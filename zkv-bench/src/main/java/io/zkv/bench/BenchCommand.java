@@ -9,8 +9,8 @@ import java.io.PrintStream;
 /**
  * {@code zkv bench}: db_bench, YCSB and MixGraph workloads on zkv and on RocksJava's default Env,
  * with latency percentiles, throughput timelines, device counters, JSON/Markdown reports and PNG
- * plots; {@code zkv bench compare} runs several configurations interleaved and repeated and prints
- * each figure's ratio to the first. See {@code docs/benchmarks.md}.
+ * plots; {@code zkv bench compare} runs several configurations in alternating order (A B, B A,
+ * ...), repeated, and prints each figure's ratio to the first. See {@code docs/benchmarks.md}.
  */
 public final class BenchCommand implements ZkvCommand {
   @Override

@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Runs an invocation: every configuration in the interleaved order of {@link Comparison#schedule},
+ * Runs an invocation: every configuration in the alternating order of {@link Comparison#schedule},
  * each run on a fresh store; then writes {@code report.json}, {@code report.md} and the plots to
  * the output directory and prints the Markdown table.
  */

@@ -12,9 +12,10 @@ import java.util.Locale;
  * @param valueSize value bytes of db_bench workloads and MixGraph's value size parameter
  * @param ycsbFieldLength YCSB {@code fieldlength} (10 fields per record)
  * @param keys key space (db_bench {@code --num}, YCSB {@code recordcount})
- * @param ops operations per measured phase, or 0 for the workload's default (db_bench: {@code
- *     keys}; YCSB load: {@code keys}, always)
- * @param durationSeconds time limit per measured phase, 0 for none (YCSB load phases ignore it)
+ * @param ops operations per measured phase, or 0 for the default, {@code keys} (YCSB load: {@code
+ *     keys}, always; readwhilewriting: the writer's writes)
+ * @param durationSeconds time limit of read-only phases and of readwhilewriting's readers, 0 for
+ *     none (phases that write ignore it, so that every configuration holds the same data after)
  * @param zipfian Zipfian (theta 0.99) instead of uniform keys for readrandom, overwrite,
  *     readwhilewriting and the mixed workloads
  * @param writeBufferSize RocksDB memtable size for every target (db_bench default 64 MiB)
@@ -40,24 +41,34 @@ public record BenchSettings(
     workloads = List.copyOf(workloads);
   }
 
-  /** Operations of a measured phase whose db_bench/YCSB default is {@code keys}. */
-  long opsOrDefault() {
+  /** Operations of a read-only phase: {@code --ops}, else unlimited with a duration, else keys. */
+  long opsOfReadOnlyPhase() {
     if (ops > 0) {
       return ops;
     }
     return durationSeconds > 0 ? Long.MAX_VALUE : keys;
   }
 
-  /** The limits as a phrase for reports, e.g. "100,000 ops or 3 s per phase". */
+  /** Operations of a phase that writes: {@code --ops}, else keys; never limited by time. */
+  long opsOfWritingPhase() {
+    return ops > 0 ? ops : keys;
+  }
+
+  /**
+   * The limits as a phrase for reports, e.g. "writing phases 100,000 ops; read-only phases 3 s".
+   */
   public String limits() {
-    String o = ops > 0 ? String.format(Locale.ROOT, "%,d ops", ops) : null;
-    String d = durationSeconds > 0 ? String.format(Locale.ROOT, "%.3g s", durationSeconds) : null;
-    if (o != null && d != null) {
-      return o + " or " + d + " per phase, whichever comes first";
+    String writing =
+        String.format(Locale.ROOT, "%,d ops%s", opsOfWritingPhase(), ops > 0 ? "" : " (= keys)");
+    if (durationSeconds <= 0) {
+      return writing + " per phase";
     }
-    if (d != null) {
-      return d + " per phase";
-    }
-    return (o != null ? o : String.format(Locale.ROOT, "%,d ops (= keys)", keys)) + " per phase";
+    String d = String.format(Locale.ROOT, "%.3g s", durationSeconds);
+    String reading =
+        ops > 0 ? String.format(Locale.ROOT, "%,d ops or %s, whichever comes first", ops, d) : d;
+    return "writing phases "
+        + writing
+        + "; read-only phases (and readwhilewriting's readers) "
+        + reading;
   }
 }

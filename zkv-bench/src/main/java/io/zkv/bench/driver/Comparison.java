@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The arithmetic of compare mode: the interleaved run order, and each figure across repeats
+ * The arithmetic of compare mode: the alternating run order, and each figure across repeats
  * (median, min, max) with its ratio to the first configuration's median.
  */
 public final class Comparison {
@@ -16,9 +16,12 @@ public final class Comparison {
   public record Slot(int config, int repeat) {}
 
   /**
-   * The run order: every configuration once per round, rounds repeated ({@code A B A B ...} for two
-   * configurations), so slow drifts of the machine (page cache, thermal, other load) spread over
-   * all configurations instead of biasing the one that ran last.
+   * The run order: every configuration once per round, the order reversed every other round ({@code
+   * A B, B A, A B, ...}; with three, {@code A B C, C B A, ...}). Slow drifts of the machine (page
+   * cache, thermal, other load) and whatever a run leaves to the next one then spread over all
+   * configurations instead of always favouring the same one; with an even repeat count every
+   * configuration takes each position in a round equally often. The cold JVM (class loading, JIT)
+   * still costs the very first run, A's first repeat: the median over several repeats damps it.
    */
   public static List<Slot> schedule(int configs, int repeats) {
     if (configs < 1 || repeats < 1) {
@@ -26,11 +29,37 @@ public final class Comparison {
     }
     List<Slot> order = new ArrayList<>();
     for (int r = 0; r < repeats; r++) {
-      for (int c = 0; c < configs; c++) {
-        order.add(new Slot(c, r));
+      for (int i = 0; i < configs; i++) {
+        order.add(new Slot(r % 2 == 0 ? i : configs - 1 - i, r));
       }
     }
     return order;
+  }
+
+  /**
+   * The phases whose runs did not all write the same keys (write count and key digest), as
+   * messages; empty when every run of every configuration left the same data after each phase.
+   */
+  public static List<String> parityProblems(List<RunResult> runs) {
+    Map<String, Map<String, List<String>>> byPhase = new LinkedHashMap<>();
+    for (RunResult run : runs) {
+      for (PhaseResult p : run.phases()) {
+        byPhase
+            .computeIfAbsent(p.workload(), k -> new LinkedHashMap<>())
+            .computeIfAbsent(
+                p.writes() + " writes, digest " + Long.toHexString(p.writesDigest()),
+                k -> new ArrayList<>())
+            .add(run.config() + " #" + run.repeat());
+      }
+    }
+    List<String> problems = new ArrayList<>();
+    byPhase.forEach(
+        (phase, variants) -> {
+          if (variants.size() > 1) {
+            problems.add(phase + " wrote different keys: " + variants);
+          }
+        });
+    return problems;
   }
 
   /** Median (mean of the middle two for an even count), min and max of some values. */
@@ -74,8 +103,9 @@ public final class Comparison {
   }
 
   /**
-   * The figures of every phase: throughput, then per operation type avg, p50, p75, p99, p99.9,
-   * p99.99 and max latency, then write amplification and space amplification where measured. {@code
+   * The figures of every phase: throughput (the clients'), the background writer's throughput where
+   * there is one, then per operation type avg, p50, p75, p99, p99.9, p99.99 and max latency, then
+   * write amplification and space amplification where measured, then the number of writes. {@code
    * runs} may come in any order; they are grouped by configuration label.
    */
   public static List<Figure> figures(List<String> configs, List<RunResult> runs) {
@@ -91,6 +121,9 @@ public final class Comparison {
         Map<String, List<List<Double>>> figs =
             table.computeIfAbsent(p.workload(), k -> new LinkedHashMap<>());
         add(figs, higherBetter, "ops/s", true, configs.size(), ci, p.opsPerSecond());
+        if (p.writerOps() > 0) {
+          add(figs, higherBetter, "writer ops/s", true, configs.size(), ci, p.writerOpsPerSecond());
+        }
         p.latency()
             .forEach(
                 (op, st) -> {
@@ -123,6 +156,10 @@ public final class Comparison {
               configs.size(),
               ci,
               p.device().spaceAmplification());
+        }
+        if (p.writes() > 0) {
+          // Equal on every configuration (ratio 1.00x) when the phase left the same data.
+          add(figs, higherBetter, "writes", true, configs.size(), ci, p.writes());
         }
       }
     }

@@ -11,7 +11,10 @@ import java.util.Locale;
  * One run of one configuration: opens a fresh store, runs every phase of every workload in order on
  * it (as db_bench's {@code --benchmarks=a,b,c} does), and closes it. A phase that reads, when no
  * earlier phase wrote, is preceded by an unmeasured {@code fillseq} of all keys so that it reads
- * existing data; the run's notes say so.
+ * existing data; the run's notes say so. After the prefill and after every phase that writes, the
+ * store settles (flush, then wait for compactions; unmeasured), so that the next phase starts from
+ * the same quiet state on every configuration. A phase's device figures span the phase and its
+ * settling: the flushes and compactions it caused count in its write amplification.
  */
 final class ConfigRunner {
   private ConfigRunner() {}
@@ -19,37 +22,63 @@ final class ConfigRunner {
   static RunResult run(
       TargetConfig config, BenchSettings settings, int repeat, Path scratchDir, Progress progress)
       throws InterruptedException {
+    try (BenchStore store = open(config, settings, scratchDir)) {
+      return runOn(store, config.label(), settings, repeat, progress);
+    }
+  }
+
+  /** Runs every phase on {@code store} (which the caller opened and closes). */
+  static RunResult runOn(
+      BenchStore store, String label, BenchSettings settings, int repeat, Progress progress)
+      throws InterruptedException {
     List<PhaseSpec> phases = new ArrayList<>();
     for (String w : settings.workloads()) {
       phases.addAll(WorkloadCatalog.phases(w, settings));
     }
     List<PhaseResult> results = new ArrayList<>();
     List<String> notes = new ArrayList<>();
-    try (BenchStore store = open(config, settings, scratchDir)) {
-      PhaseRunner runner = new PhaseRunner(store, settings, progress);
-      boolean populated = false;
-      for (PhaseSpec p : phases) {
-        if (p.readsData() && !populated) {
-          runner.run(prefill(settings), config.label());
-          notes.add(
-              String.format(
-                  Locale.ROOT,
-                  "unmeasured fillseq of %,d keys before %s",
-                  settings.keys(),
-                  p.name()));
-          populated = true;
-        }
-        ZoneCounters before = store.counters();
-        PhaseResult r = runner.run(p, config.label());
-        ZoneCounters after = store.counters();
-        if (before != null) {
-          r = r.withDevice(DeviceFigures.between(before, after, r.userBytes()));
-        }
-        results.add(r);
-        populated |= p.writesData();
-      }
+    PhaseRunner runner = new PhaseRunner(store, settings, progress);
+    if (store.deviceNote() != null) {
+      notes.add(store.deviceNote());
     }
-    return new RunResult(config.label(), repeat, results, notes);
+    boolean populated = false;
+    for (PhaseSpec p : phases) {
+      if (p.readsData() && !populated) {
+        runner.run(prefill(settings), label);
+        notes.add(
+            String.format(
+                Locale.ROOT,
+                "unmeasured fillseq of %,d keys before %s",
+                settings.keys(),
+                p.name()));
+        settle(store, "the prefill", notes);
+        populated = true;
+      }
+      ZoneCounters before = store.counters();
+      PhaseResult r = runner.run(p, label);
+      if (p.writesData()) {
+        settle(store, p.name(), notes);
+      }
+      ZoneCounters after = store.counters();
+      if (before != null) {
+        r = r.withDevice(DeviceFigures.between(before, after, r.userBytes()));
+      }
+      results.add(r);
+      populated |= p.writesData();
+    }
+    return new RunResult(label, repeat, results, notes);
+  }
+
+  private static void settle(BenchStore store, String after, List<String> notes)
+      throws InterruptedException {
+    if (!store.settle()) {
+      notes.add(
+          String.format(
+              Locale.ROOT,
+              "compactions after %s still ran after %d s; the next phase started anyway",
+              after,
+              Settling.TIMEOUT_MILLIS / 1000));
+    }
   }
 
   static BenchStore open(TargetConfig c, BenchSettings s, Path scratchDir) {
@@ -62,6 +91,6 @@ final class ConfigRunner {
   private static PhaseSpec prefill(BenchSettings s) {
     // One sequence shared by the threads: the keys 0..keys-1 once each.
     OperationMix sequence = DbBenchWorkloads.fillSeq(s.keys(), s.valueSize());
-    return new PhaseSpec("prefill", t -> sequence, null, s.keys(), false, false, true);
+    return new PhaseSpec("prefill", sequence, null, s.keys(), 0, false, false, true);
   }
 }

@@ -29,6 +29,7 @@ public final class JsonReport {
     field(1, "command", str(r.command())).append(",\n");
     field(1, "started", str(r.started().toString())).append(",\n");
     field(1, "environment", strings(r.environment())).append(",\n");
+    field(1, "parityProblems", strings(Comparison.parityProblems(r.runs()))).append(",\n");
     indent(1).append("\"settings\": {");
     b.append("\"workloads\": ").append(strings(s.workloads()));
     b.append(", \"threads\": ").append(s.threads());
@@ -96,7 +97,17 @@ public final class JsonReport {
       b.append(", \"ops\": ").append(p.ops());
       b.append(", \"seconds\": ").append(num(p.seconds()));
       b.append(", \"opsPerSecond\": ").append(num(p.opsPerSecond()));
+      b.append(", \"writes\": ").append(p.writes());
+      b.append(", \"writesDigest\": ").append(str(Long.toHexString(p.writesDigest())));
       b.append(", \"userBytes\": ").append(p.userBytes());
+      b.append(", \"writer\": ");
+      if (p.writerOps() > 0) {
+        b.append("{\"ops\": ").append(p.writerOps());
+        b.append(", \"seconds\": ").append(num(p.writerSeconds()));
+        b.append(", \"opsPerSecond\": ").append(num(p.writerOpsPerSecond())).append('}');
+      } else {
+        b.append("null");
+      }
       b.append(",\n");
       indent(4).append("\"latencyUs\": {");
       int k = 0;
@@ -112,7 +123,11 @@ public final class JsonReport {
       }
       b.append("},\n");
       indent(4).append("\"timeline\": {\"intervalSeconds\": ").append(num(p.intervalSeconds()));
-      b.append(", \"opsPerSecond\": [");
+      b.append(", \"seconds\": [");
+      for (int t = 0; t < p.timelineSeconds().length; t++) {
+        b.append(t == 0 ? "" : ", ").append(num(p.timelineSeconds()[t]));
+      }
+      b.append("], \"opsPerSecond\": [");
       for (int t = 0; t < p.timeline().length; t++) {
         b.append(t == 0 ? "" : ", ").append(num(p.timeline()[t]));
       }

@@ -31,7 +31,7 @@ public final class MarkdownReport {
         String.format(
             Locale.ROOT,
             "- workloads %s; %d thread(s); %,d keys of %d B, values %d B (YCSB records 10 x %d B);"
-                + " %s keys; %s; memtable %d KiB; seed %d; %d repeat(s), interleaved\n",
+                + " %s keys; %s; memtable %d KiB; seed %d; %d repeat(s)%s\n",
             String.join(",", s.workloads()),
             s.threads(),
             s.keys(),
@@ -42,7 +42,8 @@ public final class MarkdownReport {
             s.limits(),
             s.writeBufferSize() >> 10,
             s.seed(),
-            s.repeat()));
+            s.repeat(),
+            r.configs().size() > 1 ? ", configurations in alternating order (A B, B A, ...)" : ""));
     for (TargetConfig c : r.configs()) {
       b.append("- `").append(c.label()).append("`: ").append(c.describe()).append('\n');
     }
@@ -60,12 +61,36 @@ public final class MarkdownReport {
     for (String n : notes) {
       b.append("- note: ").append(n).append('\n');
     }
+    List<String> parity = Comparison.parityProblems(r.runs());
+    if (parity.isEmpty()) {
+      b.append(
+          "- state parity: in each phase every run wrote the same keys (write count and key"
+              + " digest equal; see the writes figures)\n");
+    }
+    for (String problem : parity) {
+      b.append("- WARNING, no state parity: ").append(problem).append('\n');
+    }
+    for (RunResult run : r.runs()) {
+      for (PhaseResult p : run.phases()) {
+        if (p.writerOps() > 0) {
+          b.append(
+              String.format(
+                  Locale.ROOT,
+                  "- %s %s #%d: the background writer did %,d writes at %s ops/s (not in ops/s)\n",
+                  run.config(),
+                  p.workload(),
+                  run.repeat(),
+                  p.writerOps(),
+                  fmt(p.writerOpsPerSecond())));
+        }
+      }
+    }
     return b.toString();
   }
 
   private static String single(BenchReport r) {
     List<String[]> rows = new ArrayList<>();
-    List<String> header = new ArrayList<>(List.of("workload", "op", "ops/s"));
+    List<String> header = new ArrayList<>(List.of("workload", "op", "ops/s", "writes"));
     for (String n : LatencyStats.NAMES) {
       header.add(n + " us");
     }
@@ -81,6 +106,7 @@ public final class MarkdownReport {
           row.add(first ? workload : "");
           row.add(e.getKey());
           row.add(first ? fmt(p.opsPerSecond()) : "");
+          row.add(first ? String.format(Locale.ROOT, "%,d", p.writes()) : "");
           for (double v : e.getValue().values()) {
             row.add(fmt(v));
           }

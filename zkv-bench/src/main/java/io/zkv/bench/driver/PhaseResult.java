@@ -7,33 +7,66 @@ import org.HdrHistogram.Histogram;
  * The measurements of one phase on one configuration.
  *
  * @param workload phase name
- * @param ops operations completed by the clients and the background writer
- * @param seconds wall time of the phase
+ * @param ops operations completed by the client threads (not the background writer)
+ * @param seconds wall time of the client threads, from their release to the last one's end
+ * @param writes put operations issued (clients and background writer): equal on every configuration
+ *     for the same settings, which makes state parity visible
+ * @param writesDigest an order-independent digest of the key numbers written (sum of a 64-bit mix
+ *     of each); equal digests mean the same multiset of keys was written
  * @param userBytes key and value bytes the phase asked the store to write
- * @param latency per operation type (READ, WRITE, INSERT, UPDATE, READ_MODIFY_WRITE, SCAN)
+ * @param latency per operation type (READ, WRITE, INSERT, UPDATE, READ_MODIFY_WRITE, SCAN); in
+ *     {@code readwhilewriting}, WRITE is the background writer's
  * @param histograms the histograms behind {@code latency} (nanoseconds), for plots
  * @param intervalSeconds nominal length of a timeline interval
- * @param timeline operations per second in each interval (the last one may be shorter)
+ * @param timeline the clients' operations per second in each interval
+ * @param timelineSeconds when each interval ended, in seconds from the phase's start (intervals are
+ *     nominally {@code intervalSeconds} long; a late sample makes one longer)
+ * @param writerOps operations of the background writer (0 without one)
+ * @param writerSeconds wall time of the background writer (0 without one)
  * @param device zone device figures, or null for targets without a zoned device
  */
 public record PhaseResult(
     String workload,
     long ops,
     double seconds,
+    long writes,
+    long writesDigest,
     long userBytes,
     Map<String, LatencyStats> latency,
     Map<String, Histogram> histograms,
     double intervalSeconds,
     double[] timeline,
+    double[] timelineSeconds,
+    long writerOps,
+    double writerSeconds,
     DeviceFigures device) {
 
   /** The same result with the device figures. */
   public PhaseResult withDevice(DeviceFigures figures) {
     return new PhaseResult(
-        workload, ops, seconds, userBytes, latency, histograms, intervalSeconds, timeline, figures);
+        workload,
+        ops,
+        seconds,
+        writes,
+        writesDigest,
+        userBytes,
+        latency,
+        histograms,
+        intervalSeconds,
+        timeline,
+        timelineSeconds,
+        writerOps,
+        writerSeconds,
+        figures);
   }
 
+  /** The clients' throughput (a background writer's operations are not in it). */
   public double opsPerSecond() {
     return seconds > 0 ? ops / seconds : 0;
+  }
+
+  /** The background writer's throughput, or NaN without one. */
+  public double writerOpsPerSecond() {
+    return writerSeconds > 0 ? writerOps / writerSeconds : Double.NaN;
   }
 }

@@ -13,16 +13,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
 
 /**
  * Runs one phase: client threads draw operations from the phase's mix and execute them on the store
- * until the operation budget or the time limit is reached; each operation's latency goes to the
- * thread's HdrHistogram of its type, and the calling thread samples the completed count once per
- * interval for the throughput timeline.
+ * until their share of the operation budget, the time limit, or the end of the background writer;
+ * each operation's latency goes to the thread's HdrHistogram of its type, and the calling thread
+ * samples the clients' completed count once per interval for the throughput timeline.
+ *
+ * <p>The budget is split evenly over the threads and each thread draws from its own RNG, split from
+ * one seeded root and restarted for every operation ({@link OperationRandom}), so a phase limited
+ * by count writes the same keys on every configuration however fast each thread runs. Threads are
+ * created first and released together; the phase's clock starts at the release.
  *
  * <p>Latency is the time of the store call(s) of one operation (a YCSB update is a read and a
  * write, as YCSB's RocksDB binding does it); generating keys and values is outside it.
@@ -41,25 +46,32 @@ final class PhaseRunner {
     this.progress = progress;
   }
 
+  /** Thread {@code t}'s share of {@code budget} operations over {@code threads} threads. */
+  static long share(long budget, int threads, int t) {
+    if (budget == Long.MAX_VALUE) {
+      return Long.MAX_VALUE;
+    }
+    return budget / threads + (t < budget % threads ? 1 : 0);
+  }
+
   PhaseResult run(PhaseSpec phase, String label) throws InterruptedException {
     long budget = phase.ops();
     double limit =
         phase.timeLimited() && settings.durationSeconds() > 0 ? settings.durationSeconds() : 0;
-    AtomicLong remaining = new AtomicLong(budget);
-    AtomicBoolean clientsDone = new AtomicBoolean();
+    Release release = new Release();
     LongAdder completed = new LongAdder();
+    AtomicBoolean writerDone = new AtomicBoolean();
     List<Worker> workers = new ArrayList<>();
     SplittableRandom root = new SplittableRandom(settings.seed() ^ phase.name().hashCode());
-    long start = System.nanoTime();
-    long deadline = limit > 0 ? start + (long) (limit * 1e9) : Long.MAX_VALUE;
-    for (int t = 0; t < settings.threads(); t++) {
+    int threads = settings.threads();
+    for (int t = 0; t < threads; t++) {
       workers.add(
           new Worker(
-              phase.mixForThread().apply(t),
+              phase.mix(),
               root.split(),
-              remaining,
-              deadline,
-              null,
+              share(budget, threads, t),
+              release,
+              phase.backgroundWriter() != null ? writerDone : null,
               completed,
               t));
     }
@@ -69,57 +81,65 @@ final class PhaseRunner {
           new Worker(
               phase.backgroundWriter(),
               root.split(),
+              phase.writerOps(),
+              release,
               null,
-              Long.MAX_VALUE,
-              clientsDone,
-              completed,
+              new LongAdder(),
               -1);
+      writer.signalWhenDone = writerDone;
     }
-    List<Thread> threads = new ArrayList<>();
+    List<Thread> clientThreads = new ArrayList<>();
     for (Worker w : workers) {
-      threads.add(start(w, "bench-" + phase.name() + "-" + w.index));
+      clientThreads.add(start(w, "bench-" + phase.name() + "-" + w.index));
     }
     Thread writerThread =
         writer == null ? null : start(writer, "bench-" + phase.name() + "-writer");
-    // The timeline: sample the completed count at each interval's end.
+    // Everything is built and every thread waits: start the clock and release them.
+    long start = System.nanoTime();
+    release.open(start, limit);
     List<Double> timeline = new ArrayList<>();
+    List<Double> sampleTimes = new ArrayList<>();
     long interval = (long) (settings.intervalSeconds() * 1e9);
     long nextSample = start + interval;
     long lastCount = 0;
     long lastTime = start;
     progress.start();
-    for (Thread t : threads) {
+    for (Thread t : clientThreads) {
       while (t.isAlive()) {
         long now = System.nanoTime();
         if (now >= nextSample) {
           long c = completed.sum();
           timeline.add((c - lastCount) / ((now - lastTime) / 1e9));
+          sampleTimes.add((now - start) / 1e9);
           lastCount = c;
           lastTime = now;
-          nextSample += interval;
+          // Keep the nominal cadence; after a late sample, the next one is an interval from now.
+          nextSample = Math.max(nextSample + interval, now + interval / 2);
           double elapsed = (now - start) / 1e9;
+          // Done: the clients' share of their budget, of the time limit, or the writer's progress
+          // (readwhilewriting's readers stop when it finishes).
           double fraction =
               Math.max(
-                  budget == Long.MAX_VALUE
-                      ? 0
-                      : (double) (budget - Math.max(0, remaining.get())) / budget,
-                  limit > 0 ? elapsed / limit : 0);
+                  Math.max(
+                      budget == Long.MAX_VALUE ? 0 : (double) c / budget,
+                      limit > 0 ? elapsed / limit : 0),
+                  writer == null ? 0 : (double) writer.completed.sum() / phase.writerOps());
           progress.update(label + " " + phase.name(), c, elapsed, fraction, c / elapsed);
         }
         long waitMillis = Math.max(1, (nextSample - System.nanoTime()) / 1_000_000);
         t.join(Math.min(waitMillis, 200));
       }
     }
-    clientsDone.set(true);
+    long end = System.nanoTime();
     if (writerThread != null) {
       writerThread.join();
     }
-    long end = System.nanoTime();
     long c = completed.sum();
     // The last, partial interval counts unless it is a sliver (its rate would be noise); a phase
     // shorter than one interval still gets its one point.
     if ((end - lastTime > interval / 20 || timeline.isEmpty()) && c > lastCount) {
       timeline.add((c - lastCount) / ((end - lastTime) / 1e9));
+      sampleTimes.add((end - start) / 1e9);
     }
     progress.finish();
     List<Worker> all = new ArrayList<>(workers);
@@ -134,8 +154,12 @@ final class PhaseRunner {
     }
     Map<String, Histogram> merged = new TreeMap<>();
     long userBytes = 0;
+    long writes = 0;
+    long digest = 0;
     for (Worker w : all) {
       userBytes += w.userBytes;
+      writes += w.writes;
+      digest += w.writesDigest;
       for (Map.Entry<OpType, Histogram> e : w.histograms.entrySet()) {
         merged
             .computeIfAbsent(e.getKey().name(), k -> LatencyStats.newHistogram())
@@ -144,16 +168,20 @@ final class PhaseRunner {
     }
     Map<String, LatencyStats> stats = new TreeMap<>();
     merged.forEach((k, h) -> stats.put(k, LatencyStats.of(h)));
-    double[] tl = timeline.stream().mapToDouble(Double::doubleValue).toArray();
     return new PhaseResult(
         phase.name(),
         c,
         (end - start) / 1e9,
+        writes,
+        digest,
         userBytes,
         stats,
         merged,
         settings.intervalSeconds(),
-        tl,
+        timeline.stream().mapToDouble(Double::doubleValue).toArray(),
+        sampleTimes.stream().mapToDouble(Double::doubleValue).toArray(),
+        writer == null ? 0 : writer.completed.sum(),
+        writer == null ? 0 : (writer.finishedAt - start) / 1e9,
         null);
   }
 
@@ -163,35 +191,58 @@ final class PhaseRunner {
     return t;
   }
 
-  /** One client (or the background writer, which runs until {@code stop} is set). */
+  /** Holds the threads until the clock starts, and tells them the deadline. */
+  private static final class Release {
+    private final CountDownLatch latch = new CountDownLatch(1);
+    private volatile long deadline = Long.MAX_VALUE;
+
+    void open(long start, double limitSeconds) {
+      deadline = limitSeconds > 0 ? start + (long) (limitSeconds * 1e9) : Long.MAX_VALUE;
+      latch.countDown();
+    }
+
+    long await() throws InterruptedException {
+      latch.await();
+      return deadline;
+    }
+  }
+
+  /**
+   * One client, or the background writer (index -1: no deadline, it runs to its budget, then sets
+   * {@link #signalWhenDone}).
+   */
   private final class Worker implements Runnable {
     final OperationMix mix;
-    final SplittableRandom rng;
-    final AtomicLong remaining;
-    final long deadline;
-    final AtomicBoolean stop;
+    final OperationRandom rng;
+    final long budget;
+    final Release release;
+    final AtomicBoolean stopWhenSet;
     final LongAdder completed;
     final int index;
     final Map<OpType, Histogram> histograms = new EnumMap<>(OpType.class);
     final KeyFormat keys = new KeyFormat(settings.keySize());
     final ValueGenerator values;
     final Map<Integer, byte[]> valueBuffers = new HashMap<>();
+    AtomicBoolean signalWhenDone;
     long userBytes;
+    long writes;
+    long writesDigest;
+    volatile long finishedAt;
     volatile Throwable failure;
 
     Worker(
         OperationMix mix,
         SplittableRandom rng,
-        AtomicLong remaining,
-        long deadline,
-        AtomicBoolean stop,
+        long budget,
+        Release release,
+        AtomicBoolean stopWhenSet,
         LongAdder completed,
         int index) {
       this.mix = mix;
-      this.rng = rng;
-      this.remaining = remaining;
-      this.deadline = deadline;
-      this.stop = stop;
+      this.rng = new OperationRandom(rng.nextLong());
+      this.budget = budget;
+      this.release = release;
+      this.stopWhenSet = stopWhenSet;
       this.completed = completed;
       this.index = index;
       int largest =
@@ -207,13 +258,14 @@ final class PhaseRunner {
       Operation op = new Operation();
       byte[] key = new byte[settings.keySize()];
       try {
-        while (true) {
-          if (stop != null ? stop.get() : remaining.getAndDecrement() <= 0) {
+        long clientDeadline = release.await();
+        // The background writer always completes its budget (state parity); clients may stop early.
+        long deadline = index >= 0 ? clientDeadline : Long.MAX_VALUE;
+        for (long done = 0; done < budget; done++) {
+          if ((stopWhenSet != null && stopWhenSet.get()) || System.nanoTime() >= deadline) {
             break;
           }
-          if (System.nanoTime() >= deadline) {
-            break;
-          }
+          rng.startOperation(done);
           mix.next(rng, op);
           keys.encode(op.key(), key, 0);
           byte[] value = writes(op.type()) ? value(op.valueSize()) : null;
@@ -227,10 +279,17 @@ final class PhaseRunner {
           completed.increment();
           if (value != null) {
             userBytes += key.length + value.length;
+            writes++;
+            writesDigest += mix64(op.key());
           }
         }
       } catch (Throwable e) {
         failure = e;
+      } finally {
+        finishedAt = System.nanoTime();
+        if (signalWhenDone != null) {
+          signalWhenDone.set(true);
+        }
       }
     }
 
@@ -256,8 +315,16 @@ final class PhaseRunner {
           store.get(key);
           store.put(key, value);
         }
-        case SCAN -> store.scan(key, Math.max(1, op.scanLength()));
+          // A scan length of 0 (MixGraph draws some) is a seek that reads no entry.
+        case SCAN -> store.scan(key, op.scanLength());
       }
     }
+  }
+
+  /** SplitMix64's finalizer: spreads key numbers so the digest's sum is order-independent. */
+  static long mix64(long z) {
+    z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+    z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+    return z ^ (z >>> 31);
   }
 }

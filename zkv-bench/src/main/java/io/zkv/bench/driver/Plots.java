@@ -111,10 +111,8 @@ public final class Plots {
     for (RunResult run : r.runs()) {
       for (PhaseResult p : run.phases()) {
         if (p.workload().equals(phase) && p.timeline().length > 0) {
-          double[] t = new double[p.timeline().length];
-          for (int i = 0; i < t.length; i++) {
-            t[i] = Math.min((i + 1) * p.intervalSeconds(), p.seconds());
-          }
+          // Each point at the time its interval really ended (a late sample is plotted late).
+          double[] t = p.timelineSeconds().clone();
           chart.addSeries(run.config() + (repeats ? " #" + run.repeat() : ""), t, p.timeline());
         }
       }

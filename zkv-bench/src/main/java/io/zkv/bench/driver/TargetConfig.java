@@ -170,7 +170,7 @@ public record TargetConfig(
     }
     String dev =
         device != null
-            ? device
+            ? device + " (its geometry: see the notes)"
             : String.format(
                 Locale.ROOT,
                 "scratch emulated device, profile %s, %d zones x %d MiB (%d MiB capacity)",

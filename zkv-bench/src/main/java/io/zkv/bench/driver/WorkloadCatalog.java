@@ -34,31 +34,39 @@ public final class WorkloadCatalog {
           + " ycsb-a..ycsb-f, mixgraph, mixgraph-alldist, mixgraph-prerand, mixgraph-predist,"
           + " mixgraph-example";
 
-  /** The phases of workload {@code name}. */
+  /**
+   * The phases of workload {@code name}. Phases that write run {@code --ops} operations (default
+   * {@code keys}) even when {@code --duration} is given; only read-only phases, and the readers of
+   * {@code readwhilewriting}, are limited by time (see {@link PhaseSpec} on state parity).
+   */
   public static List<PhaseSpec> phases(String name, BenchSettings s) {
     String n = name.trim().toLowerCase(Locale.ROOT);
     long keys = s.keys();
     int vs = s.valueSize();
-    long ops = s.opsOrDefault();
+    long writeOps = s.opsOfWritingPhase();
     switch (n) {
       case "fillseq":
-        return List.of(
-            new PhaseSpec(
-                n, t -> DbBenchWorkloads.fillSeq(keys, vs), null, ops, true, false, true));
+        // One sequence shared by the threads: each key written once (db_bench gives every thread
+        // its own sequence from 0, which with a shared budget would write the low keys N times).
+        return List.of(writing(n, DbBenchWorkloads.fillSeq(keys, vs), writeOps, false));
       case "fillrandom":
-        return List.of(shared(n, DbBenchWorkloads.fillRandom(keys, vs), ops, false, true));
+        return List.of(writing(n, DbBenchWorkloads.fillRandom(keys, vs), writeOps, false));
       case "overwrite":
+        // Overwrites existing keys: a prefill runs first if nothing was written before.
         return List.of(
-            shared(n, DbBenchWorkloads.writeReadMix(100, keyGen(s), vs), ops, false, true));
+            writing(n, DbBenchWorkloads.writeReadMix(100, keyGen(s), vs), writeOps, true));
       case "readrandom":
-        return List.of(shared(n, DbBenchWorkloads.writeReadMix(0, keyGen(s), 0), ops, true, false));
+        return List.of(reading(n, DbBenchWorkloads.writeReadMix(0, keyGen(s), 0), s));
       case "readwhilewriting":
+        // The readers read while the writer writes writeOps keys; they stop when it is done (or
+        // at --duration), and it always completes them.
         return List.of(
             new PhaseSpec(
                 n,
-                constant(DbBenchWorkloads.writeReadMix(0, keyGen(s), 0)),
+                DbBenchWorkloads.writeReadMix(0, keyGen(s), 0),
                 DbBenchWorkloads.writeReadMix(100, keyGen(s), vs),
-                ops,
+                Long.MAX_VALUE,
+                writeOps,
                 true,
                 true,
                 true));
@@ -70,25 +78,25 @@ public final class WorkloadCatalog {
       if (writePercent > 100) {
         throw new UsageException("workload " + name + ": the write percentage must be 0..100");
       }
+      OperationMix mix = DbBenchWorkloads.writeReadMix(writePercent, keyGen(s), vs);
       return List.of(
-          shared(
-              n,
-              DbBenchWorkloads.writeReadMix(writePercent, keyGen(s), vs),
-              ops,
-              writePercent < 100,
-              writePercent > 0));
+          writePercent == 0 ? reading(n, mix, s) : writing(n, mix, writeOps, writePercent < 100));
     }
     if (n.matches("ycsb-[a-f]")) {
       YcsbWorkload.Core core = YcsbWorkload.Core.valueOf(n.substring(5).toUpperCase(Locale.ROOT));
-      long runOps = ops == Long.MAX_VALUE ? keys : ops;
+      YcsbWorkload.Proportions p = core.proportions();
+      boolean runWrites = p.update() + p.insert() + p.rmw() > 0;
+      long runOps = runWrites ? writeOps : s.opsOfReadOnlyPhase();
       YcsbWorkload w =
           new YcsbWorkload(
               core,
-              YcsbWorkload.Settings.of(core, keys, runOps)
+              YcsbWorkload.Settings.of(core, keys, runOps == Long.MAX_VALUE ? keys : runOps)
                   .withFields(PhaseRunner.YCSB_FIELDS, s.ycsbFieldLength()));
       return List.of(
-          new PhaseSpec(n + "-load", constant(w.load()), null, keys, false, false, true),
-          shared(n + "-run", w.run(), ops, true, true));
+          writing(n + "-load", w.load(), keys, false),
+          runWrites
+              ? writing(n + "-run", w.run(), writeOps, true)
+              : reading(n + "-run", w.run(), s));
     }
     if (n.startsWith("mixgraph")) {
       MixGraphWorkload w =
@@ -104,7 +112,7 @@ public final class WorkloadCatalog {
                 new MixGraphWorkload(MixGraphWorkload.Params.rocksDbExample(keys));
             default -> throw unknown(name);
           };
-      return List.of(shared(n, w, ops, true, true));
+      return List.of(writing(n, w, writeOps, true));
     }
     throw unknown(name);
   }
@@ -120,12 +128,13 @@ public final class WorkloadCatalog {
         : new UniformKeyGenerator(s.keys());
   }
 
-  private static PhaseSpec shared(
-      String name, OperationMix mix, long ops, boolean reads, boolean writes) {
-    return new PhaseSpec(name, constant(mix), null, ops, true, reads, writes);
+  /** A phase that writes: limited by operation count only (state parity). */
+  private static PhaseSpec writing(String name, OperationMix mix, long ops, boolean reads) {
+    return new PhaseSpec(name, mix, null, ops, 0, false, reads, true);
   }
 
-  private static java.util.function.IntFunction<OperationMix> constant(OperationMix mix) {
-    return t -> mix;
+  /** A read-only phase: {@code --ops}, {@code --duration}, or {@code keys} operations. */
+  private static PhaseSpec reading(String name, OperationMix mix, BenchSettings s) {
+    return new PhaseSpec(name, mix, null, s.opsOfReadOnlyPhase(), 0, true, true, false);
   }
 }

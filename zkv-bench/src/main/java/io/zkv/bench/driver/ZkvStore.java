@@ -1,7 +1,6 @@
 package io.zkv.bench.driver;
 
 import io.zkv.ZkvDb;
-import io.zkv.ZkvEntry;
 import io.zkv.ZkvIterator;
 import io.zkv.ZkvOptions;
 import io.zkv.ZonedEnv;
@@ -77,13 +76,29 @@ final class ZkvStore implements BenchStore {
     int n = 0;
     try (ZkvIterator it = db.iterator(from, null)) {
       while (n < count && it.hasNext()) {
-        ZkvEntry e = it.next();
-        if (e.value() != null) {
-          n++;
-        }
+        it.next(); // a fresh copy of key and value, as RocksDefaultStore makes
+        n++;
       }
     }
     return n;
+  }
+
+  @Override
+  public String deviceNote() {
+    // A scratch device has the configuration's geometry; a device URI has its own.
+    return scratchFile == null ? "device " + env.uri() + ": " + env.geometry() : null;
+  }
+
+  @Override
+  public boolean settle() throws InterruptedException {
+    db.flush();
+    return Settling.awaitIdle(
+        p ->
+            Long.parseLong(
+                db.property(p)
+                    .orElseThrow(() -> new IllegalStateException("RocksDB has no property " + p))
+                    .trim()),
+        Settling.TIMEOUT_MILLIS);
   }
 
   @Override

@@ -3,7 +3,7 @@
  * io.zkv.bench.workload} against zkv ({@link io.zkv.ZkvDb} on an emulated zoned device) and against
  * RocksJava on its default Env, measures per-operation latency (HdrHistogram), throughput over time
  * and the zone file system's counters, and writes JSON, Markdown and PNG plots. Several
- * configurations are run interleaved and repeated, and each figure is given as a ratio to the first
- * configuration. See {@code docs/benchmarks.md}.
+ * configurations are run in alternating order (A B, B A, ...) and repeated, and each figure is
+ * given as a ratio to the first configuration. See {@code docs/benchmarks.md}.
  */
 package io.zkv.bench.driver;

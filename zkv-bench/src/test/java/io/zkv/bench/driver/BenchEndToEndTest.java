@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkv.cli.Arguments;
+import io.zkv.device.DeviceGeometry;
+import io.zkv.device.EmulatedDevice;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -58,9 +60,11 @@ class BenchEndToEndTest {
     BenchReport r = o.report();
 
     assertEquals(
-        List.of("zkv:zones=64", "rocksdb-default", "zkv:zones=64", "rocksdb-default"),
+        List.of("zkv:zones=64", "rocksdb-default", "rocksdb-default", "zkv:zones=64"),
         r.runs().stream().map(RunResult::config).toList(),
-        "interleaved ABAB");
+        "alternating A B, B A");
+    assertEquals(
+        List.of(), Comparison.parityProblems(r.runs()), "every run wrote the same keys per phase");
     List<String> phases =
         List.of(
             "fillseq",
@@ -80,11 +84,14 @@ class BenchEndToEndTest {
       for (PhaseResult p : run.phases()) {
         long counted = p.latency().values().stream().mapToLong(LatencyStats::count).sum();
         if (p.workload().equals("readwhilewriting")) {
-          assertTrue(p.ops() >= KEYS, p.workload() + ": readers' ops plus the writer's");
+          assertEquals(p.latency().get("READ").count(), p.ops(), "ops/s counts the readers only");
+          assertEquals(KEYS, p.writerOps(), "the writer writes --ops (= keys)");
         } else {
           assertEquals(KEYS, p.ops(), run.config() + " " + p.workload());
+          assertEquals(0, p.writerOps());
         }
-        assertEquals(p.ops(), counted, "every operation has a latency: " + p.workload());
+        assertEquals(
+            p.ops() + p.writerOps(), counted, "every operation has a latency: " + p.workload());
         assertTrue(p.opsPerSecond() > 0);
         assertTrue(p.timeline().length >= 1);
         for (LatencyStats l : p.latency().values()) {
@@ -103,9 +110,12 @@ class BenchEndToEndTest {
     double updateShare = ycsbA.get("UPDATE").count() / (double) KEYS;
     assertEquals(0.5, updateShare, 0.05, "YCSB A is half updates");
     assertTrue(r.runs().get(0).phases().get(8).latency().containsKey("SCAN"), "YCSB E scans");
-    // 3000 x 116 B written through 256 KiB memtables: flushes reach the device.
+    // 3000 x 116 B written through 256 KiB memtables, then settled: the memtable is flushed, so
+    // the fill's device bytes hold all its data, and the read-only phase after it writes nothing.
     DeviceFigures fill = r.runs().get(0).phases().get(0).device();
-    assertTrue(fill.hostBytes() > 0 && fill.writeAmplification() > 0, fill.toString());
+    assertTrue(fill.hostBytes() > 0 && fill.writeAmplification() >= 1, fill.toString());
+    DeviceFigures read = r.runs().get(0).phases().get(1).device();
+    assertEquals(0, read.hostBytes(), "the fill settled before readrandom: " + read);
     assertTrue(fill.zonesUsed() > 0 && fill.zonesUsed() <= fill.dataZones(), fill.toString());
 
     assertTrue(Files.isRegularFile(o.json()));
@@ -121,39 +131,69 @@ class BenchEndToEndTest {
   }
 
   @Test
-  void aReadingWorkloadIsPrecededByAnUnmeasuredFillAndTheBackgroundWriterIsMeasured(
+  void aReadingWorkloadIsPrecededByAnUnmeasuredFillAndTheBackgroundWriterIsMeasuredApart(
       @TempDir Path tmp) throws Exception {
-    BenchInvocation inv =
-        BenchInvocation.parse(
-            Arguments.of(
-                "--target",
-                "zkv",
-                "--workload",
-                "readwhilewriting",
-                "--distribution",
-                "zipfian",
-                "--keys",
-                "2000",
-                "--duration",
-                "0.3",
-                "--out",
-                tmp.resolve("out").toString(),
-                "--dir",
-                tmp.resolve("scratch").toString(),
-                "--progress",
-                "false",
-                "--plots",
-                "false"));
-    BenchReport r =
-        BenchEngine.execute(
-                inv, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))
-            .report();
+    BenchEngine.Outcome o =
+        runQuietly(
+            tmp,
+            "--target",
+            "zkv",
+            "--workload",
+            "readwhilewriting",
+            "--distribution",
+            "zipfian",
+            "--keys",
+            "2000",
+            "--duration",
+            "0.3");
+    BenchReport r = o.report();
     RunResult run = r.runs().get(0);
     assertEquals(List.of("unmeasured fillseq of 2,000 keys before readwhilewriting"), run.notes());
     PhaseResult read = run.phases().get(0);
-    assertTrue(read.seconds() >= 0.3 && read.seconds() < 5, "time-limited: " + read.seconds());
-    assertTrue(read.ops() > 2000, "a duration alone is not capped by the key count: " + read.ops());
-    assertTrue(read.latency().get("WRITE").count() > 0, "the background writer is measured");
-    assertTrue(read.latency().get("READ").count() > 0);
+    assertTrue(read.seconds() < 5, "readers stop at the duration or with the writer");
+    assertEquals(2000, read.writerOps(), "the writer always completes its writes (parity)");
+    assertEquals(2000, read.latency().get("WRITE").count(), "the background writer is measured");
+    assertEquals(read.latency().get("READ").count(), read.ops(), "ops are the readers'");
+    assertTrue(read.ops() > 0);
+    String md = Files.readString(o.markdown());
+    assertTrue(md.contains("readwhilewriting #1: the background writer did 2,000 writes at "), md);
+  }
+
+  @Test
+  void aDeviceUriRunStatesTheGeometryReadFromTheDevice(@TempDir Path tmp) throws Exception {
+    Path file = tmp.resolve("dev.zkvemu");
+    EmulatedDevice.format(file, DeviceGeometry.of(20, 64L << 20, 40L << 20, 14, 14, 1 << 20));
+    BenchEngine.Outcome o =
+        runQuietly(
+            tmp,
+            "--config",
+            "zkv:device=" + EmulatedDevice.uri(file, "instant"),
+            "--workload",
+            "overwrite",
+            "--keys",
+            "500");
+    List<String> notes = o.report().runs().get(0).notes();
+    assertEquals(
+        "unmeasured fillseq of 500 keys before overwrite", notes.get(1), "overwrite overwrites");
+    assertTrue(notes.get(0).contains("20 zones x 64 MiB (capacity 40 MiB)"), notes.toString());
+    assertTrue(Files.readString(o.markdown()).contains("20 zones x 64 MiB"));
+  }
+
+  /** Runs {@code zkv bench} with these options, output in {@code tmp}, no progress, no plots. */
+  private static BenchEngine.Outcome runQuietly(Path tmp, String... options) throws Exception {
+    List<String> all = new java.util.ArrayList<>(List.of(options));
+    all.addAll(
+        List.of(
+            "--out",
+            tmp.resolve("out").toString(),
+            "--dir",
+            tmp.resolve("scratch").toString(),
+            "--progress",
+            "false",
+            "--plots",
+            "false"));
+    BenchInvocation inv = BenchInvocation.parse(Arguments.of(all.toArray(String[]::new)));
+    return BenchEngine.execute(
+        inv, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
   }
 }

@@ -44,7 +44,8 @@ class BenchInvocationTest {
     assertEquals(16, s.keySize());
     assertEquals(100, s.valueSize());
     assertEquals(100_000, s.keys());
-    assertEquals(100_000, s.opsOrDefault(), "db_bench's default: --reads/--num = keys");
+    assertEquals(100_000, s.opsOfReadOnlyPhase(), "db_bench's default: --reads/--num = keys");
+    assertEquals(100_000, s.opsOfWritingPhase());
     assertEquals(1, s.repeat());
     assertNull(inv.outDir());
   }
@@ -87,7 +88,17 @@ class BenchInvocationTest {
     assertEquals("pm1731a", inv.configs().get(2).profile());
     assertEquals(List.of("ycsb-a", "mixed70", "mixgraph"), inv.settings().workloads());
     assertEquals(2.5, inv.settings().durationSeconds());
-    assertEquals(Long.MAX_VALUE, inv.settings().opsOrDefault(), "a duration alone is not capped");
+    assertEquals(
+        Long.MAX_VALUE, inv.settings().opsOfReadOnlyPhase(), "a duration alone: reads uncapped");
+    assertEquals(
+        inv.settings().keys(),
+        inv.settings().opsOfWritingPhase(),
+        "phases that write are not limited by time (state parity)");
+    List<PhaseSpec> ycsbA = WorkloadCatalog.phases("ycsb-a", inv.settings());
+    assertFalse(ycsbA.get(1).timeLimited(), "YCSB A's run writes: limited by count");
+    assertTrue(WorkloadCatalog.phases("ycsb-c", inv.settings()).get(1).timeLimited(), "C reads");
+    assertFalse(WorkloadCatalog.phases("fillrandom", inv.settings()).get(0).timeLimited());
+    assertTrue(WorkloadCatalog.phases("mixed0", inv.settings()).get(0).timeLimited());
     assertTrue(inv.settings().zipfian());
     assertTrue(inv.commandLine().startsWith("zkv bench compare --config zkv:profile=zn540"));
     // The printed command line repeats the run exactly.

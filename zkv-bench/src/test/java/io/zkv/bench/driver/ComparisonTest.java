@@ -11,19 +11,19 @@ import org.junit.jupiter.api.Test;
 
 class ComparisonTest {
   @Test
-  void runsAreInterleavedRoundByRound() {
+  void roundsAlternateTheOrder() {
     List<Comparison.Slot> order = Comparison.schedule(2, 3);
     assertEquals(
         List.of(
             new Comparison.Slot(0, 0),
             new Comparison.Slot(1, 0),
-            new Comparison.Slot(0, 1),
             new Comparison.Slot(1, 1),
+            new Comparison.Slot(0, 1),
             new Comparison.Slot(0, 2),
             new Comparison.Slot(1, 2)),
         order);
     List<Comparison.Slot> three = Comparison.schedule(3, 2);
-    assertEquals(List.of(0, 1, 2, 0, 1, 2), three.stream().map(Comparison.Slot::config).toList());
+    assertEquals(List.of(0, 1, 2, 2, 1, 0), three.stream().map(Comparison.Slot::config).toList());
     assertThrows(IllegalArgumentException.class, () -> Comparison.schedule(0, 1));
   }
 
@@ -71,6 +71,23 @@ class ComparisonTest {
     List<Comparison.Figure> figures = Comparison.figures(List.of("A"), runs);
     assertTrue(figures.stream().noneMatch(f -> f.name().equals("write amplification")));
     assertEquals(1.1, find(figures, "space amplification").spreads().get(0).median());
+  }
+
+  @Test
+  void writesAreAFigureAndRunsThatWroteDifferentKeysAreReported() {
+    BenchReport r = SampleReports.twoConfigs();
+    Comparison.Figure writes = find(r.figures(), "writes");
+    assertEquals(2000, writes.spreads().get(0).median());
+    // The sample runs wrote 1000/3000 and 4000/2000 keys: no parity, each variant named.
+    List<String> problems = Comparison.parityProblems(r.runs());
+    assertEquals(1, problems.size());
+    assertTrue(problems.get(0).startsWith("fillrandom wrote different keys"), problems.get(0));
+    assertTrue(problems.get(0).contains("A #1") && problems.get(0).contains("B #2"));
+    List<RunResult> equal =
+        List.of(
+            SampleReports.run("A", 1, SampleReports.phase("fillrandom", 1000, 1, 10, null)),
+            SampleReports.run("B", 1, SampleReports.phase("fillrandom", 1000, 2, 5, null)));
+    assertEquals(List.of(), Comparison.parityProblems(equal));
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.zkv.bench.driver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
@@ -41,8 +42,8 @@ class ReportWritersTest {
   void markdownComparisonHasOneRowPerFigureAndTheRatios() {
     String md = MarkdownReport.render(SampleReports.twoConfigs());
     List<String> rows = Arrays.stream(md.split("\n")).filter(l -> l.startsWith("|")).toList();
-    // header + separator + ops/s + 7 READ latency figures + WA + space amplification
-    assertEquals(2 + 1 + 7 + 2, rows.size(), md);
+    // header + separator + ops/s + 7 READ latency figures + WA + space amplification + writes
+    assertEquals(2 + 1 + 7 + 2 + 1, rows.size(), md);
     assertTrue(rows.get(0).contains("A median (min-max)") && rows.get(0).contains("B / A"), md);
     String opsRow = rows.get(2);
     assertTrue(
@@ -56,6 +57,9 @@ class ReportWritersTest {
     assertTrue(wa.matches(".*\\| +2\\.50 \\(2\\.00-3\\.00\\) \\| +- \\| +- \\|"), wa);
     assertTrue(md.contains("- `A`: zkv on scratch emulated device, profile instant"), md);
     assertTrue(md.contains("- `B`: RocksJava default Env"), md);
+    assertTrue(md.contains("2 repeat(s), configurations in alternating order (A B, B A, ...)"), md);
+    // The sample runs wrote different numbers of keys: the report says so.
+    assertTrue(md.contains("- WARNING, no state parity: fillrandom wrote different keys"), md);
   }
 
   @Test
@@ -77,8 +81,10 @@ class ReportWritersTest {
     assertTrue(
         rows.get(2)
             .matches(
-                "\\| fillrandom \\| READ +\\| +1,000 \\| +10\\.0 \\|.*\\| +2\\.00 \\| +1\\.25 \\| +3/60 \\|"),
+                "\\| fillrandom \\| READ +\\| +1,000 \\| +1,000 \\| +10\\.0 \\|.*\\| +2\\.00 \\| +1\\.25 \\| +3/60 \\|"),
         rows.get(2));
+    assertFalse(md.contains("alternating"), "one configuration: no run order to state");
+    assertTrue(md.contains("- state parity: in each phase every run wrote the same keys"), md);
   }
 
   @Test

@@ -24,7 +24,12 @@ final class SampleReports {
     Map<String, LatencyStats> ls = new TreeMap<>(Map.of("READ", LatencyStats.of(h)));
     double[] timeline = new double[(int) Math.ceil(seconds)];
     java.util.Arrays.fill(timeline, ops / seconds);
-    return new PhaseResult(name, ops, seconds, ops * 116, ls, hs, 1, timeline, device);
+    double[] times = new double[timeline.length];
+    for (int i = 0; i < times.length; i++) {
+      times[i] = Math.min(i + 1, seconds);
+    }
+    return new PhaseResult(
+        name, ops, seconds, ops, ops, ops * 116, ls, hs, 1, timeline, times, 0, 0, device);
   }
 
   static DeviceFigures device(double wa) {

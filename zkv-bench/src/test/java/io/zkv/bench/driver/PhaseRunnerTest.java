@@ -1,0 +1,218 @@
+package io.zkv.bench.driver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.zkv.bench.workload.OpType;
+import io.zkv.bench.workload.OperationMix;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
+
+/** The runner on an in-memory store that records what it is asked to do. */
+class PhaseRunnerTest {
+  /** A thread-safe map that counts the puts of each key; puts may be slowed per thread. */
+  static final class RecordingStore implements BenchStore {
+    final Map<ByteBuffer, AtomicLong> puts = new ConcurrentHashMap<>();
+    final ConcurrentLinkedQueue<Integer> scanCounts = new ConcurrentLinkedQueue<>();
+    final String slowThread;
+    final long putNanos;
+
+    /** "put" (once per run of puts), "settle" and "counters", in call order. */
+    final List<String> events = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+
+    boolean settles = true;
+
+    RecordingStore(String slowThread, long putNanos) {
+      this.slowThread = slowThread;
+      this.putNanos = putNanos;
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value) {
+      if (putNanos > 0
+          && (slowThread == null || Thread.currentThread().getName().endsWith(slowThread))) {
+        LockSupport.parkNanos(putNanos);
+      }
+      puts.computeIfAbsent(ByteBuffer.wrap(key.clone()), k -> new AtomicLong()).incrementAndGet();
+      synchronized (events) {
+        if (events.isEmpty() || !events.get(events.size() - 1).equals("put")) {
+          events.add("put");
+        }
+      }
+    }
+
+    @Override
+    public byte[] get(byte[] key) {
+      return puts.containsKey(ByteBuffer.wrap(key)) ? new byte[1] : null;
+    }
+
+    @Override
+    public int scan(byte[] from, int count) {
+      scanCounts.add(count);
+      return count;
+    }
+
+    @Override
+    public boolean settle() {
+      events.add("settle");
+      return settles;
+    }
+
+    @Override
+    public ZoneCounters counters() {
+      events.add("counters");
+      return null;
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  static BenchSettings settings(String workload, int threads, long keys, double seconds) {
+    return new BenchSettings(
+        List.of(workload), threads, 16, 100, 100, keys, 0, seconds, false, 64L << 20, 7, 1, 1);
+  }
+
+  static PhaseResult run(BenchStore store, BenchSettings s) throws InterruptedException {
+    PhaseSpec phase = WorkloadCatalog.phases(s.workloads().get(0), s).get(0);
+    return new PhaseRunner(store, s, Progress.off()).run(phase, "test");
+  }
+
+  @Test
+  void fillseqWithTwoThreadsWritesEveryKeyExactlyOnce() throws Exception {
+    RecordingStore store = new RecordingStore(null, 0);
+    PhaseResult r = run(store, settings("fillseq", 2, 1000, 0));
+    assertEquals(1000, r.ops());
+    assertEquals(1000, store.puts.size(), "every key of 0..999");
+    assertTrue(store.puts.values().stream().allMatch(n -> n.get() == 1), "each once");
+  }
+
+  @Test
+  void aWritingPhaseIgnoresTheDurationAndWritesItsCount() throws Exception {
+    RecordingStore store = new RecordingStore(null, 20_000);
+    // 2,000 puts of at least 20 us each take 20 ms or more on two threads: more than 5 ms.
+    PhaseResult r = run(store, settings("fillrandom", 2, 2000, 0.005));
+    assertEquals(2000, r.ops());
+    assertEquals(2000, r.writes());
+    assertTrue(r.seconds() > 0.005, "ran past the duration: " + r.seconds());
+  }
+
+  @Test
+  void theSameSettingsWriteTheSameKeysHoweverFastEachThreadIs() throws Exception {
+    BenchSettings s = settings("fillrandom", 2, 3000, 0);
+    RecordingStore even = new RecordingStore(null, 0);
+    // Thread 0 is slow here: with one budget shared by the threads, thread 1 would take most of
+    // the operations and write keys of its own random stream instead of thread 0's.
+    RecordingStore skewed = new RecordingStore("-0", 200_000);
+    PhaseResult a = run(even, s);
+    PhaseResult b = run(skewed, s);
+    assertEquals(a.writes(), b.writes());
+    assertEquals(a.writesDigest(), b.writesDigest());
+    assertEquals(even.puts.keySet(), skewed.puts.keySet());
+    PhaseResult other = run(new RecordingStore(null, 0), settings("fillrandom", 2, 2999, 0));
+    assertNotEquals(a.writesDigest(), other.writesDigest(), "the digest tells different keys");
+  }
+
+  @Test
+  void readWhileWritingCountsOnlyTheReadersInOpsPerSecond() throws Exception {
+    RecordingStore store = new RecordingStore("-writer", 5_000);
+    PhaseResult r = run(store, settings("readwhilewriting", 2, 500, 0));
+    long reads = r.latency().get("READ").count();
+    assertEquals(reads, r.ops(), "ops are the readers' reads only");
+    assertEquals(500, r.writerOps(), "the writer writes its budget (keys)");
+    assertEquals(500, r.latency().get("WRITE").count());
+    assertEquals(500, r.writes());
+    assertEquals(reads / r.seconds(), r.opsPerSecond(), 1e-6);
+    double timelineOps = 0;
+    double last = 0;
+    for (int i = 0; i < r.timeline().length; i++) {
+      timelineOps += r.timeline()[i] * (r.timelineSeconds()[i] - last);
+      last = r.timelineSeconds()[i];
+    }
+    assertEquals(reads, timelineOps, reads * 0.01 + 1, "the timeline counts the readers only");
+    assertTrue(r.writerSeconds() > 0 && r.writerOpsPerSecond() > 0);
+  }
+
+  @Test
+  void theTimelineRecordsWhenEachSampleWasTaken() throws Exception {
+    RecordingStore store = new RecordingStore(null, 0);
+    BenchSettings s =
+        new BenchSettings(
+            List.of("readrandom"), 1, 16, 100, 100, 1000, 0, 0.35, false, 64L << 20, 7, 0.1, 1);
+    PhaseResult r = run(store, s);
+    double[] t = r.timelineSeconds();
+    assertEquals(r.timeline().length, t.length);
+    assertTrue(t.length >= 3, "about 0.35 s in 0.1 s intervals: " + t.length);
+    for (int i = 0; i < t.length; i++) {
+      assertTrue(t[i] > (i == 0 ? 0 : t[i - 1]), "increasing");
+      assertTrue(t[i] >= (i + 1) * 0.1 - 1e-9 || i == t.length - 1, "not before its interval");
+    }
+    assertEquals(r.seconds(), t[t.length - 1], 0.05, "the last ends with the phase");
+  }
+
+  @Test
+  void aScanOfLengthZeroIsASeekThatReadsNoEntry() throws Exception {
+    RecordingStore store = new RecordingStore(null, 0);
+    OperationMix scans = (rng, op) -> op.set(OpType.SCAN, 1, 1, 0, 0);
+    PhaseSpec phase = new PhaseSpec("scans", scans, null, 10, 0, true, true, false);
+    BenchSettings s = settings("readrandom", 1, 100, 0);
+    new PhaseRunner(store, s, Progress.off()).run(phase, "test");
+    assertEquals(List.of(0, 0, 0, 0, 0, 0, 0, 0, 0, 0), List.copyOf(store.scanCounts));
+  }
+
+  @Test
+  void theBudgetIsSplitEvenlyOverTheThreads() {
+    assertEquals(334, PhaseRunner.share(1000, 3, 0));
+    assertEquals(333, PhaseRunner.share(1000, 3, 2));
+    assertEquals(Long.MAX_VALUE, PhaseRunner.share(Long.MAX_VALUE, 3, 1));
+  }
+
+  @Test
+  void theStoreSettlesAfterThePrefillAndAfterEveryWritingPhaseBeforeItsCountersAreRead()
+      throws Exception {
+    RecordingStore store = new RecordingStore(null, 0);
+    BenchSettings s =
+        new BenchSettings(
+            List.of("readrandom", "fillrandom", "readrandom"),
+            2,
+            16,
+            100,
+            100,
+            300,
+            0,
+            0,
+            false,
+            64L << 20,
+            7,
+            1,
+            1);
+    RunResult run = ConfigRunner.runOn(store, "test", s, 1, Progress.off());
+    assertEquals(
+        List.of(
+            "put", // the prefill
+            "settle",
+            "counters", // readrandom: no settle, it wrote nothing
+            "counters",
+            "counters", // fillrandom
+            "put",
+            "settle",
+            "counters",
+            "counters", // readrandom
+            "counters"),
+        store.events);
+    assertEquals(List.of("unmeasured fillseq of 300 keys before readrandom"), run.notes());
+    store.settles = false;
+    RunResult late =
+        ConfigRunner.runOn(store, "test", settings("fillrandom", 1, 100, 0), 1, Progress.off());
+    assertEquals(
+        List.of("compactions after fillrandom still ran after 60 s; the next phase started anyway"),
+        late.notes());
+  }
+}
