@@ -563,6 +563,74 @@ static void test_readonly_inspection(void) {
   zkv_dev_close(d);
 }
 
+/* A device full of zones that are 1/12 garbage (below the 1/8 a data writer's GC needs): a data
+ * write gets NoSpace instead of a copy spiral, but the MANIFEST edit that frees space still goes
+ * through, by GC of any garbage into the last empty zone. */
+static void test_metadata_writes_on_a_full_device(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  enum { BIG = (3 << 20) - (256 << 10), SMALL = 256 << 10 };
+  uint8_t *buf = malloc(3 << 20);
+  int rc = 0, pairs = 0;
+  for (; !rc; pairs++) { /* each zone: a big file's chunk, then a small file filling it up */
+    char a[32], b[32];
+    snprintf(a, sizeof a, "/db/a%02d.sst", pairs);
+    snprintf(b, sizeof b, "/db/b%02d.sst", pairs);
+    zfs_file *fa = zfs_create(fs, a, 3, &rc), *fb = zfs_create(fs, b, 3, &rc);
+    CHECK(fa && fb);
+    fill(buf, 600 + (uint64_t)pairs, 0, BIG);
+    rc = zfs_append(fa, buf, BIG);
+    if (!rc) rc = zfs_sync(fa);
+    fill(buf, 700 + (uint64_t)pairs, 0, SMALL);
+    if (!rc) rc = zfs_append(fb, buf, SMALL);
+    if (!rc) rc = zfs_sync(fb);
+    zfs_close(fa);
+    zfs_close(fb);
+  }
+  CHECK_EQ(rc, -ENOSPC);
+  /* a metadata file may take all but the last empty zone */
+  zfs_file *m = zfs_create(fs, "/db/MANIFEST-000001", 0, &rc);
+  CHECK(m != NULL);
+  fill(buf, 800, 0, 3 << 20);
+  CHECK_EQ(zfs_append(m, buf, 3 << 20), 0);
+  CHECK_EQ(zfs_close(m), 0);
+  for (int p = 0; p < pairs; p++) {
+    char b[32];
+    snprintf(b, sizeof b, "/db/b%02d.sst", p);
+    zfs_delete(fs, b); /* the last pair's may not exist */
+  }
+  zfs_stats st;
+  zfs_stats_get(fs, &st);
+  CHECK_EQ(st.empty_zones, 1);
+  uint64_t gc_before = st.gc_bytes;
+  /* the MANIFEST edit: GC takes a zone of little garbage into the last empty zone */
+  m = zfs_create(fs, "/db/MANIFEST-000002", 0, &rc);
+  CHECK(m != NULL);
+  fill(buf, 801, 0, 64 << 10);
+  CHECK_EQ(zfs_append(m, buf, 64 << 10), 0);
+  CHECK_EQ(zfs_sync(m), 0);
+  CHECK_EQ(zfs_close(m), 0);
+  zfs_stats_get(fs, &st);
+  CHECK(st.gc_bytes > gc_before);
+  /* data: no victim is 1/8 garbage, so NoSpace once the room GC left is used, without copying */
+  zfs_file *x = zfs_create(fs, "/db/x.sst", 3, &rc);
+  CHECK(x != NULL);
+  fill(buf, 802, 0, 1 << 20);
+  rc = zfs_append(x, buf, 1 << 20);
+  if (!rc) rc = zfs_sync(x);
+  CHECK_EQ(rc, -ENOSPC);
+  zfs_stats s2;
+  zfs_stats_get(fs, &s2);
+  CHECK_EQ(s2.gc_bytes, st.gc_bytes);
+  zfs_close(x);
+  check_file(fs, "/db/MANIFEST-000002", 801, 64 << 10);
+  check_file(fs, "/db/a00.sst", 600, BIG);
+  free(buf);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
 /* A test policy: the highest-numbered usable zone; or a deliberately wrong or refusing one. */
 typedef struct test_policy {
   int mode; /* 0 highest zone, 1 a meta zone (invalid), 2 no space, 3 lowest empty zone finishing the rest */
@@ -736,6 +804,7 @@ int main(void) {
   test_damaged_metadata();
   test_gc_makes_room();
   test_victim_policy_and_gc_level();
+  test_metadata_writes_on_a_full_device();
   test_readonly_inspection();
   test_external_allocator();
   test_policy_refused_the_reserve();

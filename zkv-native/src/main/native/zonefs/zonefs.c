@@ -652,13 +652,15 @@ static int write_out(zfs *fs, fobj *f, size_t n, size_t logical) {
     int rc = take_zone(fs, f, &z);
     uint64_t at = rc ? 0 : fs->zones[z].wp, room = rc ? 0 : zone_end(fs, z) - at;
     if (!rc) f->zone = (int32_t)z;
+    int metadata = purpose_of(f->m.n_names ? f->m.names[0] : "", 0) == FOR_METADATA; /* names need the lock */
     pthread_mutex_unlock(&fs->mu);
     if (rc == -ENOSPC) {
-      /* A writer's GC needs a victim at least 1/8 garbage: on a nearly full device, copying a whole
-       * zone to win a few blocks, which the writer then fills, would repeat for every few blocks
-       * written (a copy spiral of thousands of bytes per byte written). NoSpace is the answer then;
-       * zfs_reclaim (resume) still takes any garbage. */
-      if (collect_garbage(fs, fs->g.zone_cap - fs->g.zone_cap / 8) == 0) continue; /* try again */
+      /* A data writer's GC needs a victim at least 1/8 garbage: on a nearly full device, copying a
+       * whole zone to win a few blocks, which the writer then fills, would repeat for every few
+       * blocks written (a copy spiral of thousands of bytes per byte written). NoSpace is the
+       * answer then. RocksDB's metadata files (the MANIFEST edit that deletes files) and
+       * zfs_reclaim (resume) take any garbage: their writes are small and are what frees space. */
+      if (collect_garbage(fs, metadata ? UINT64_MAX : fs->g.zone_cap - fs->g.zone_cap / 8) == 0) continue;
       return rc;
     }
     if (rc) return rc;
