@@ -5,8 +5,10 @@
 #include "kdev.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <linux/nvme_ioctl.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -130,40 +132,49 @@ kdev *kdev_alloc(const char *path, int kind, const zkv_backend *be) {
 /* The capacity of zone 0 stands for every zone's (the API has one zone_cap; reports give each
  * zone's own). */
 int kdev_read_zone_cap(kdev *d) {
-  zkv_zone z;
-  int rc = kdev_report_one(d, 0, &z);
-  if (rc) {
-    zkv_set_error("%s: cannot report zone 0 (%d)", d->path, rc);
-    return rc;
-  }
-  d->base.geo.zone_cap = z.cap;
-  if (!z.cap || z.cap > d->base.geo.zone_size) {
-    zkv_set_error("%s: zone 0 has capacity %llu for a zone size of %llu", d->path, (unsigned long long)z.cap,
-                  (unsigned long long)d->base.geo.zone_size);
-    return -EINVAL;
-  }
-  /* zkv's geometry has one capacity for all zones (the request checks use it): a namespace whose
-   * zones differ is refused at open rather than mis-checked later. */
+  /* zkv's geometry has one capacity for all zones (the request checks use it): zone 0's, and a
+   * namespace whose zones differ is refused at open rather than mis-checked later. */
   enum { CHUNK = 256 };
   zkv_zone *all = malloc(CHUNK * sizeof *all);
   if (!all) return -ENOMEM;
+  uint64_t cap = 0;
+  int rc = 0;
   for (uint32_t first = 0; !rc && first < d->base.geo.nr_zones; first += CHUNK) {
     int n = d->base.be->report(&d->base, first, all, CHUNK);
     if (n <= 0) {
       rc = n < 0 ? n : -EIO;
       zkv_set_error("%s: cannot report zones from %u (%d)", d->path, first, rc);
+      break;
     }
+    if (first == 0) cap = all[0].cap;
     for (int i = 0; !rc && i < n; i++)
-      if (all[i].cap != z.cap) {
+      if (all[i].cap != cap) {
         zkv_set_error("%s: zone %u has capacity %llu, zone 0 %llu; zkv needs one zone capacity", d->path, all[i].index,
-                      (unsigned long long)all[i].cap, (unsigned long long)z.cap);
+                      (unsigned long long)all[i].cap, (unsigned long long)cap);
         rc = -EOPNOTSUPP;
       }
   }
   free(all);
   if (rc) return rc;
-  if (d->base.geo.zasl > z.cap) d->base.geo.zasl = (uint32_t)z.cap;
+  if (!cap || cap > d->base.geo.zone_size) {
+    zkv_set_error("%s: zone 0 has capacity %llu for a zone size of %llu", d->path, (unsigned long long)cap,
+                  (unsigned long long)d->base.geo.zone_size);
+    return -EINVAL;
+  }
+  d->base.geo.zone_cap = cap;
+  if (d->base.geo.zasl > cap) d->base.geo.zasl = (uint32_t)cap;
   return 0;
+}
+
+long long kdev_sysfs_queue_num(const char *name, const char *attr) {
+  char p[PATH_MAX], v[64];
+  snprintf(p, sizeof p, "/sys/block/%s/queue/%s", name, attr);
+  FILE *f = fopen(p, "r");
+  if (!f) return -1;
+  long long x = -1;
+  if (fgets(v, sizeof v, f)) x = strtoll(v, NULL, 10);
+  fclose(f);
+  return x;
 }
 
 static int identify_ns_ids(int fd, uint32_t nsid, uint8_t ids[32]) {

@@ -115,6 +115,8 @@ void kdev_free(kdev *d);
 /* Opening helpers: a kdev of the given kind; the zone capacity read from zone 0. */
 kdev *kdev_alloc(const char *path, int kind, const zkv_backend *be);
 int kdev_read_zone_cap(kdev *d);
+/* /sys/block/NAME/queue/ATTR as a number; -1 when absent. */
+long long kdev_sysfs_queue_num(const char *name, const char *attr);
 
 void kdev_close(zkv_dev *dev);
 

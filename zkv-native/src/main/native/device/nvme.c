@@ -48,17 +48,15 @@ static const zkv_backend nvme_backend = KDEV_BACKEND("nvme", nvme_report, nvme_z
 static void clamp_to_kernel_limit(kdev *d, const char *path) {
   const char *base = strrchr(path, '/');
   unsigned ctrl, ns;
-  char extra, p[128], v[32];
+  char extra, blk[64];
   if (sscanf(base ? base + 1 : path, "ng%un%u%c", &ctrl, &ns, &extra) != 2) return;
-  snprintf(p, sizeof p, "/sys/block/nvme%un%u/queue/max_hw_sectors_kb", ctrl, ns);
-  FILE *f = fopen(p, "r");
-  if (!f) return;
-  long long kb = fgets(v, sizeof v, f) ? strtoll(v, NULL, 10) : -1;
-  fclose(f);
+  snprintf(blk, sizeof blk, "nvme%un%u", ctrl, ns);
+  long long kb = kdev_sysfs_queue_num(blk, "max_hw_sectors_kb");
   if (kb <= 0 || (unsigned long long)kb * 1024 >= d->max_xfer) return;
-  d->max_xfer = (uint32_t)(kb * 1024) >> d->lba_shift << d->lba_shift;
-  if (!d->max_xfer) return;
-  if (d->base.geo.zasl > d->max_xfer) d->base.geo.zasl = d->max_xfer;
+  uint32_t max = (uint32_t)(kb * 1024) >> d->lba_shift << d->lba_shift;
+  if (!max) return;
+  d->max_xfer = max;
+  if (d->base.geo.zasl > max) d->base.geo.zasl = max;
 }
 
 /* Opens `path` as the NVMe generic device of a zoned namespace: nsid, exclusivity among zkv

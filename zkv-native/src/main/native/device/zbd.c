@@ -135,18 +135,6 @@ static int zbd_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) {
 
 static const zkv_backend zbd_backend = KDEV_BACKEND("zbd", zbd_report, zbd_zone_mgmt);
 
-/* /sys/block/NAME/queue/ATTR as a number; -1 when absent. */
-static long long sysfs_num(const char *name, const char *attr) {
-  char p[PATH_MAX], v[64];
-  snprintf(p, sizeof p, "/sys/block/%s/queue/%s", name, attr);
-  FILE *f = fopen(p, "r");
-  if (!f) return -1;
-  long long x = -1;
-  if (fgets(v, sizeof v, f)) x = strtoll(v, NULL, 10);
-  fclose(f);
-  return x;
-}
-
 static int sysfs_str(const char *name, const char *attr, char *out, size_t len) {
   char p[PATH_MAX];
   snprintf(p, sizeof p, "/sys/block/%s/queue/%s", name, attr);
@@ -187,8 +175,9 @@ static int open_block(kdev *d, const char *path) {
   d->lba_shift = (uint32_t)__builtin_ctz(lbs);
   g->zone_size = (uint64_t)zone_sectors << SECTOR_SHIFT;
   g->nr_zones = nr;
-  long long mo = sysfs_num(name, "max_open_zones"), ma = sysfs_num(name, "max_active_zones");
-  long long zam = sysfs_num(name, "zone_append_max_bytes"), hw = sysfs_num(name, "max_hw_sectors_kb");
+  long long mo = kdev_sysfs_queue_num(name, "max_open_zones"), ma = kdev_sysfs_queue_num(name, "max_active_zones");
+  long long zam = kdev_sysfs_queue_num(name, "zone_append_max_bytes"),
+            hw = kdev_sysfs_queue_num(name, "max_hw_sectors_kb");
   g->max_open = mo > 0 ? (uint32_t)mo : 0;
   g->max_active = ma > 0 ? (uint32_t)ma : 0;
   d->max_xfer = 256u * 1024u;

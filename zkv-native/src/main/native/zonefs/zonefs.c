@@ -536,14 +536,10 @@ static int64_t policy_victim(zfs *fs, uint64_t max_live, int *rc) {
   uint32_t victim = 0;
   *rc = fs->victim_chooser(fs->victim_chooser_ctx, fs->alloc_view, fs->g.nr_zones, &victim);
   if (*rc) return -1;
-  if (victim >= fs->g.nr_zones || !victim_eligible(fs, victim, UINT64_MAX - 1)) {
-    int full_and_idle = victim >= fs->sb.meta_zones && victim < fs->g.nr_zones && !fs->zones[victim].busy &&
-                        fs->zones[victim].wp >= zone_end(fs, victim);
-    *rc = full_and_idle ? -ENOSPC : -EINVAL;
-    return -1;
-  }
-  if (!victim_eligible(fs, victim, max_live)) {
-    *rc = -ENOSPC; /* over this collection's bound */
+  int full_and_idle = victim >= fs->sb.meta_zones && victim < fs->g.nr_zones && !fs->zones[victim].busy &&
+                      fs->zones[victim].wp >= zone_end(fs, victim);
+  if (!full_and_idle || !victim_eligible(fs, victim, max_live)) {
+    *rc = full_and_idle ? -ENOSPC : -EINVAL; /* all live or over this collection's bound: declined */
     return -1;
   }
   return victim;
