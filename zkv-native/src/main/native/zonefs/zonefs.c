@@ -77,6 +77,7 @@ struct zfs {
   pthread_cond_t gc_wake;
   uint32_t gc_free_percent; /* background GC starts when free space falls to this percent */
   zfs_meta_status meta_status[ZFS_MAX_META_ZONES];
+  char log_tail[256]; /* how the replayed log ended when it did not end cleanly, for fsck */
   zfs_stats st;
 };
 
@@ -100,16 +101,24 @@ static int write_meta(zfs *fs, const uint8_t *buf, size_t len) {
   return 0;
 }
 
+/* A file whose last name is gone (deleted while a handle is open) is not in the namespace any
+ * more: its delete record is durable, and no snapshot or update may bring it back (a file record
+ * needs at least one name; writing one would make the log unreadable). It lives in memory until
+ * its last handle closes. */
+static int in_namespace(const fobj *f) { return f->m.n_names > 0; }
+
 static uint8_t *encode_snapshot(zfs *fs, size_t *len) {
   size_t n = 12;
-  for (size_t i = 0; i < fs->n_files; i++) n += zfs_file_encoded_size(&fs->files[i]->m);
+  uint32_t count = 0;
+  for (size_t i = 0; i < fs->n_files; i++)
+    if (in_namespace(fs->files[i])) n += zfs_file_encoded_size(&fs->files[i]->m), count++;
   uint8_t *p = malloc(n);
   if (!p) return NULL;
   memcpy(p, &fs->next_file_id, 8);
-  uint32_t count = (uint32_t)fs->n_files;
   memcpy(p + 8, &count, 4);
   size_t off = 12;
-  for (size_t i = 0; i < fs->n_files; i++) off += (size_t)zfs_file_encode(&fs->files[i]->m, p + off, n - off);
+  for (size_t i = 0; i < fs->n_files; i++)
+    if (in_namespace(fs->files[i])) off += (size_t)zfs_file_encode(&fs->files[i]->m, p + off, n - off);
   *len = n;
   return p;
 }
@@ -128,7 +137,15 @@ static int append_record_raw(zfs *fs, uint16_t type, const uint8_t *payload, siz
  * old zone is reset only once the new one is durable, so a crash leaves one valid log. */
 static int roll_meta(zfs *fs) {
   uint32_t old = fs->meta_zone, next = (old + 1) % fs->sb.meta_zones;
-  int rc = zkv_dev_zone_mgmt(fs->dev, next, ZKV_ZONE_RESET);
+  /* The old log is finished first (its data stays readable; a FULL zone is not active), so a roll
+   * needs one active zone, not two: after a crash the data zones left open may take every other
+   * active zone, and the mount's roll must still go through. */
+  int rc = 0;
+  if (old != next && fs->meta_wp > fs->zones[old].start && fs->meta_wp < zone_end(fs, old)) {
+    if ((rc = zkv_dev_zone_mgmt(fs->dev, old, ZKV_ZONE_FINISH))) return rc;
+    fs->meta_wp = zone_end(fs, old);
+  }
+  rc = zkv_dev_zone_mgmt(fs->dev, next, ZKV_ZONE_RESET);
   if (rc) return rc;
   fs->meta_zone = next;
   fs->meta_wp = fs->zones[next].start;
@@ -159,6 +176,7 @@ static int append_record(zfs *fs, uint16_t type, const uint8_t *payload, size_t 
 }
 
 static int persist_file(zfs *fs, const fobj *f) {
+  if (!in_namespace(f)) return 0; /* deleted while open: nothing of it is persisted any more */
   size_t len = zfs_file_encoded_size(&f->m);
   uint8_t *p = malloc(len);
   if (!p) return -ENOMEM;
@@ -432,7 +450,10 @@ static int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
   zfs_file_meta *m = &f->m;
   if (m->n_extents) {
     zfs_extent *last = &m->extents[m->n_extents - 1];
-    if (last->start + last->len == at && last->len % fs->g.lba_size == 0) {
+    /* Contiguous on the device is not enough: with zone capacity equal to zone size the next
+     * zone starts where this one ends, and an extent must never cross a zone boundary. */
+    if (last->start + last->len == at && last->len % fs->g.lba_size == 0 &&
+        zone_of(fs, last->start) == zone_of(fs, at)) {
       last->len += logical;
       m->size += logical;
       return 0;
@@ -478,7 +499,7 @@ static int take_zone(zfs *fs, fobj *f, uint32_t *out) {
 
 /* Copies one extent (block-aligned start) into zones allocated for `lifetime`; the new extents
  * go to *out (caller frees). Called with fs->mu and the io_lock (write) held. */
-static int move_extent(zfs *fs, zfs_extent e, const fobj *f, zfs_extent **out, uint32_t *n_out) {
+static int move_extent(zfs *fs, zfs_extent e, const fobj *f, int64_t *gc_zone, zfs_extent **out, uint32_t *n_out) {
   zfs_alloc_request req = {f->m.id, f->m.n_names ? f->m.names[0] : "", f->m.lifetime, 1};
   uint32_t block = fs->g.lba_size;
   uint64_t padded = round_up(e.len, block), moved = 0;
@@ -489,8 +510,17 @@ static int move_extent(zfs *fs, zfs_extent e, const fobj *f, zfs_extent **out, u
   *n_out = 0;
   while (!rc && moved < padded) {
     uint32_t z;
-    if ((rc = fs->allocator ? allocate_by_policy(fs, &req, &z) : allocate_zone_for(fs, f->m.lifetime, FOR_GC, &z)))
+    /* GC keeps writing into the zone it wrote last while it has room (as a writer keeps its zone);
+     * asking for a zone per chunk opened a new zone for every chunk, up to the active limit. */
+    zone_state *last = *gc_zone >= 0 ? &fs->zones[*gc_zone] : NULL;
+    if (last && !last->busy && last->wp > last->start && zone_end(fs, (uint32_t)*gc_zone) - last->wp >= block) {
+      z = (uint32_t)*gc_zone;
+      last->busy = 1;
+    } else if ((rc = fs->allocator ? allocate_by_policy(fs, &req, &z)
+                                   : allocate_zone_for(fs, f->m.lifetime, FOR_GC, &z))) {
       break;
+    }
+    *gc_zone = z;
     uint64_t at = fs->zones[z].wp, room = zone_end(fs, z) - at;
     uint64_t chunk = padded - moved < room ? padded - moved : room;
     if (chunk > fs->g.zasl) chunk = fs->g.zasl / block * block;
@@ -556,6 +586,14 @@ static int gc_one_zone(zfs *fs, uint64_t max_live) {
   zone_state *v = &fs->zones[victim];
   v->busy = 1; /* nobody allocates it while its data moves */
   int copied = v->live > 0;
+  /* Order (docs/zone-fs.md, "Order of writes"): copy every live extent, flush the copies, then
+   * write the moved files' records, and only then reset the victim. A power cut anywhere leaves
+   * either the old extents (records not yet written; the copies are unreferenced garbage) or the
+   * new ones, durable before any record points at them. */
+  int64_t gc_zone = -1; /* the zone the copies go to */
+  fobj **moved_files = calloc(fs->n_files ? fs->n_files : 1, sizeof *moved_files);
+  size_t n_moved = 0;
+  if (!moved_files) rc = -ENOMEM;
   for (size_t i = 0; !rc && i < fs->n_files; i++) {
     fobj *f = fs->files[i];
     int changed = 0;
@@ -563,7 +601,7 @@ static int gc_one_zone(zfs *fs, uint64_t max_live) {
       if (zone_of(fs, f->m.extents[k].start) != (uint32_t)victim) continue;
       zfs_extent *moved = NULL;
       uint32_t n = 0;
-      rc = move_extent(fs, f->m.extents[k], f, &moved, &n);
+      rc = move_extent(fs, f->m.extents[k], f, &gc_zone, &moved, &n);
       if (rc) {
         free(moved);
         break;
@@ -583,9 +621,11 @@ static int gc_one_zone(zfs *fs, uint64_t max_live) {
       free(moved);
       changed = 1;
     }
-    if (!rc && changed) rc = persist_file(fs, f); /* the new extents are durable before the reset */
+    if (changed) moved_files[n_moved++] = f;
   }
   if (!rc) rc = zkv_dev_flush(fs->dev);
+  for (size_t i = 0; !rc && i < n_moved; i++) rc = persist_file(fs, moved_files[i]);
+  free(moved_files);
   if (!rc) rc = zkv_dev_zone_mgmt(fs->dev, (uint32_t)victim, ZKV_ZONE_RESET);
   v->busy = 0;
   pthread_cond_broadcast(&fs->zone_released); /* writers may wait for the zones GC held */
@@ -1059,14 +1099,10 @@ static zfs *alloc_fs(zkv_dev *dev) {
   return fs;
 }
 
+static void stop_gc(zfs *fs);
+
 static void free_fs(zfs *fs) {
-  if (fs->gc_running) {
-    pthread_mutex_lock(&fs->mu);
-    fs->gc_stop = 1;
-    pthread_cond_signal(&fs->gc_wake);
-    pthread_mutex_unlock(&fs->mu);
-    pthread_join(fs->gc_thread, NULL);
-  }
+  stop_gc(fs);
   pthread_cond_destroy(&fs->gc_wake);
   for (size_t i = 0; i < fs->n_files; i++) free_fobj(fs->files[i]);
   free(fs->files);
@@ -1122,8 +1158,34 @@ int zfs_mkfs(zkv_dev *dev, const zfs_options *opt, char *err, size_t errlen) {
   return rc;
 }
 
+/* A file record claims its names: a rename over an existing file writes the renamed file's record
+ * first and the replaced file's delete after it, so a crash between the two leaves the name with
+ * the record written last. A file left without names is gone (its delete was under way). */
+static void claim_names(zfs *fs, const zfs_file_meta *m) {
+  for (size_t i = 0; i < fs->n_files;) {
+    fobj *other = fs->files[i];
+    for (uint32_t j = 0; other->m.id != m->id && j < other->m.n_names;) {
+      int taken = 0;
+      for (uint32_t k = 0; k < m->n_names && !taken; k++) taken = strcmp(other->m.names[j], m->names[k]) == 0;
+      if (!taken) {
+        j++;
+        continue;
+      }
+      free(other->m.names[j]);
+      other->m.names[j] = other->m.names[--other->m.n_names];
+    }
+    if (other->m.n_names == 0) {
+      fs->files[i] = fs->files[--fs->n_files];
+      free_fobj(other);
+    } else {
+      i++;
+    }
+  }
+}
+
 static int apply_file(zfs *fs, zfs_file_meta *m) {
   size_t idx;
+  claim_names(fs, m);
   fobj *old = find_id(fs, m->id, &idx);
   if (old) {
     zfs_file_free(&old->m);
@@ -1138,6 +1200,42 @@ static int apply_file(zfs *fs, zfs_file_meta *m) {
   return add_file(fs, f);
 }
 
+static int all_zero(const uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (p[i]) return 0;
+  return 1;
+}
+
+/* Decides what a record that does not decode at `off` of a log (read up to the zone's write
+ * pointer, `len` bytes) means. Returns NULL when it is the end of the log: unwritten space (zeros)
+ * or a torn last write, i.e. the one write in flight at a crash, which the device persisted only
+ * as a prefix of its blocks. Returns the reason otherwise: the record is damage, and data that was
+ * acknowledged would silently vanish if the log were cut there.
+ * - A valid record with a higher sequence after it: the log went on past it.
+ * - A record that lies wholly below the write pointer with every block written (no zero suffix):
+ *   the device completed that write, so it cannot be torn. A torn write either ends beyond the
+ *   write pointer (the pointer fell back over the lost blocks) or, in a zone that reached Full,
+ *   reads zeros from the first lost block on.
+ * Residual ambiguity: damage to the length field of the very last record of a crashed log, making
+ * it reach past the write pointer, looks like a torn write. */
+static const char *log_tail_problem(const zfs *fs, const uint8_t *log, size_t len, size_t off, uint64_t last_seq,
+                                    int zero_header) {
+  uint32_t block = fs->g.lba_size;
+  for (size_t o = off + block; o < len; o += block) {
+    zfs_record later;
+    if (zfs_record_decode(log + o, len - o, block, &later, NULL, 0) > 0 && later.seq > last_seq)
+      return "valid records follow it";
+  }
+  if (zero_header) return NULL; /* unwritten space */
+  if (len - off < ZFS_RECORD_HEADER || memcmp(log + off, "ZKVR", 4) != 0)
+    return "its first block is neither a record nor unwritten, below the write pointer";
+  size_t span = zfs_record_size(get32(log + off + 8), block);
+  if (span > len - off) return NULL; /* reaches past the write pointer: the write in flight */
+  for (size_t b = block; b < span; b += block)
+    if (all_zero(log + off + b, span - b)) return NULL; /* a persisted prefix, zeros after it */
+  return "the record lies wholly written below the write pointer, so it is not a torn last write";
+}
+
 /* Replays one meta zone's log; returns 0, ZFS_EMPTY (no snapshot: try an older zone) or an error. */
 static int replay(zfs *fs, const uint8_t *log, size_t len, uint64_t base, char *err, size_t errlen) {
   size_t off = 0;
@@ -1147,17 +1245,16 @@ static int replay(zfs *fs, const uint8_t *log, size_t len, uint64_t base, char *
   while (off < len) {
     zfs_record r;
     int64_t n = zfs_record_decode(log + off, len - off, fs->g.lba_size, &r, msg, sizeof msg);
-    if (n == ZFS_EMPTY) break;
     if (n == ZFS_UNSUPPORTED)
       return fail(-EPROTO, err, errlen, "metadata log at %llu: %s", (unsigned long long)(base + off), msg);
-    if (n < 0) { /* torn: acceptable only as the tail (stale records of the zone's past life aside) */
-      for (size_t o = off + fs->g.lba_size; o < len; o += fs->g.lba_size) {
-        zfs_record later;
-        if (zfs_record_decode(log + o, len - o, fs->g.lba_size, &later, NULL, 0) > 0 && later.seq > last_seq)
-          return fail(-EUCLEAN, err, errlen,
-                      "metadata log damaged at device offset %llu (%s) with valid records after it",
-                      (unsigned long long)(base + off), msg);
-      }
+    if (n < 0) { /* the end of the log, a torn last write, or damage: see log_tail_problem */
+      const char *why = log_tail_problem(fs, log, len, off, last_seq, n == ZFS_EMPTY);
+      if (why)
+        return fail(-EUCLEAN, err, errlen, "metadata log damaged at device offset %llu (%s): %s",
+                    (unsigned long long)(base + off), msg, why);
+      if (n != ZFS_EMPTY)
+        snprintf(fs->log_tail, sizeof fs->log_tail, "torn record at device offset %llu (%.180s)",
+                 (unsigned long long)(base + off), msg);
       break;
     }
     /* Sequence numbers only grow within a log: an older one is data of the zone's previous life
@@ -1329,8 +1426,28 @@ fail:
   return NULL;
 }
 
+static void stop_gc(zfs *fs) {
+  if (!fs->gc_running) return;
+  pthread_mutex_lock(&fs->mu);
+  fs->gc_stop = 1;
+  pthread_cond_signal(&fs->gc_wake);
+  pthread_mutex_unlock(&fs->mu);
+  pthread_join(fs->gc_thread, NULL);
+  fs->gc_running = 0;
+}
+
+/* Closes the log with an end record: a log that ends cleanly cannot have a torn tail, so any
+ * record that fails before it is damage (log_tail_problem). A failure here (a dead device) only
+ * means the next mount treats the log as a crashed one. */
 void zfs_unmount(zfs *fs) {
-  if (fs) free_fs(fs);
+  if (!fs) return;
+  stop_gc(fs);
+  if (!fs->readonly) {
+    pthread_mutex_lock(&fs->mu);
+    append_record(fs, ZFS_REC_END, NULL, 0);
+    pthread_mutex_unlock(&fs->mu);
+  }
+  free_fs(fs);
 }
 
 /* ---------- inspection ---------- */
@@ -1356,7 +1473,8 @@ int zfs_zone_info_get(zfs *fs, uint32_t zone, zfs_zone_info *out) {
 
 int zfs_walk_files(zfs *fs, void (*fn)(const zfs_file_meta *m, void *arg), void *arg) {
   pthread_mutex_lock(&fs->mu);
-  for (size_t i = 0; i < fs->n_files; i++) fn(&fs->files[i]->m, arg);
+  for (size_t i = 0; i < fs->n_files; i++)
+    if (in_namespace(fs->files[i])) fn(&fs->files[i]->m, arg);
   pthread_mutex_unlock(&fs->mu);
   return 0;
 }
@@ -1390,7 +1508,8 @@ int zfs_check(zfs *fs, void (*problem)(const char *msg, void *arg), void *arg) {
         if (!grown) break;
         all = grown;
       }
-      all[n++] = (owned_extent){fs->files[i]->m.extents[k], fs->files[i]->m.names[0]};
+      all[n++] = (owned_extent){fs->files[i]->m.extents[k],
+                                in_namespace(fs->files[i]) ? fs->files[i]->m.names[0] : "(deleted, still open)"};
     }
   if (all) {
     qsort(all, n, sizeof *all, by_start);
