@@ -209,7 +209,29 @@ static void nameless_writer_verify(zfs *fs, int completed) {
   CHECK(!present);
 }
 
+/* ---- rename of a file whose writer has data on the device that no sync has flushed yet ---- */
+static void rename_busy_setup(zfs *fs) {
+  int rc = 0;
+  held = zfs_create(fs, "/db/000030.dbtmp", 2, &rc);
+  CHECK(held != NULL);
+  size_t n = 3 << 19; /* more than the 1 MiB write buffer: 1 MiB is written out, unflushed */
+  uint8_t *buf = malloc(n);
+  fill(buf, 31, 0, n);
+  CHECK_EQ(zfs_append(held, buf, n), 0);
+  free(buf);
+}
+static int rename_busy_change(zfs *fs) { return zfs_rename(fs, "/db/000030.dbtmp", "/db/000030.sst"); }
+static void rename_busy_verify(zfs *fs, int completed) {
+  int before, after;
+  uint64_t size_before = file_size_or_absent(fs, "/db/000030.dbtmp", &before);
+  uint64_t size_after = file_size_or_absent(fs, "/db/000030.sst", &after);
+  CHECK(before != after);
+  if (completed) CHECK(after);
+  check_file(fs, after ? "/db/000030.sst" : "/db/000030.dbtmp", 31, after ? size_after : size_before);
+}
+
 static const scenario SCENARIOS[] = {
+    {"rename of a file being written", rename_busy_setup, rename_busy_change, rename_busy_verify},
     {"sync", sync_setup, sync_change, sync_verify},
     {"delete", delete_setup, delete_change, delete_verify},
     {"rename over a file", rename_setup, rename_change, rename_verify},

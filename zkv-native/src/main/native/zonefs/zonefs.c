@@ -77,7 +77,8 @@ struct zfs {
   pthread_cond_t gc_wake;
   uint32_t gc_free_percent; /* background GC starts when free space falls to this percent */
   zfs_meta_status meta_status[ZFS_MAX_META_ZONES];
-  char log_tail[256]; /* how the replayed log ended when it did not end cleanly, for fsck */
+  char log_tail[256];             /* how the replayed log ended when it did not end cleanly, for fsck */
+  uint64_t data_gen, durable_gen; /* data writes made / made durable by a flush (make_data_durable) */
   zfs_stats st;
 };
 
@@ -123,7 +124,24 @@ static uint8_t *encode_snapshot(zfs *fs, size_t *len) {
   return p;
 }
 
+/* Rule 1 of docs/zone-fs.md ("Order of writes"): file data is durable before any record that may
+ * point at it. Every data write bumps data_gen; a flush that started at generation g makes
+ * everything up to g durable. Called with fs->mu held. */
+static int make_data_durable(zfs *fs) {
+  if (fs->durable_gen == fs->data_gen) return 0;
+  uint64_t gen = fs->data_gen;
+  int rc = zkv_dev_flush(fs->dev);
+  if (!rc && gen > fs->durable_gen) fs->durable_gen = gen;
+  return rc;
+}
+
 static int append_record_raw(zfs *fs, uint16_t type, const uint8_t *payload, size_t len) {
+  /* A file record or a snapshot names extents, also those of writers that have data on the device
+   * without a sync yet (a rename or a log roll while they write). */
+  if (type == ZFS_REC_FILE_UPDATE || type == ZFS_REC_SNAPSHOT) {
+    int rc = make_data_durable(fs);
+    if (rc) return rc;
+  }
   size_t size = zfs_record_size((uint32_t)len, fs->g.lba_size);
   uint8_t *rec = malloc(size);
   if (!rec) return -ENOMEM;
@@ -532,6 +550,7 @@ static int move_extent(zfs *fs, zfs_extent e, const fobj *f, int64_t *gc_zone, z
     fs->zones[z].live += real;
     fs->zones[z].live_phys += chunk;
     fs->st.gc_bytes += chunk;
+    fs->data_gen++;
     zfs_extent *n = realloc(*out, (*n_out + 1) * sizeof *n);
     if (!n) {
       rc = -ENOMEM;
@@ -714,6 +733,7 @@ static int write_out(zfs *fs, fobj *f, size_t n, size_t logical) {
       rc = real ? add_extent(fs, f, at, real) : 0;
       f->wdone += real;
       fs->st.host_bytes += real;
+      fs->data_gen++;
       fs->st.padding_bytes += chunk - real;
     }
     pthread_cond_broadcast(&fs->zone_released);
@@ -761,9 +781,15 @@ int zfs_sync(zfs_file *h) {
     f->wlen = f->wdone = 0;
     pthread_mutex_unlock(&fs->mu);
   }
-  int rc = zkv_dev_flush(fs->dev); /* data durable before the metadata that points at it */
+  /* data durable before the metadata that points at it; the flush runs outside the lock, and
+   * persist_file flushes again only if other writers wrote meanwhile */
+  pthread_mutex_lock(&fs->mu);
+  uint64_t gen = fs->data_gen;
+  pthread_mutex_unlock(&fs->mu);
+  int rc = zkv_dev_flush(fs->dev);
   if (rc) return rc;
   pthread_mutex_lock(&fs->mu);
+  if (gen > fs->durable_gen) fs->durable_gen = gen;
   f->m.mtime = now_us();
   rc = persist_file(fs, f);
   pthread_mutex_unlock(&fs->mu);
