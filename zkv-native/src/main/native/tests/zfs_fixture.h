@@ -16,6 +16,9 @@
 #include "timing.h"
 #include "zonefs.h"
 
+/* Each test program uses a part of the fixture. */
+#define FIXTURE static __attribute__((unused))
+
 static char dir[64], path[128], uri[192];
 static uint64_t rng;
 static char err[512];
@@ -28,7 +31,7 @@ static zkv_geometry GEO = {.lba_size = 4096,
                            .max_active = 6,
                            .zasl = 256 << 10};
 
-static zkv_dev *open_dev(void) {
+FIXTURE zkv_dev *open_dev(void) {
   int e = 0;
   zkv_dev *d = zkv_dev_open(uri, &e);
   if (!d) fprintf(stderr, "open %s: %s\n", uri, zkv_dev_last_error());
@@ -36,7 +39,7 @@ static zkv_dev *open_dev(void) {
   return d;
 }
 
-static zfs *mount_ok(zkv_dev *d) {
+FIXTURE zfs *mount_ok(zkv_dev *d) {
   int rc = 0;
   zfs *fs = zfs_mount(d, &rc, err, sizeof err);
   if (!fs) fprintf(stderr, "mount: %d %s\n", rc, err);
@@ -44,7 +47,7 @@ static zfs *mount_ok(zkv_dev *d) {
   return fs;
 }
 
-static void fresh(const char *options) {
+FIXTURE void fresh(const char *options) {
   unlink(path);
   CHECK_EQ(zkv_emu_format(path, &GEO), 0);
   snprintf(uri, sizeof uri, "emu:%s%s", path, options);
@@ -54,13 +57,13 @@ static void fresh(const char *options) {
 }
 
 /* Byte i of file `seed` is a function of both, so any misplaced byte is caught. */
-static uint8_t pattern(uint64_t seed, uint64_t i) { return (uint8_t)((i * 2654435761u) ^ (seed * 97) ^ (i >> 13)); }
+FIXTURE uint8_t pattern(uint64_t seed, uint64_t i) { return (uint8_t)((i * 2654435761u) ^ (seed * 97) ^ (i >> 13)); }
 
-static void fill(uint8_t *buf, uint64_t seed, uint64_t from, size_t n) {
+FIXTURE void fill(uint8_t *buf, uint64_t seed, uint64_t from, size_t n) {
   for (size_t i = 0; i < n; i++) buf[i] = pattern(seed, from + i);
 }
 
-static uint64_t write_file(zfs *fs, const char *name, uint64_t seed, uint64_t total, int sync_often) {
+FIXTURE uint64_t write_file(zfs *fs, const char *name, uint64_t seed, uint64_t total, int sync_often) {
   int rc = 0;
   zfs_file *f = zfs_create(fs, name, 3, &rc);
   CHECK(f != NULL);
@@ -80,7 +83,7 @@ static uint64_t write_file(zfs *fs, const char *name, uint64_t seed, uint64_t to
   return total;
 }
 
-static void check_file(zfs *fs, const char *name, uint64_t seed, uint64_t size) {
+FIXTURE void check_file(zfs *fs, const char *name, uint64_t seed, uint64_t size) {
   int rc = 0;
   zfs_file *f = zfs_open(fs, name, &rc);
   if (!f) fprintf(stderr, "missing file %s\n", name);
@@ -103,7 +106,7 @@ static void check_file(zfs *fs, const char *name, uint64_t seed, uint64_t size) 
 }
 
 /* Where device offset 0 lies in the backing file. */
-static uint64_t backing_data_offset(void) {
+FIXTURE uint64_t backing_data_offset(void) {
   zkv_dev *d = open_dev();
   uint64_t off = ((emu_dev *)d)->data_off;
   zkv_dev_close(d);
@@ -111,7 +114,7 @@ static uint64_t backing_data_offset(void) {
 }
 
 /* Flips a byte of the backing file at device offset `at`. */
-static __attribute__((unused)) void flip(uint64_t at) {
+FIXTURE void flip(uint64_t at) {
   int fd = open(path, O_RDWR);
   CHECK(fd >= 0);
   uint64_t data_off = backing_data_offset();
@@ -122,7 +125,7 @@ static __attribute__((unused)) void flip(uint64_t at) {
   close(fd);
 }
 
-static uint64_t meta_end(zkv_dev *d, uint32_t *zone) {
+FIXTURE uint64_t meta_end(zkv_dev *d, uint32_t *zone) {
   zkv_zone z[3];
   CHECK_EQ(zkv_dev_report(d, 0, z, 3), 3);
   for (uint32_t i = 0; i < 3; i++)
@@ -135,7 +138,7 @@ static uint64_t meta_end(zkv_dev *d, uint32_t *zone) {
 }
 
 /* Zeros `n` bytes of the backing file at device offset `at`. */
-static __attribute__((unused)) void zero_at(uint64_t at, size_t n) {
+FIXTURE void zero_at(uint64_t at, size_t n) {
   int fd = open(path, O_RDWR);
   CHECK(fd >= 0);
   uint64_t data_off = backing_data_offset();
@@ -145,7 +148,7 @@ static __attribute__((unused)) void zero_at(uint64_t at, size_t n) {
   close(fd);
 }
 
-static void make_temp_dir(void) {
+FIXTURE void make_temp_dir(void) {
   const char *s = getenv("ZKV_SEED");
   rng = s ? strtoull(s, NULL, 0) : 0x20F5;
   snprintf(dir, sizeof dir, "/tmp/zkv-zonefs-XXXXXX");
@@ -153,7 +156,7 @@ static void make_temp_dir(void) {
   snprintf(path, sizeof path, "%s/dev.zkvemu", dir);
 }
 
-static void remove_temp_dir(void) {
+FIXTURE void remove_temp_dir(void) {
   unlink(path);
   rmdir(dir);
 }

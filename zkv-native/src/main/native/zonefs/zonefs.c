@@ -817,7 +817,6 @@ zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc) {
   zfs_file *h = NULL;
   *rc = 0;
   if (old && old->has_writer) *rc = -EBUSY;
-  if (!*rc && old) *rc = remove_name(fs, old, k);
   fobj *f = NULL;
   if (!*rc) {
     f = calloc(1, sizeof *f);
@@ -846,6 +845,11 @@ zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc) {
       free_fobj(f);
     } else if (!(h = new_handle(fs, f, 1))) {
       *rc = -ENOMEM;
+    } else if (old) {
+      /* The new file's record claimed the name (rule 3 of "Order of writes"); the replaced file
+       * loses it only now, so a crash in between never leaves the name without a file. Replay
+       * gives the name to the new record even if this delete never reaches the device. */
+      remove_name(fs, old, k);
     }
   }
   pthread_mutex_unlock(&fs->mu);
