@@ -116,6 +116,49 @@ class ZoneFileSystemRocksDbTest {
    * Overwrites a 30 MB key space until three times the device's capacity went through RocksDB: zone
    * resets and GC keep it going without NoSpace; prints device WA and space amplification.
    */
+  /**
+   * Clean open / write / close cycles of RocksDB on a small device whose zones' capacity equals
+   * their size: each cycle's MANIFEST, WAL, OPTIONS and LOG files are created, synced and deleted,
+   * so the metadata log rolls often, also on a delete (which once wrote a snapshot holding the
+   * nameless file: the device stopped mounting within 12 to 25 cycles); with capacity equal to
+   * size, files once got extents across zone boundaries. Every cycle remounts.
+   */
+  @Test
+  void cleanCyclesOnZonesWithCapacityEqualToSizeStayMountable() throws Exception {
+    Path file = dir.resolve("small.zkvemu");
+    EmulatedDevice.format(file, DeviceGeometry.of(40, 2L << 20, 2L << 20, 8, 8, 1 << 20));
+    String uri = EmulatedDevice.uri(file, "instant");
+    int keysPerCycle = 2000;
+    int cycles = 40;
+    long rolls = 0;
+    for (int cycle = 0; cycle < cycles; cycle++) {
+      try (ZonedDevice dev = ZonedDevice.open(uri);
+          ZkvEnv env = ZkvEnv.onZones(dev, cycle == 0);
+          Options o = options(env).setWriteBufferSize(1L << 20).setTargetFileSizeBase(1L << 20);
+          RocksDB db = RocksDB.open(o, DB);
+          WriteOptions w = new WriteOptions().setSync(cycle % 2 == 0);
+          FlushOptions f = new FlushOptions().setWaitForFlush(true)) {
+        for (int i = 0; i < keysPerCycle; i++) {
+          int k = cycle * keysPerCycle + i;
+          db.put(w, key(k), value(k, cycle));
+        }
+        if (cycle % 3 == 0) {
+          db.flush(f);
+        }
+        rolls += env.zoneStats().metaRolls();
+      }
+    }
+    assertTrue(rolls > cycles, "the log rolled beyond the one roll of each mount: " + rolls);
+    try (ZonedDevice dev = ZonedDevice.open(uri);
+        ZkvEnv env = ZkvEnv.onZones(dev, false);
+        Options o = options(env);
+        RocksDB db = RocksDB.open(o, DB)) {
+      for (int k = 0; k < cycles * keysPerCycle; k++) {
+        assertArrayEquals(value(k, k / keysPerCycle), db.get(key(k)), "key " + k);
+      }
+    }
+  }
+
   @Test
   void overwritingThreeTimesTheCapacityNeverRunsOutOfSpace() throws Exception {
     Path file = dir.resolve("small.zkvemu");
