@@ -11,9 +11,12 @@ if [ "${ZKV_GUEST:-}" != 1 ] || [ $# -ne 1 ]; then
 fi
 launcher=$1
 results=$ZKV_GUEST_RESULTS
-# The guest's one ZNS namespace seen through the two kernel paths (docs/guest.md).
+# The guest's ZNS namespaces seen through the two kernel paths (docs/guest.md): namespace 1 has
+# zone capacity below zone size, namespace 2 capacity equal to size.
 nvme=nvme:/dev/ng0n1
 zbd=zbd:/dev/nvme0n1
+nvme2=nvme:/dev/ng0n2
+zbd2=zbd:/dev/nvme0n2
 
 failed=()
 step() {
@@ -28,7 +31,7 @@ step() {
   fi
 }
 
-for uri in "$nvme" "$zbd"; do
+for uri in "$nvme" "$zbd" "$nvme2"; do
   step "C device test on $uri" build/ctest/test_kernel_dev "$uri"
 done
 
@@ -36,13 +39,16 @@ done
 # JVM flags: the host tests' -Xcheck:jni; C1 only, because under emulation C2's compilations cost
 # more than they give back in runs this short (the emulator conformance suite: 29 s -> 14 s in the
 # guest); a crash log goes to the results directory, which outlives the guest.
-step "Java tests (conformance and RocksDB on $nvme and $zbd)" \
+step "Java tests (conformance and RocksDB on $nvme and $zbd; conformance and RocksDB with capacity = size on $nvme2, RocksDB on $zbd2)" \
   java -Xcheck:jni -Xmx1g -XX:TieredStopAtLevel=1 "-XX:ErrorFile=$results/hs_err_pid%p.log" \
   -cp "$launcher:$results/runner:$(cat "$results/classpath.txt")" GuestJUnit "$results" \
   "ZonedDevice conformance suite" "$nvme" "$results/guest-classes-zkv-native.txt" \
   "ZonedDevice conformance suite" "$zbd" "$results/guest-classes-zkv-native.txt" \
   "RocksDB on the zone file system" "$nvme" "$results/guest-classes-zkv-core.txt" \
-  "RocksDB on the zone file system" "$zbd" "$results/guest-classes-zkv-core.txt"
+  "RocksDB on the zone file system" "$zbd" "$results/guest-classes-zkv-core.txt" \
+  "ZonedDevice conformance suite, capacity = size" "$nvme2" "$results/guest-classes-zkv-native.txt" \
+  "RocksDB on the zone file system, capacity = size" "$nvme2" "$results/guest-classes-zkv-core.txt" \
+  "RocksDB on the zone file system, capacity = size" "$zbd2" "$results/guest-classes-zkv-core.txt"
 
 if [ ${#failed[@]} -gt 0 ]; then
   printf '== guest: FAILED: %s\n' "${failed[@]}"

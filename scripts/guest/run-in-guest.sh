@@ -46,8 +46,11 @@ scratch_parent=/dev/shm
 scratch=$(mktemp -d "$scratch_parent/zkv-guest.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 mkdir "$scratch/ctl"
-# The agreed geometry (docs/guest.md): 32 zones of 4 MiB with 3 MiB capacity, 4 KiB LBAs.
+# The agreed geometries (docs/guest.md), 4 KiB LBAs: namespace 1, 32 zones of 4 MiB with 3 MiB
+# capacity; namespace 2, 16 zones of 4 MiB with capacity equal to size (QEMU's and null_blk's
+# default, where the next zone starts right where a zone's writable space ends).
 truncate -s 128M "$scratch/zns.img"
+truncate -s 64M "$scratch/zns2.img"
 
 # busybox sh reads env: single-quote the values.
 squote() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
@@ -89,6 +92,8 @@ qemu=(qemu-system-x86_64 "${firmware[@]}" "${accel[@]}" -machine q35 -smp "${ZKV
   -device "nvme,id=nvme0,serial=zkv0,zoned.zasl=5"
   -drive "file=$scratch/zns.img,id=zns,format=raw,if=none"
   -device "nvme-ns,drive=zns,bus=nvme0,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=4M,zoned.zone_capacity=3M,zoned.max_open=4,zoned.max_active=6"
+  -drive "file=$scratch/zns2.img,id=zns2,format=raw,if=none"
+  -device "nvme-ns,drive=zns2,bus=nvme0,nsid=2,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=4M,zoned.zone_capacity=0,zoned.max_open=4,zoned.max_active=6"
   -virtfs "local,path=/,mount_tag=hostroot,readonly=on,$(IFS=,; echo "${p9[*]}")"
   -virtfs "local,path=$results,mount_tag=results,$(IFS=,; echo "${p9[*]}")"
   -virtfs "local,path=$scratch/ctl,mount_tag=ctl,$(IFS=,; echo "${p9[*]}")")
