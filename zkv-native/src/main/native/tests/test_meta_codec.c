@@ -76,11 +76,18 @@ static void test_superblock(void) {
     CHECK(err[0] != 0);
     buf[i] ^= 0x5A;
   }
-  /* a newer version is refused by name */
-  sb.version = 2;
+  /* a newer version is refused by name; the older version 1 is read */
+  sb.version = ZFS_FORMAT_VERSION + 1;
   zfs_superblock_encode(&sb, buf, sizeof buf);
   CHECK_EQ(zfs_superblock_decode(buf, sizeof buf, &out, err, sizeof err), ZFS_UNSUPPORTED);
-  CHECK(strstr(err, "version 2") != NULL);
+  CHECK(strstr(err, "version 3") != NULL);
+  sb.version = 0;
+  zfs_superblock_encode(&sb, buf, sizeof buf);
+  CHECK_EQ(zfs_superblock_decode(buf, sizeof buf, &out, err, sizeof err), ZFS_UNSUPPORTED);
+  sb.version = 1;
+  zfs_superblock_encode(&sb, buf, sizeof buf);
+  CHECK(zfs_superblock_decode(buf, sizeof buf, &out, err, sizeof err) > 0);
+  CHECK_EQ(out.version, 1);
   /* inconsistent fields with a valid checksum */
   sb.version = ZFS_FORMAT_VERSION;
   sb.zone_cap = sb.zone_size + 4096;
@@ -145,12 +152,37 @@ static void test_records_and_files(void) {
   CHECK(strstr(err, "unknown record type 99") != NULL);
 }
 
+/* The sync record: round trip, and every truncation and wrong count refused cleanly. */
+static void test_extend_records(void) {
+  zfs_extent ext[2] = {{1 << 20, 8192}, {5 << 20, 4000}};
+  zfs_file_extend x = {.id = 7, .size = 12192, .mtime = 99, .lifetime = 3, .first = 4, .n_extents = 2, .extents = ext};
+  uint8_t buf[256];
+  int64_t n = zfs_extend_encode(&x, buf, sizeof buf);
+  CHECK_EQ(n, (int64_t)zfs_extend_encoded_size(2));
+  CHECK_EQ(n, 36 + 32);
+  zfs_file_extend y;
+  char err[256];
+  CHECK_EQ(zfs_extend_decode(buf, (size_t)n, &y, err, sizeof err), 0);
+  CHECK(y.id == 7 && y.size == 12192 && y.mtime == 99 && y.lifetime == 3 && y.first == 4 && y.n_extents == 2);
+  CHECK(y.extents[1].start == (5u << 20) && y.extents[1].len == 4000);
+  free(y.extents);
+  for (size_t cut = 0; cut < (size_t)n; cut++) CHECK_EQ(zfs_extend_decode(buf, cut, &y, err, sizeof err), ZFS_CORRUPT);
+  buf[32] = 3; /* a count the payload does not hold */
+  CHECK_EQ(zfs_extend_decode(buf, (size_t)n, &y, err, sizeof err), ZFS_CORRUPT);
+  buf[32] = 2;
+  memset(buf + 36 + 16 + 8, 0, 8); /* an empty extent */
+  CHECK_EQ(zfs_extend_decode(buf, (size_t)n, &y, err, sizeof err), ZFS_CORRUPT);
+  CHECK(strstr(err, "empty") != NULL);
+  CHECK(zfs_extend_encode(&x, buf, 40) < 0); /* no room */
+}
+
 int main(void) {
   const char *s = getenv("ZKV_SEED");
   rng = s ? strtoull(s, NULL, 0) : 0xC0DEC;
   printf("test_meta_codec seed=%llu\n", (unsigned long long)rng);
   test_superblock();
   test_records_and_files();
+  test_extend_records();
   TEST_DONE("test_meta_codec");
   return 0;
 }

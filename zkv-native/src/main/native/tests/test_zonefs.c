@@ -198,8 +198,8 @@ static void test_power_cut(void) {
   }
 }
 
-/* Writes a file whose every sync adds an extent (a padded sync starts a new one), so that its
- * last metadata record spans two blocks; the device then loses power, so the log has no end record. */
+/* Writes a file whose every sync adds an extent (a padded sync starts a new one), then renames it
+ * (a full record of all its extents: two blocks) and loses power, so the log has no end record. */
 static void crash_after_many_syncs(const char *name, uint64_t seed, int syncs) {
   fresh("");
   zkv_dev *d = open_dev();
@@ -213,6 +213,9 @@ static void crash_after_many_syncs(const char *name, uint64_t seed, int syncs) {
     CHECK_EQ(zfs_append(f, buf, sizeof buf), 0);
     CHECK_EQ(zfs_sync(f), 0);
   }
+  char renamed[64];
+  snprintf(renamed, sizeof renamed, "%s.renamed", name);
+  CHECK_EQ(zfs_rename(fs, name, renamed), 0);
   CHECK(zkv_emu_power_cut(d, ZKV_CUT_DROP_ALL, 1) >= 0);
   zfs_close(f);
   zfs_unmount(fs);
@@ -246,7 +249,7 @@ static void test_damaged_metadata(void) {
   d = open_dev();
   end = meta_end(d, &mz);
   zkv_dev_close(d);
-  flip(end - 4096 + 100);
+  flip(end - 2 * 4096 + 100);
   d = open_dev();
   fs = zfs_mount(d, &rc, err, sizeof err);
   CHECK(fs == NULL);
@@ -255,7 +258,7 @@ static void test_damaged_metadata(void) {
   zkv_dev_close(d);
 
   /* A torn last write (its first block persisted, zeros after it) is the log's tail: the mount
-   * loses only that unacknowledged operation, here the file's last sync. */
+   * loses only that unacknowledged operation, here the rename. */
   crash_after_many_syncs("/db/000009.log", 25, 300);
   d = open_dev();
   end = meta_end(d, &mz);
@@ -263,7 +266,8 @@ static void test_damaged_metadata(void) {
   zero_at(end - 4096, 4096); /* the second block of the two-block last record */
   d = open_dev();
   fs = mount_ok(d);
-  check_file(fs, "/db/000009.log", 25, 299 * 100);
+  check_file(fs, "/db/000009.log", 25, 300 * 100);
+  CHECK_EQ(zfs_stat(fs, "/db/000009.log.renamed", NULL), -ENOENT);
   zfs_unmount(fs);
   zkv_dev_close(d);
 
@@ -715,6 +719,74 @@ static void test_concurrent_writers(void) {
   zkv_dev_close(d);
 }
 
+/* A sync writes one block of metadata whatever the file's history (a full record per sync made
+ * metadata grow with the square of a WAL's syncs); a log roll's snapshot is the only exception. */
+static void test_sync_metadata_is_constant(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  int rc = 0;
+  zfs_file *f = zfs_create(fs, "/db/000042.log", 2, &rc);
+  CHECK(f != NULL);
+  uint8_t buf[100];
+  uint64_t first_max = 0, last_max = 0, rolls = 0;
+  enum { SYNCS = 3000 };
+  for (int i = 0; i < SYNCS; i++) {
+    zfs_stats before, after;
+    zfs_stats_get(fs, &before);
+    fill(buf, 42, (uint64_t)i * sizeof buf, sizeof buf);
+    CHECK_EQ(zfs_append(f, buf, sizeof buf), 0);
+    CHECK_EQ(zfs_sync(f), 0);
+    zfs_stats_get(fs, &after);
+    if (after.meta_rolls != before.meta_rolls) {
+      rolls++;
+      continue;
+    }
+    uint64_t cost = after.meta_bytes - before.meta_bytes;
+    if (i < 1000 && cost > first_max) first_max = cost;
+    if (i >= SYNCS - 1000 && cost > last_max) last_max = cost;
+  }
+  CHECK_EQ(first_max, GEO.lba_size);
+  CHECK_EQ(last_max, GEO.lba_size);
+  CHECK(rolls >= 1);
+  CHECK_EQ(zfs_close(f), 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+  d = open_dev();
+  fs = mount_ok(d);
+  check_file(fs, "/db/000042.log", 42, SYNCS * sizeof buf);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+/* An image of format version 1 (no sync records) mounts, and the mount's log roll writes version 2. */
+static void test_version_1_image_is_upgraded(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  write_file(fs, "/db/old.sst", 77, 70000, 0);
+  zfs_superblock sb;
+  zfs_superblock_get(fs, &sb);
+  zfs_unmount(fs);
+  uint32_t mz;
+  uint64_t zone_start = meta_end(d, &mz) / GEO.zone_size * GEO.zone_size;
+  zkv_dev_close(d);
+  sb.version = 1;
+  uint8_t block[ZFS_SUPERBLOCK_SIZE];
+  CHECK(zfs_superblock_encode(&sb, block, sizeof block) >= 0);
+  int fd = open(path, O_RDWR);
+  CHECK(fd >= 0);
+  CHECK_EQ(pwrite(fd, block, sizeof block, (off_t)(backing_data_offset() + zone_start)), (ssize_t)sizeof block);
+  close(fd);
+  d = open_dev();
+  fs = mount_ok(d);
+  check_file(fs, "/db/old.sst", 77, 70000);
+  zfs_superblock_get(fs, &sb);
+  CHECK_EQ(sb.version, ZFS_FORMAT_VERSION);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
 /* Zone capacity equal to zone size (null_blk's and QEMU's default): the next zone starts where a
  * zone's capacity ends, so contiguity on the device must not merge extents across zones. */
 static void run_with_capacity_equal_to_size(void) {
@@ -744,6 +816,8 @@ int main(void) {
   test_external_allocator();
   test_policy_refused_the_reserve();
   test_concurrent_writers();
+  test_sync_metadata_is_constant();
+  test_version_1_image_is_upgraded();
   run_with_capacity_equal_to_size();
   remove_temp_dir();
   TEST_DONE("test_zonefs");

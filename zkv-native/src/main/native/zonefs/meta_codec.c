@@ -48,9 +48,9 @@ int zfs_superblock_decode(const uint8_t *in, size_t len, zfs_superblock *sb, cha
     return fail(ZFS_CORRUPT, err, errlen, "superblock checksum mismatch");
   memset(sb, 0, sizeof *sb);
   sb->version = get32(in + 8);
-  if (sb->version != ZFS_FORMAT_VERSION)
-    return fail(ZFS_UNSUPPORTED, err, errlen, "file system format version %u; this zkv reads version %u", sb->version,
-                ZFS_FORMAT_VERSION);
+  if (sb->version < ZFS_OLDEST_FORMAT_VERSION || sb->version > ZFS_FORMAT_VERSION)
+    return fail(ZFS_UNSUPPORTED, err, errlen, "file system format version %u; this zkv reads versions %u to %u",
+                sb->version, ZFS_OLDEST_FORMAT_VERSION, ZFS_FORMAT_VERSION);
   sb->flags = get32(in + 12);
   sb->sequence = get64(in + 16);
   memcpy(sb->uuid, in + 24, 16);
@@ -105,7 +105,7 @@ int64_t zfs_record_decode(const uint8_t *in, size_t avail, uint32_t block, zfs_r
   if (len > avail - ZFS_RECORD_HEADER) return fail(ZFS_TORN, err, errlen, "record of %u bytes cut short", len);
   if (record_crc(in, in + ZFS_RECORD_HEADER, len) != get32(in + 20))
     return fail(ZFS_TORN, err, errlen, "record checksum mismatch");
-  if (type < ZFS_REC_SNAPSHOT || type > ZFS_REC_END)
+  if (type < ZFS_REC_SNAPSHOT || type > ZFS_REC_FILE_EXTEND)
     return fail(ZFS_UNSUPPORTED, err, errlen, "unknown record type %u (written by a newer zkv?)", type);
   size_t total = zfs_record_size(len, block);
   rec->type = type;
@@ -235,4 +235,52 @@ int zfs_snapshot_header_decode(const uint8_t *in, size_t len, uint64_t *next_fil
   *next_file_id = get64(in);
   *count = get32(in + 8);
   return 12;
+}
+
+/* ---------- file extend (a sync) ---------- */
+
+#define EXTEND_HEADER 36u /* id, size, mtime, lifetime, first, count */
+
+size_t zfs_extend_encoded_size(uint32_t n_extents) { return EXTEND_HEADER + (size_t)n_extents * 16; }
+
+int64_t zfs_extend_encode(const zfs_file_extend *x, uint8_t *out, size_t cap) {
+  size_t need = zfs_extend_encoded_size(x->n_extents);
+  if (need > cap) return ZFS_CORRUPT;
+  uint8_t *p = out;
+  put64(p, x->id), p += 8;
+  put64(p, x->size), p += 8;
+  put64(p, x->mtime), p += 8;
+  put32(p, x->lifetime), p += 4;
+  put32(p, x->first), p += 4;
+  put32(p, x->n_extents), p += 4;
+  for (uint32_t i = 0; i < x->n_extents; i++) {
+    put64(p, x->extents[i].start), p += 8;
+    put64(p, x->extents[i].len), p += 8;
+  }
+  return (int64_t)need;
+}
+
+int zfs_extend_decode(const uint8_t *in, size_t len, zfs_file_extend *x, char *err, size_t errlen) {
+  memset(x, 0, sizeof *x);
+  if (len < EXTEND_HEADER) return fail(ZFS_CORRUPT, err, errlen, "extend record of %zu bytes", len);
+  x->id = get64(in);
+  x->size = get64(in + 8);
+  x->mtime = get64(in + 16);
+  x->lifetime = get32(in + 24);
+  x->first = get32(in + 28);
+  uint32_t n = get32(in + 32);
+  if ((uint64_t)n * 16 != len - EXTEND_HEADER)
+    return fail(ZFS_CORRUPT, err, errlen, "extend record of %zu bytes holds %u extents", len, n);
+  if (n && !(x->extents = calloc(n, sizeof *x->extents))) return fail(ZFS_CORRUPT, err, errlen, "out of memory");
+  for (uint32_t i = 0; i < n; i++) {
+    x->extents[i].start = get64(in + EXTEND_HEADER + 16 * (size_t)i);
+    x->extents[i].len = get64(in + EXTEND_HEADER + 16 * (size_t)i + 8);
+    if (x->extents[i].len == 0 || x->extents[i].start + x->extents[i].len < x->extents[i].start) {
+      free(x->extents);
+      x->extents = NULL;
+      return fail(ZFS_CORRUPT, err, errlen, "extend record extent %u is empty or wraps", i);
+    }
+  }
+  x->n_extents = n;
+  return 0;
 }

@@ -11,7 +11,10 @@
 extern "C" {
 #endif
 
-#define ZFS_FORMAT_VERSION 1u
+/* Version 2 added the FILE_EXTEND record; a version 1 log is a valid version 2 log, and a mount
+ * (which rolls the log) upgrades it. */
+#define ZFS_FORMAT_VERSION 2u
+#define ZFS_OLDEST_FORMAT_VERSION 1u
 #define ZFS_SUPERBLOCK_SIZE 4096u
 #define ZFS_RECORD_HEADER 24u
 #define ZFS_MAX_NAME 4096u
@@ -33,7 +36,8 @@ enum zfs_record_type {
   ZFS_REC_SNAPSHOT = 1,    /* the complete file table; starts every meta zone after its superblock */
   ZFS_REC_FILE_UPDATE = 2, /* one file's complete metadata, replacing what was known */
   ZFS_REC_FILE_DELETE = 3,
-  ZFS_REC_END = 4, /* the zone was rolled; the log continues in a newer meta zone */
+  ZFS_REC_END = 4,         /* the log was closed by a clean unmount: nothing follows */
+  ZFS_REC_FILE_EXTEND = 5, /* a sync: a file's new size and the extents it gained since its last record */
 };
 
 /* Decode results (negative). */
@@ -87,6 +91,23 @@ int64_t zfs_file_encode(const zfs_file_meta *f, uint8_t *out, size_t cap);
  * bytes consumed or ZFS_CORRUPT. */
 int64_t zfs_file_decode(const uint8_t *in, size_t len, zfs_file_meta *f, char *err, size_t errlen);
 void zfs_file_free(zfs_file_meta *f);
+
+/* FILE_EXTEND payload: what a sync changed, in constant size whatever the file's history. The
+ * file's extents from index `first` on are replaced by `extents` (the last extent already known
+ * may have grown, and new ones follow it). */
+typedef struct zfs_file_extend {
+  uint64_t id;
+  uint64_t size;
+  uint64_t mtime;
+  uint32_t lifetime;
+  uint32_t first;
+  uint32_t n_extents;
+  zfs_extent *extents;
+} zfs_file_extend;
+size_t zfs_extend_encoded_size(uint32_t n_extents);
+int64_t zfs_extend_encode(const zfs_file_extend *x, uint8_t *out, size_t cap);
+/* Decodes a FILE_EXTEND payload; allocates x->extents (free() it). Returns 0 or ZFS_CORRUPT. */
+int zfs_extend_decode(const uint8_t *in, size_t len, zfs_file_extend *x, char *err, size_t errlen);
 
 /* SNAPSHOT payload: u64 next_file_id, u32 count, then `count` encoded files. */
 int zfs_snapshot_header_decode(const uint8_t *in, size_t len, uint64_t *next_file_id, uint32_t *count);

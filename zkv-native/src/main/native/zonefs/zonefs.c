@@ -42,8 +42,9 @@ typedef struct fobj {
   uint8_t has_writer;
   int32_t zone; /* the zone the writer used last (preferred for its next write), or -1 */
   uint8_t *wbuf;
-  size_t wlen;  /* bytes in wbuf */
-  size_t wdone; /* of those, bytes already on the device (during a write-out) */
+  size_t wlen;                /* bytes in wbuf */
+  size_t wdone;               /* of those, bytes already on the device (during a write-out) */
+  uint32_t persisted_extents; /* extents the log knows (the last of them may have grown since) */
 } fobj;
 
 struct zfs_file {
@@ -138,7 +139,7 @@ static int make_data_durable(zfs *fs) {
 static int append_record_raw(zfs *fs, uint16_t type, const uint8_t *payload, size_t len) {
   /* A file record or a snapshot names extents, also those of writers that have data on the device
    * without a sync yet (a rename or a log roll while they write). */
-  if (type == ZFS_REC_FILE_UPDATE || type == ZFS_REC_SNAPSHOT) {
+  if (type == ZFS_REC_FILE_UPDATE || type == ZFS_REC_FILE_EXTEND || type == ZFS_REC_SNAPSHOT) {
     int rc = make_data_durable(fs);
     if (rc) return rc;
   }
@@ -193,7 +194,7 @@ static int append_record(zfs *fs, uint16_t type, const uint8_t *payload, size_t 
   return append_record_raw(fs, type, payload, len);
 }
 
-static int persist_file(zfs *fs, const fobj *f) {
+static int persist_file(zfs *fs, fobj *f) {
   if (!in_namespace(f)) return 0; /* deleted while open: nothing of it is persisted any more */
   size_t len = zfs_file_encoded_size(&f->m);
   uint8_t *p = malloc(len);
@@ -201,6 +202,30 @@ static int persist_file(zfs *fs, const fobj *f) {
   zfs_file_encode(&f->m, p, len);
   int rc = append_record(fs, ZFS_REC_FILE_UPDATE, p, len);
   free(p);
+  if (!rc) f->persisted_extents = f->m.n_extents;
+  return rc;
+}
+
+/* What a sync persists: the new size and the extents gained since the file's last record, in a
+ * record of constant size (a full record would re-encode every extent on every sync: metadata
+ * growing with the square of a WAL's syncs). */
+static int persist_sync(zfs *fs, fobj *f) {
+  if (!in_namespace(f)) return 0;
+  uint32_t first = f->persisted_extents ? f->persisted_extents - 1 : 0;
+  zfs_file_extend x = {.id = f->m.id,
+                       .size = f->m.size,
+                       .mtime = f->m.mtime,
+                       .lifetime = f->m.lifetime,
+                       .first = first,
+                       .n_extents = f->m.n_extents - first,
+                       .extents = f->m.extents + first};
+  size_t len = zfs_extend_encoded_size(x.n_extents);
+  uint8_t small[256], *p = len <= sizeof small ? small : malloc(len);
+  if (!p) return -ENOMEM;
+  zfs_extend_encode(&x, p, len);
+  int rc = append_record(fs, ZFS_REC_FILE_EXTEND, p, len);
+  if (p != small) free(p);
+  if (!rc) f->persisted_extents = f->m.n_extents;
   return rc;
 }
 
@@ -791,7 +816,7 @@ int zfs_sync(zfs_file *h) {
   pthread_mutex_lock(&fs->mu);
   if (gen > fs->durable_gen) fs->durable_gen = gen;
   f->m.mtime = now_us();
-  rc = persist_file(fs, f);
+  rc = persist_sync(fs, f);
   pthread_mutex_unlock(&fs->mu);
   return rc;
 }
@@ -1220,14 +1245,42 @@ static int apply_file(zfs *fs, zfs_file_meta *m) {
   if (old) {
     zfs_file_free(&old->m);
     old->m = *m;
+    old->persisted_extents = m->n_extents;
     return 0;
   }
   fobj *f = calloc(1, sizeof *f);
   if (!f) return -ENOMEM;
   f->m = *m;
+  f->persisted_extents = m->n_extents;
   f->zone = -1;
   if (m->id >= fs->next_file_id) fs->next_file_id = m->id + 1;
   return add_file(fs, f);
+}
+
+/* Applies a sync's record. A file the log no longer has was dropped by a later claim of its name
+ * (see claim_names): nothing to apply. */
+static int apply_extend(zfs *fs, const zfs_file_extend *x, char *err, size_t errlen) {
+  fobj *f = find_id(fs, x->id, NULL);
+  if (!f) return 0;
+  if (x->first > f->m.n_extents)
+    return fail(-EUCLEAN, err, errlen, "extend record of file %llu starts at extent %u of %u",
+                (unsigned long long)x->id, x->first, f->m.n_extents);
+  uint32_t n = x->first + x->n_extents;
+  zfs_extent *e = n ? realloc(f->m.extents, n * sizeof *e) : f->m.extents;
+  if (n && !e) return -ENOMEM;
+  if (x->n_extents) memcpy(e + x->first, x->extents, x->n_extents * sizeof *e);
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < n; i++) total += e[i].len;
+  f->m.extents = e;
+  f->m.n_extents = n;
+  if (x->size > total)
+    return fail(-EUCLEAN, err, errlen, "extend record gives file %llu %llu bytes, its extents hold %llu",
+                (unsigned long long)x->id, (unsigned long long)x->size, (unsigned long long)total);
+  f->m.size = x->size;
+  f->m.mtime = x->mtime;
+  f->m.lifetime = x->lifetime;
+  f->persisted_extents = n;
+  return 0;
 }
 
 static int all_zero(const uint8_t *p, size_t n) {
@@ -1316,6 +1369,13 @@ static int replay(zfs *fs, const uint8_t *log, size_t len, uint64_t base, char *
       if (zfs_file_decode(r.payload, r.len, &m, msg, sizeof msg) < 0)
         return fail(-EUCLEAN, err, errlen, "file record at %llu: %s", (unsigned long long)(base + off), msg);
       if (apply_file(fs, &m)) return -ENOMEM;
+    } else if (r.type == ZFS_REC_FILE_EXTEND) {
+      zfs_file_extend x;
+      if (zfs_extend_decode(r.payload, r.len, &x, msg, sizeof msg) < 0)
+        return fail(-EUCLEAN, err, errlen, "sync record at %llu: %s", (unsigned long long)(base + off), msg);
+      int rc = apply_extend(fs, &x, err, errlen);
+      free(x.extents);
+      if (rc) return rc;
     } else if (r.type == ZFS_REC_FILE_DELETE) {
       uint64_t id;
       if (r.len != 8) return fail(-EUCLEAN, err, errlen, "delete record of %u bytes", r.len);
@@ -1444,7 +1504,9 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
     }
   /* Two zones of the active limit stay free: one for the metadata log, one for GC migration. */
   fs->active_limit = fs->g.max_active ? (fs->g.max_active > 3 ? fs->g.max_active - 2 : 1) : 0;
-  /* Start a fresh log, so a torn tail is never followed by new records. */
+  /* Start a fresh log, so a torn tail is never followed by new records; it is written in the
+   * current format (a version 1 log is a valid version 2 log). */
+  fs->sb.version = ZFS_FORMAT_VERSION;
   if ((*rc = roll_meta(fs))) {
     fail(*rc, err, errlen, "cannot roll the metadata log: error %d", *rc);
     goto fail;
