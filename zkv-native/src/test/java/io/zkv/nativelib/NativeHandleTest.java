@@ -87,6 +87,58 @@ class NativeHandleTest {
     assertFalse(closer.isAlive());
   }
 
+  /**
+   * A lease taken while another thread closes: exactly one of them wins, every time. (Close used to
+   * check for leases and then mark itself closing in two steps, so a lease could slip in between
+   * and the handle was freed under its dependent object.)
+   */
+  @Test
+  void aLeaseAndACloseNeverBothSucceed() throws Exception {
+    for (int round = 0; round < 2000; round++) {
+      Probe p = new Probe();
+      CountDownLatch go = new CountDownLatch(1);
+      AtomicInteger leased = new AtomicInteger();
+      AtomicInteger closed = new AtomicInteger();
+      Thread lessee =
+          new Thread(
+              () -> {
+                await(go);
+                try {
+                  p.takeLease();
+                  leased.incrementAndGet();
+                } catch (IllegalStateException e) {
+                  // closed first
+                }
+              });
+      Thread closer =
+          new Thread(
+              () -> {
+                await(go);
+                try {
+                  p.close();
+                  closed.incrementAndGet();
+                } catch (IllegalStateException e) {
+                  // leased first
+                }
+              });
+      lessee.start();
+      closer.start();
+      go.countDown();
+      lessee.join();
+      closer.join();
+      assertEquals(1, leased.get() + closed.get(), "round " + round);
+      assertEquals(closed.get(), p.disposals.get(), "round " + round);
+    }
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   @Test
   void zeroHandleIsRejected() {
     assertThrows(
