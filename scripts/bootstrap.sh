@@ -23,4 +23,4 @@ if [ ${#pkgs[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
 fi
-# RocksDB 9.7.3 headers are fetched by the native build itself (zkv-native/src/main/native/fetch-rocksdb-headers.sh).
+# The RocksDB headers (9.7.3, 10.1.3) are fetched by the native build itself (zkv-native/src/main/native/fetch-rocksdb-headers.sh).

@@ -1,6 +1,6 @@
-/* libzkvboot: the one step that must run before libzkv.so can load. RocksJava loads
+/* libzkvboot: the one step that must run before libzkv-rocksdb-<version>.so can load. RocksJava loads
  * librocksdbjni with RTLD_LOCAL; re-opening it with RTLD_NOLOAD|RTLD_GLOBAL loads nothing new but
- * makes its rocksdb:: symbols visible to libzkv.so, whose rocksdb references stay undefined.
+ * makes its rocksdb:: symbols visible to that library, whose rocksdb references stay undefined.
  * (A separate, dependency-free library: JNA could do the same, but its dispatch library trips
  * -Xcheck:jni warnings and adds a 2 MB dependency for one dlopen call.) */
 #define _GNU_SOURCE

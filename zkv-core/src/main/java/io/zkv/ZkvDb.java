@@ -461,12 +461,12 @@ public final class ZkvDb implements AutoCloseable {
    * freed. Returns at once if writes are accepted already (RocksDB also recovers by itself: it
    * polls the free space every 5 s).
    *
-   * <p>RocksJava 9.7.3 does not expose RocksDB's {@code DB::Resume()}; until zkv's native layer
-   * does, zkv resumes by closing and reopening the database, which replays the WAL and flushes it
-   * to SST files, and closes the iterators open at the time. Before that, it checks that the device
-   * has room to flush {@link ZkvOptions#MAX_WRITE_BUFFER_NUMBER} write buffers plus the zone file
-   * system's 1 MiB write buffer; if not, it throws {@link ZkvNoSpaceException} and leaves the
-   * database as it was (stopped for writes, readable). If the reopen fails, the database stays
+   * <p>RocksJava (9.7.3, 10.1.3) does not expose RocksDB's {@code DB::Resume()}; until zkv's native
+   * layer does, zkv resumes by closing and reopening the database, which replays the WAL and
+   * flushes it to SST files, and closes the iterators open at the time. Before that, it checks that
+   * the device has room to flush {@link ZkvOptions#MAX_WRITE_BUFFER_NUMBER} write buffers plus the
+   * zone file system's 1 MiB write buffer; if not, it throws {@link ZkvNoSpaceException} and leaves
+   * the database as it was (stopped for writes, readable). If the reopen fails, the database stays
    * stopped (every call throws) until a later {@code resume()} succeeds. If RocksDB cannot close
    * the stopped database cleanly (the tail of its WAL could not be written), reopening it in the
    * same mount is unsafe: {@code resume()} throws, and the database can be opened again only after
@@ -497,7 +497,7 @@ public final class ZkvDb implements AutoCloseable {
           throw new ZkvException(
               "cannot resume "
                   + path
-                  + " with the WAL disabled: RocksJava 9.7.3 does not expose DB::Resume() and"
+                  + " with the WAL disabled: RocksJava (9.7.3, 10.1.3) does not expose DB::Resume() and"
                   + " reopening would drop unflushed writes; RocksDB retries by itself every 5 s"
                   + " once space is free. It is stopped by: "
                   + stoppedBy.getMessage(),

@@ -11,9 +11,9 @@ import java.util.Objects;
  * A RocksDB {@link Env} whose file system is zkv's, for {@code Options.setEnv(...)}.
  *
  * <p>It lives in package {@code org.rocksdb} because {@code Env(long)} is package-private in
- * RocksJava 9.7.3 (and {@code RocksEnv.close()} is broken there). The native handle RocksJava sees
- * is the raw {@code rocksdb::Env*}; closing this object frees the Env and its file system, so close
- * every database and {@code Options} using it first.
+ * RocksJava 9.7.3 and 10.1.3 (and {@code RocksEnv.close()} is broken in both). The native handle
+ * RocksJava sees is the raw {@code rocksdb::Env*}; closing this object frees the Env and its file
+ * system, so close every database and {@code Options} using it first.
  */
 public final class ZkvEnv extends Env {
   private final long zkvHandle;

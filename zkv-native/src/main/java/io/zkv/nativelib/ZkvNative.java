@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import org.rocksdb.RocksDB;
@@ -12,21 +13,30 @@ import org.rocksdb.RocksDB;
 /**
  * Loads zkv's native library next to the stock RocksJava one.
  *
- * <p>Order (see notes on loading a native RocksDB FileSystem): {@code RocksDB.loadLibrary()}; check
- * that RocksJava is 9.7.3; promote the already-loaded {@code librocksdbjni} to global symbol scope
- * ({@code RTLD_NOLOAD|RTLD_GLOBAL}, done by the tiny {@code libzkvboot.so}) so our library's
- * undefined {@code rocksdb::} symbols bind to it; then load {@code libzkv.so}. Both libraries are
- * extracted from this jar; the system property {@code zkv.native.dir} may name a directory holding
- * them to load instead (development builds).
+ * <p>zkv's RocksDB-facing native code is compiled once per supported RocksJava release, against
+ * that release's headers ({@code libzkv-rocksdb-<version>.so}): the layouts of the option structs
+ * its FileSystem receives differ between releases, and nothing at link time tells them apart.
+ *
+ * <p>Order (docs/native-library.md): {@code RocksDB.loadLibrary()}; read the RocksDB version
+ * RocksJava reports and refuse any release not in {@link #SUPPORTED_ROCKSDB}; promote the
+ * already-loaded {@code librocksdbjni} to global symbol scope ({@code RTLD_NOLOAD|RTLD_GLOBAL},
+ * done by the tiny {@code libzkvboot.so}) so our library's undefined {@code rocksdb::} symbols bind
+ * to it; then load the library built for that release and check the headers it was compiled
+ * against. The libraries are extracted from this jar; the system property {@code zkv.native.dir}
+ * may name a directory holding them to load instead (development builds).
  */
 public final class ZkvNative {
-  /** The RocksDB release zkv's native code is compiled against. */
-  public static final String REQUIRED_ROCKSDB = "9.7.3";
+  /**
+   * The RocksJava ({@code org.rocksdb:rocksdbjni}) releases zkv has a native build for: 9.7.3 (the
+   * default dependency; Kafka Streams 4.0.x-4.1.x) and 10.1.3 (Kafka Streams 4.2.x-4.3.x).
+   */
+  public static final List<String> SUPPORTED_ROCKSDB = List.of("9.7.3", "10.1.3");
 
-  private static final String RESOURCE_DIR = "/io/zkv/native/linux-x86_64/";
+  static final String RESOURCE_DIR = "/io/zkv/native/linux-x86_64/";
 
   private static final Throwable CAUSE;
   private static volatile String rocksJavaLibrary;
+  private static volatile String rocksDbVersion;
 
   static {
     Throwable cause = null;
@@ -65,15 +75,21 @@ public final class ZkvNative {
           "zkv's native library is built for linux-x86_64 only, not " + os + "-" + arch);
     }
     RocksDB.loadLibrary();
-    checkRocksDbVersion(String.valueOf(RocksDB.rocksdbVersion()));
+    String rocksdb = String.valueOf(RocksDB.rocksdbVersion());
+    String library = libraryFor(rocksdb);
     System.load(libraryPath("libzkvboot.so").toString());
     rocksJavaLibrary = nPromoteGlobal("librocksdbjni");
-    System.load(libraryPath("libzkv.so").toString());
-    int headers = nRocksdbHeaderVersion();
-    if (headers != 90703) {
-      throw new UnsupportedOperationException(
-          "libzkv.so was compiled against RocksDB headers " + headers + ", not 9.7.3");
-    }
+    System.load(libraryPath(library).toString());
+    checkHeaders(library, nRocksdbHeaderVersion(), rocksdb);
+    rocksDbVersion = rocksdb;
+  }
+
+  /**
+   * The RocksDB release zkv's native library was loaded for (the one RocksJava reported), if it
+   * loaded.
+   */
+  public static Optional<String> rocksDbVersion() {
+    return Optional.ofNullable(rocksDbVersion);
   }
 
   /** The RocksJava library file zkv bound to (for diagnostics). */
@@ -98,15 +114,36 @@ public final class ZkvNative {
     }
   }
 
-  /** Refuses any RocksJava but the one zkv's native code was compiled against. */
-  static void checkRocksDbVersion(String found) {
-    if (!REQUIRED_ROCKSDB.equals(found)) {
+  /**
+   * The file name of zkv's native library built for RocksDB {@code found}; refuses a release zkv
+   * has no build for, with a message listing the supported ones.
+   */
+  static String libraryFor(String found) {
+    if (!SUPPORTED_ROCKSDB.contains(found)) {
       throw new UnsupportedOperationException(
-          "zkv needs RocksJava (org.rocksdb:rocksdbjni) "
-              + REQUIRED_ROCKSDB
-              + " but "
+          "zkv supports RocksJava (org.rocksdb:rocksdbjni) "
+              + String.join(" and ", SUPPORTED_ROCKSDB)
+              + ", but RocksDB "
               + found
-              + " is on the class path; its FileSystem ABI differs, so zkv refuses to load");
+              + " is on the class path: zkv's FileSystem is compiled against each supported"
+              + " release's headers, whose layouts differ, so it refuses to load. Depend on one"
+              + " of the supported rocksdbjni versions (9.7.3 is what Kafka Streams 4.0.x-4.1.x"
+              + " use, 10.1.3 what 4.2.x-4.3.x use)");
+    }
+    return "libzkv-rocksdb-" + found + ".so";
+  }
+
+  /** Checks that {@code library} was compiled against the headers of RocksDB {@code expected}. */
+  static void checkHeaders(String library, int headers, String expected) {
+    String compiled = headers / 10000 + "." + headers / 100 % 100 + "." + headers % 100;
+    if (!compiled.equals(expected)) {
+      throw new UnsupportedOperationException(
+          library
+              + " was compiled against RocksDB "
+              + compiled
+              + " headers, not "
+              + expected
+              + "'s (a broken zkv-native build)");
     }
   }
 

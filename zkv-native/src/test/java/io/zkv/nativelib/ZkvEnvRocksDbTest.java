@@ -2,11 +2,13 @@ package io.zkv.nativelib;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.FlushOptions;
@@ -15,7 +17,11 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.ZkvEnv;
 
-/** Stock RocksJava 9.7.3 opens a database through zkv's native FileSystem (the Env bridge). */
+/**
+ * Stock RocksJava opens a database through zkv's native FileSystem (the Env bridge). Runs once per
+ * supported RocksJava release (zkv-native/pom.xml), which names the release on the class path in
+ * {@code zkv.test.rocksdb.version}.
+ */
 class ZkvEnvRocksDbTest {
   private static final int KEYS = 50_000;
 
@@ -34,7 +40,18 @@ class ZkvEnvRocksDbTest {
     assertTrue(
         ZkvNative.isAvailable(),
         () -> "unavailable: " + ZkvNative.unavailableCause().orElseThrow());
-    assertEquals("9.7.3", RocksDB.rocksdbVersion().toString());
+    String expected = System.getProperty("zkv.test.rocksdb.version");
+    assertNotNull(expected, "the surefire execution must name its rocksdbjni version");
+    assertEquals(expected, RocksDB.rocksdbVersion().toString());
+    assertEquals(Optional.of(expected), ZkvNative.rocksDbVersion());
+  }
+
+  @Test
+  void theJarCarriesALibraryForEverySupportedRelease() {
+    for (String version : ZkvNative.SUPPORTED_ROCKSDB) {
+      String resource = ZkvNative.RESOURCE_DIR + ZkvNative.libraryFor(version);
+      assertNotNull(ZkvNative.class.getResource(resource), resource);
+    }
   }
 
   @Test
@@ -47,12 +64,37 @@ class ZkvEnvRocksDbTest {
   }
 
   @Test
+  void eachSupportedReleaseGetsItsOwnLibrary() {
+    assertEquals("libzkv-rocksdb-9.7.3.so", ZkvNative.libraryFor("9.7.3"));
+    assertEquals("libzkv-rocksdb-10.1.3.so", ZkvNative.libraryFor("10.1.3"));
+  }
+
+  @Test
   void otherRocksDbVersionsAreRefusedClearly() {
-    ZkvNative.checkRocksDbVersion("9.7.3");
+    for (String other : new String[] {"9.6.1", "9.7.4", "10.10.1"}) {
+      UnsupportedOperationException e =
+          assertThrows(UnsupportedOperationException.class, () -> ZkvNative.libraryFor(other));
+      assertTrue(
+          e.getMessage()
+              .contains(
+                  "zkv supports RocksJava (org.rocksdb:rocksdbjni) 9.7.3 and 10.1.3, but RocksDB "
+                      + other
+                      + " is on the class path"),
+          e.getMessage());
+    }
+  }
+
+  @Test
+  void aLibraryBuiltAgainstOtherHeadersIsRefused() {
+    ZkvNative.checkHeaders("libzkv-rocksdb-10.1.3.so", 100103, "10.1.3");
     UnsupportedOperationException e =
         assertThrows(
-            UnsupportedOperationException.class, () -> ZkvNative.checkRocksDbVersion("9.6.1"));
-    assertTrue(e.getMessage().contains("needs RocksJava (org.rocksdb:rocksdbjni) 9.7.3 but 9.6.1"));
+            UnsupportedOperationException.class,
+            () -> ZkvNative.checkHeaders("libzkv-rocksdb-10.1.3.so", 90703, "10.1.3"));
+    assertEquals(
+        "libzkv-rocksdb-10.1.3.so was compiled against RocksDB 9.7.3 headers, not 10.1.3's"
+            + " (a broken zkv-native build)",
+        e.getMessage());
   }
 
   @Test

@@ -26,7 +26,10 @@ import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 import org.rocksdb.ZkvEnv;
 
-/** Stock RocksJava 9.7.3 runs on zkv's zone file system on the emulated device. */
+/**
+ * Stock RocksJava (each supported release, see zkv-native/pom.xml) runs on zkv's zone file system
+ * on the emulated device.
+ */
 class ZoneFileSystemRocksDbTest {
   private static final String DB = "/zkv-test-db/main";
   private static final int KEYS = 1_000_000;

@@ -5,9 +5,11 @@ package io.zkv.placement;
  * {@code include/rocksdb/env.h} value for value, so that hints cross the native boundary as plain
  * integers and LIZA's arithmetic on them ({@code GetLifeTimeDiff}) stays the same.
  *
- * <p>What RocksDB 9.7.3 passes: the WAL gets {@link #SHORT}; a flush to L0 {@link #MEDIUM}; a
- * level-style compaction output {@code MEDIUM + (level - base_level)}, capped at {@link #EXTREME};
- * other compaction styles, the MANIFEST, OPTIONS and the rest {@link #NOT_SET}.
+ * <p>What RocksDB 9.7.3 and 10.1.3 pass (10.1.3 by default): the WAL gets {@link #SHORT}; a flush
+ * to L0 {@link #MEDIUM}; a level-style compaction output {@code MEDIUM + (level - base_level)},
+ * capped at {@link #EXTREME}; other compaction styles, the MANIFEST, OPTIONS and the rest {@link
+ * #NOT_SET}. (RocksDB 10's C++ option {@code calculate_sst_write_lifetime_hint_set} can add hints
+ * for universal compaction; RocksJava 10.1.3 does not expose it.)
  */
 public enum WriteLifetime {
   /** No hint given (RocksDB's default for everything but the WAL and level-style SSTs). */

@@ -14,6 +14,7 @@ import io.zkv.placement.AllocationRequest;
 import io.zkv.placement.FileKind;
 import io.zkv.placement.LizaPolicy;
 import io.zkv.placement.PlacementPolicy;
+import io.zkv.placement.WriteLifetime;
 import io.zkv.placement.ZoneTableView;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -85,6 +86,18 @@ class PlacementAllocatorTest {
                 .allMatch(
                     a -> a instanceof Allocation.UseZone || a instanceof Allocation.OpenEmptyZone),
             policy.decisions.toString());
+        // RocksDB's write-lifetime hints reach the policy (this test runs on every supported
+        // RocksJava release; 10.x also passes them in FileOptions at creation).
+        assertTrue(
+            policy.requests.stream()
+                .filter(r -> r.kind() == FileKind.WAL)
+                .allMatch(r -> r.lifetime() == WriteLifetime.SHORT),
+            policy.requests.toString());
+        assertTrue(
+            policy.requests.stream()
+                .filter(r -> r.kind() == FileKind.SST)
+                .allMatch(r -> r.lifetime().value() >= WriteLifetime.MEDIUM.value()),
+            policy.requests.toString());
       }
       try (ZkvEnv env = ZkvEnv.onZones(dev, false);
           Options o = new Options().setEnv(env);
