@@ -246,7 +246,8 @@ static int load(emu_dev *dev, const char *path) {
   return 0;
 }
 
-zkv_dev *emu_open(const char *path, const zkv_profile *prof, int wcache, int discard, uint64_t seed, int *err) {
+zkv_dev *emu_open(const char *path, const zkv_profile *prof, int wcache, int discard, int reorder, uint64_t seed,
+                  int *err) {
   emu_dev *dev = calloc(1, sizeof *dev);
   if (!dev) {
     *err = -ENOMEM;
@@ -267,6 +268,8 @@ zkv_dev *emu_open(const char *path, const zkv_profile *prof, int wcache, int dis
   dev->wcache = wcache;
   dev->discard = discard;
   dev->rng = seed ? seed : 0x5EED;
+  dev->reorder = reorder;
+  dev->reorder_seed = dev->rng ^ 0x4E0DE2ull;
   dev->zone_pipes = calloc(dev->base.geo.nr_zones, sizeof *dev->zone_pipes);
   if (!dev->path || !dev->zone_pipes) {
     rc = -ENOMEM;
@@ -383,6 +386,14 @@ int emu_nd_complete(emu_dev *dev, uint64_t id, int fua) {
     return rc;
   }
   return 0;
+}
+
+void emu_nd_move(emu_dev *dev, uint64_t id, int64_t delta) {
+  for (size_t i = dev->nd_len; i-- > 0;)
+    if (dev->nd[i].id == id) {
+      dev->nd[i].rel = (uint64_t)((int64_t)dev->nd[i].rel + delta);
+      return;
+    }
 }
 
 void emu_nd_flush(emu_dev *dev) {

@@ -49,6 +49,9 @@ typedef struct emu_dev {
   zkv_pipe pipe;
   zkv_pipe *zone_pipes;
   uint64_t rng;
+  int reorder;           /* queues reorder concurrent appends to a zone (emu_queue.c) */
+  uint64_t reorder_seed; /* each queue's reordering draws from its own stream, from this */
+  uint32_t queues_made;
   uint32_t inflight;
   nd_rec *nd;
   size_t nd_len, nd_cap;
@@ -64,6 +67,8 @@ int emu_nd_add(emu_dev *dev, uint32_t zone, uint64_t rel, uint64_t len, uint64_t
  * -ENODEV when a power cut overtook it (after re-applying its loss to the backing file). */
 int emu_nd_complete(emu_dev *dev, uint64_t id, int fua);
 void emu_nd_flush(emu_dev *dev);
+/* A reordered append moved by `delta` bytes within its zone. */
+void emu_nd_move(emu_dev *dev, uint64_t id, int64_t delta);
 
 /* Validates and schedules one request; on success *deadline and (writes) *nd_id are set and
  * *file_off is where the data goes in the backing file. Returns the assigned offset for appends. */

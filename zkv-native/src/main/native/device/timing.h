@@ -19,6 +19,7 @@ typedef struct zkv_profile {
   uint32_t inflight_growth_ppm;              /* latency grows by this per other request in flight */
   uint32_t jitter_ppm;                       /* +- uniform jitter on latency */
   uint32_t per_zone_serial;                  /* appends/writes serialize per zone (gap applies per zone) */
+  uint32_t reorders; /* concurrent appends to a zone are reordered by default (emu_queue.c; URI reorder=) */
   uint64_t report_ns, mgmt_ns, flush_ns;
 } zkv_profile;
 

@@ -410,6 +410,7 @@ static void test_open_errors(void) {
       {"?bogus=1", "bogus"},     {"?profile=nope", "nope"},      {"?wcache=2", "wcache"},
       {"?wcache=yes", "wcache"}, {"?seed=abc", "seed"},          {"?seed=12x", "seed"},
       {"?profile", "profile"},   {"?wcache=1&bogus=1", "bogus"}, {"?profile=zn540&profile=ZN540", "ZN540"},
+      {"?reorder=2", "reorder"}, {"?reorder=on", "reorder"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) open_fails(URI(p, bad[i].opts), -EINVAL, bad[i].keyword);
   open_fails("emu:", -EINVAL, NULL);
@@ -429,7 +430,7 @@ static void test_open_errors(void) {
     CHECK(strcmp(zkv_dev_profile_name(d), names[i]) == 0);
     zkv_dev_close(d);
   }
-  d = open_dev(p, "?seed=0x10&wcache=0");
+  d = open_dev(p, "?seed=0x10&wcache=0&reorder=1");
   CHECK(strcmp(zkv_dev_profile_name(d), "instant") == 0);
   CHECK_EQ(zkv_dev_last_error()[0], 0); /* a successful open leaves no message */
   zkv_dev_close(d);
@@ -1380,17 +1381,78 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Appends of LEN bytes to `zone` through one queue in batches of QD (each batch submitted, then
+ * reaped whole), so the set in flight at every submission, and with it the model's reordering,
+ * does not depend on timing. Records each tag's offset and the completion order; checks the data. */
+enum { QD = 8, BATCHES = 250, TOTAL = QD * BATCHES };
+typedef struct qd_run {
+  uint64_t offs[TOTAL];
+  int completed[TOTAL];
+  int offset_swaps;  /* appends given a lower offset than the one submitted just before them */
+  int late_finishes; /* completions after a later-submitted append's */
+  double us_per_append;
+} qd_run;
+
+static void run_batches(zkv_dev *d, uint32_t zone, size_t len, uint8_t *pool, qd_run *run) {
+  int err = 0, done = 0, max_tag = -1;
+  zkv_queue *q = zkv_queue_create(d, QD, &err);
+  CHECK(q != NULL);
+  memset(run, 0, sizeof *run);
+  uint64_t t0 = now_ns();
+  for (int b = 0; b < BATCHES; b++) {
+    for (int i = b * QD; i < (b + 1) * QD; i++) {
+      zkv_request r = {
+          .op = ZKV_OP_APPEND, .zone = zone, .buf = pool + (size_t)i * len, .len = len, .tag = (uint64_t)i};
+      CHECK_EQ(zkv_queue_submit(q, &r), 0);
+    }
+    zkv_completion c[QD];
+    for (int got = 0; got < QD;) {
+      int n = zkv_queue_reap(q, c, QD - got, QD - got, -1);
+      CHECK(n >= 1);
+      for (int i = 0; i < n; i++) {
+        int tag = (int)c[i].tag;
+        CHECK(tag >= b * QD && tag < (b + 1) * QD);
+        CHECK(c[i].result >= 0);
+        run->offs[tag] = (uint64_t)c[i].result;
+        run->completed[done++] = tag;
+        if (tag < max_tag) run->late_finishes++;
+        if (tag > max_tag) max_tag = tag;
+      }
+      got += n;
+    }
+  }
+  run->us_per_append = (double)(now_ns() - t0) / TOTAL / 1000.0;
+  zkv_queue_destroy(q);
+  zkv_geometry g;
+  zkv_dev_geometry(d, &g);
+  uint8_t *rb = malloc(len);
+  uint64_t *sorted = malloc(sizeof *sorted * TOTAL);
+  CHECK(rb != NULL && sorted != NULL);
+  for (int i = 0; i < TOTAL; i++) {
+    CHECK_EQ(zkv_dev_read(d, run->offs[i], rb, len), 0); /* each tag's data is at its offset */
+    CHECK(memcmp(rb, pool + (size_t)i * len, len) == 0);
+    if (i % QD && run->offs[i] < run->offs[i - 1]) run->offset_swaps++;
+    sorted[i] = run->offs[i];
+  }
+  qsort(sorted, TOTAL, sizeof *sorted, cmp_u64); /* together the offsets tile the zone */
+  for (int i = 0; i < TOTAL; i++) CHECK_EQ(sorted[i], zone * g.zone_size + (uint64_t)i * len);
+  free(sorted);
+  free(rb);
+}
+
 static void test_zn540(void) {
   const uint64_t Z = 32 * MiB;
   const size_t LEN = 8 * KiB;
   zkv_geometry g = {.lba_size = 4096, .nr_zones = 2, .zone_size = Z, .zone_cap = Z, .zasl = 64 * KiB};
   const char *p = format("zn540.dev", &g);
-  char opts[64];
-  snprintf(opts, sizeof opts, "?profile=zn540&seed=%" PRIu64, seed_base() | 1);
+  char opts[96];
+  uint64_t seed = seed_base() | 1;
+  snprintf(opts, sizeof opts, "?profile=zn540&seed=%" PRIu64, seed);
   zkv_dev *d = open_dev(p, opts);
   CHECK(strcmp(zkv_dev_profile_name(d), "zn540") == 0);
 
-  /* QD1 append latency. */
+  /* QD1 append latency: never below the model (16.8 us less 19% jitter); how far above depends on
+   * the host, so it is printed, not asserted (speed claims belong to `calibrate`). */
   uint8_t buf[8192];
   fill(buf, sizeof buf, 1);
   for (int i = 0; i < 20; i++) CHECK(zkv_dev_append(d, 0, buf, LEN, 0) >= 0);
@@ -1398,63 +1460,52 @@ static void test_zn540(void) {
   uint64_t t0 = now_ns();
   for (int i = 0; i < QD1_N; i++) CHECK(zkv_dev_append(d, 0, buf, LEN, 0) >= 0);
   double avg_us = (double)(now_ns() - t0) / QD1_N / 1000.0;
+  CHECK(avg_us >= 13.0);
 
-  /* QD8: completions come back out of their assigned-offset order now and then. Buffers are
-   * filled beforehand so the host side submits as fast as it can. */
-  enum { QD = 8, TOTAL = 2000 };
-  int err = 0;
-  zkv_queue *q = zkv_queue_create(d, QD, &err);
-  CHECK(q != NULL);
+  /* QD8: the model reorders concurrent appends to a zone (on by default for zn540): some get a
+   * lower offset than the append submitted before them, some complete before an earlier one. */
   uint8_t *pool = malloc((size_t)TOTAL * LEN);
-  CHECK(pool != NULL);
+  qd_run *run = malloc(sizeof *run), *again = malloc(sizeof *again);
+  CHECK(pool != NULL && run != NULL && again != NULL);
   for (int i = 0; i < TOTAL; i++) fill(pool + (size_t)i * LEN, LEN, 10000 + (uint64_t)i);
-  uint64_t *offs = malloc(sizeof *offs * TOTAL);
-  CHECK(offs != NULL);
-  int submitted = 0, done = 0, inversions = 0;
-  uint64_t max_seen = 0;
-  zkv_completion c[QD];
-  uint64_t t1 = now_ns();
-  while (done < TOTAL) {
-    while (submitted < TOTAL && zkv_queue_inflight(q) < QD) {
-      zkv_request r = {.op = ZKV_OP_APPEND,
-                       .zone = 1,
-                       .buf = pool + (size_t)submitted * LEN,
-                       .len = LEN,
-                       .tag = (uint64_t)submitted};
-      CHECK_EQ(zkv_queue_submit(q, &r), 0);
-      submitted++;
-    }
-    int n = zkv_queue_reap(q, c, 1, QD, -1);
-    CHECK(n >= 1);
-    for (int i = 0; i < n; i++) {
-      CHECK(c[i].tag < TOTAL);
-      CHECK(c[i].result >= 0);
-      uint64_t o = (uint64_t)c[i].result;
-      offs[c[i].tag] = o;
-      if (done + i > 0 && o < max_seen) inversions++;
-      if (o > max_seen || done + i == 0) max_seen = o;
-    }
-    done += n;
-  }
-  double qd8_us = (double)(now_ns() - t1) / TOTAL / 1000.0;
-  zkv_queue_destroy(q);
-  /* Each tag's data is at its offset; together the offsets tile the zone from its start. */
-  uint8_t *rb = malloc(LEN);
-  CHECK(rb != NULL);
-  for (int i = 0; i < TOTAL; i++) {
-    CHECK_EQ(zkv_dev_read(d, offs[i], rb, LEN), 0);
-    CHECK(memcmp(rb, pool + (size_t)i * LEN, LEN) == 0);
-  }
-  free(rb);
-  qsort(offs, TOTAL, sizeof *offs, cmp_u64);
-  for (int i = 0; i < TOTAL; i++) CHECK_EQ(offs[i], Z + (uint64_t)i * LEN);
-  printf("  zn540: QD1 8 KiB append %.1f us; QD8 %.1f us per append, %d of %d completions out of offset order\n",
-         avg_us, qd8_us, inversions, TOTAL);
-  CHECK(avg_us >= 10.0 && avg_us <= 200.0);
-  CHECK(inversions > 0);
-  free(offs);
-  free(pool);
+  run_batches(d, 1, LEN, pool, run);
+  printf(
+      "  zn540: QD1 8 KiB append %.1f us; QD8 (batches of 8) %.1f us per append; of %d appends %d got a lower offset "
+      "than "
+      "the one submitted before, %d completed after a later one\n",
+      avg_us, run->us_per_append, TOTAL, run->offset_swaps, run->late_finishes);
+  CHECK(run->offset_swaps > 0);
+  CHECK(run->late_finishes > 0);
   zkv_dev_close(d);
+
+  /* The same seed gives the same reordering, whatever the host's timing. */
+  d = open_dev(p, opts);
+  CHECK_EQ(zkv_dev_zone_mgmt(d, 1, ZKV_ZONE_RESET), 0);
+  run_batches(d, 1, LEN, pool, again);
+  CHECK(memcmp(run->offs, again->offs, sizeof run->offs) == 0);
+  CHECK(memcmp(run->completed, again->completed, sizeof run->completed) == 0);
+  zkv_dev_close(d);
+
+  /* reorder=0: offsets and completions in submission order. */
+  snprintf(opts, sizeof opts, "?profile=zn540&reorder=0&seed=%" PRIu64, seed);
+  d = open_dev(p, opts);
+  CHECK_EQ(zkv_dev_zone_mgmt(d, 1, ZKV_ZONE_RESET), 0);
+  run_batches(d, 1, LEN, pool, run);
+  for (int i = 0; i < TOTAL; i++) {
+    CHECK_EQ(run->offs[i], Z + (uint64_t)i * LEN);
+    CHECK_EQ(run->completed[i], i);
+  }
+  zkv_dev_close(d);
+
+  /* reorder=1 makes a profile that does not reorder by default (instant) reorder too. */
+  d = open_dev(p, "?reorder=1&seed=7");
+  CHECK_EQ(zkv_dev_zone_mgmt(d, 1, ZKV_ZONE_RESET), 0);
+  run_batches(d, 1, LEN, pool, run);
+  CHECK(run->offset_swaps > 0 && run->late_finishes > 0);
+  zkv_dev_close(d);
+  free(again);
+  free(run);
+  free(pool);
 }
 
 int main(void) {
