@@ -11,6 +11,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 #include "crc32c.h"
 #include "emu_internal.h"
@@ -32,7 +35,35 @@ static uint32_t entry_crc(uint32_t index, const zs_entry *e) {
   return zkv_crc32c(0, b, sizeof b);
 }
 
-static void on_zone_change(zs_table *t, uint32_t zone) { t->zones[zone].crc = entry_crc(zone, &t->zones[zone]); }
+/* The file's table entry takes the new state in one 16-byte store instruction: a process is
+ * stopped only between instructions, so a SIGKILL leaves either the old or the new entry, never a
+ * mix that fails its checksum (the entry is 16-byte aligned, inside one page). The zone state
+ * machine works on a private copy and never writes the mapped table itself. */
+static void store_entry(void *dst, const zs_entry *e) {
+  uint8_t b[16];
+  put64(b, e->written);
+  put32(b + 8, e->cond);
+  put32(b + 12, e->crc);
+#if defined(__x86_64__)
+  _mm_store_si128((__m128i *)dst, _mm_loadu_si128((const __m128i *)(const void *)b));
+#elif defined(__aarch64__)
+  uint64_t lo = get64(b), hi = get64(b + 8);
+  __asm__ volatile("stp %1, %2, [%0]" : : "r"(dst), "r"(lo), "r"(hi) : "memory");
+#else
+#error "store_entry needs a single 16-byte store instruction for this architecture"
+#endif
+}
+
+_Static_assert(sizeof(zs_entry) == 16 && EMU_HEADER_SIZE % 16 == 0, "table entries are 16-byte aligned");
+
+static zs_entry *mapped_entry(emu_dev *dev, uint32_t zone) {
+  return (zs_entry *)((uint8_t *)dev->map + EMU_HEADER_SIZE) + zone;
+}
+
+static void on_zone_change(zs_table *t, uint32_t zone) {
+  t->zones[zone].crc = entry_crc(zone, &t->zones[zone]);
+  store_entry(mapped_entry(t->owner, zone), &t->zones[zone]);
+}
 
 static void encode_header(uint8_t *h, const zkv_geometry *g) {
   memset(h, 0, EMU_HEADER_SIZE);
@@ -225,11 +256,13 @@ static int load(emu_dev *dev, const char *path) {
     return -ENOMEM;
   }
   dev->zs.geo = *g;
-  dev->zs.zones = (zs_entry *)((uint8_t *)dev->map + EMU_HEADER_SIZE);
+  if (!(dev->zs.zones = calloc(g->nr_zones, sizeof *dev->zs.zones))) return -ENOMEM;
   dev->zs.on_change = on_zone_change;
   dev->zs.owner = dev;
   for (uint32_t i = 0; i < g->nr_zones; i++) {
+    const uint8_t *m = (const uint8_t *)mapped_entry(dev, i);
     zs_entry *z = &dev->zs.zones[i];
+    *z = (zs_entry){.written = get64(m), .cond = get32(m + 8), .crc = get32(m + 12)};
     if (z->crc != entry_crc(i, z) || !zs_cond_valid(z->cond) || z->written > g->zone_cap) {
       emu_set_error("%s: zone table entry %u is corrupt", path, i);
       return -EINVAL;
@@ -281,6 +314,7 @@ fail:
   *err = rc;
   if (dev->map) munmap(dev->map, dev->map_len);
   if (dev->fd >= 0) close(dev->fd);
+  free(dev->zs.zones);
   free(dev->path);
   free(dev->zone_pipes);
   free(dev);
@@ -294,6 +328,7 @@ static void emu_close(zkv_dev *d) {
   munmap(dev->map, dev->map_len);
   close(dev->fd); /* releases the ownership lock */
   pthread_mutex_destroy(&dev->mu);
+  free(dev->zs.zones);
   free(dev->nd);
   free(dev->zone_pipes);
   free(dev->path);

@@ -9,11 +9,13 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -435,6 +437,61 @@ static void test_open_errors(void) {
   CHECK_EQ(zkv_dev_last_error()[0], 0); /* a successful open leaves no message */
   zkv_dev_close(d);
   printf("  open errors ok\n");
+}
+
+/* ---------- zone table updates vs process death ---------- */
+
+/* The child changes zone states as fast as it can until it is killed. */
+static void churn_zones(const char *path, int ready_fd) {
+  int err = 0;
+  zkv_dev *d = zkv_dev_open(URI(path, NULL), &err);
+  if (!d) _exit(2);
+  uint8_t blk[4096] = {0};
+  if (write(ready_fd, "r", 1) != 1) _exit(3);
+  for (uint64_t i = 0;; i++) {
+    uint32_t z = (uint32_t)(i % 8);
+    zkv_dev_zone_mgmt(d, z, ZKV_ZONE_OPEN);
+    if (i % 64 == 0 && zkv_dev_append(d, z, blk, sizeof blk, 0) < 0) zkv_dev_zone_mgmt(d, z, ZKV_ZONE_RESET);
+    zkv_dev_zone_mgmt(d, z, ZKV_ZONE_CLOSE);
+    if (i % 4096 == 0) zkv_dev_zone_mgmt(d, z, ZKV_ZONE_FINISH);
+    if (i % 4096 == 1) zkv_dev_zone_mgmt(d, z, ZKV_ZONE_RESET);
+  }
+}
+
+/* A killed host process never corrupts the device: SIGKILL a process in the middle of zone state
+ * changes, many times, and open the device after each. */
+static void test_kill_during_updates(void) {
+  zkv_geometry g = {.lba_size = 4096, .nr_zones = 8, .zone_size = 64 * KiB, .zone_cap = 64 * KiB, .zasl = 4 * KiB};
+  const char *p = format("kill.dev", &g);
+  char path[256];
+  snprintf(path, sizeof path, "%s", p);
+  uint64_t rng = seed_base() ^ 0x4B111ull;
+  enum { KILLS = 200 };
+  for (int k = 0; k < KILLS; k++) {
+    int pfd[2];
+    CHECK_EQ(pipe(pfd), 0);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+      close(pfd[0]);
+      churn_zones(path, pfd[1]);
+    }
+    close(pfd[1]);
+    char c;
+    CHECK_EQ(read(pfd[0], &c, 1), 1);
+    close(pfd[0]);
+    usleep((useconds_t)(zkv_rng_next(&rng) % 2000));
+    CHECK_EQ(kill(pid, SIGKILL), 0);
+    int status = 0;
+    CHECK_EQ(waitpid(pid, &status, 0), pid);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    zkv_dev *d = open_dev(path, NULL);
+    zkv_zone zones[8];
+    CHECK_EQ(zkv_dev_report(d, 0, zones, 8), 8);
+    for (int z = 0; z < 8; z++) CHECK(zones[z].wp - zones[z].start <= g.zone_cap);
+    zkv_dev_close(d);
+  }
+  printf("  %d processes killed during zone state changes: the device opened after each\n", KILLS);
 }
 
 /* ---------- exclusive ownership ---------- */
@@ -1518,6 +1575,7 @@ int main(void) {
   test_open_errors();
   test_busy();
   test_persistence();
+  test_kill_during_updates();
   test_io();
   test_faults();
   test_zone_condition();
