@@ -509,6 +509,7 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
   if (rc) return rc;
   io->nd_id = 0;
   io->result = 0;
+  io->submitted = now;
   switch (io->op) {
     case ZKV_OP_READ:
       if ((rc = zs_check_read(&dev->zs, io->offset, io->len))) return rc;
@@ -552,6 +553,7 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
 
 int64_t emu_io_end(emu_dev *dev, emu_io *io, int64_t io_res) {
   dev->inflight--;
+  zkv_timing_observe(io->submitted, io->deadline, zkv_now_ns());
   int rc = 0;
   if (io->nd_id) rc = emu_nd_complete(dev, io->nd_id, io->flags & ZKV_IO_FUA);
   if (io->op == ZKV_OP_READ && io_res >= 0) dev->stats.reads++, dev->stats.bytes_read += io->len;

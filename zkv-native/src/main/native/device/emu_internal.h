@@ -78,7 +78,7 @@ typedef struct emu_io {
   uint64_t offset;
   size_t len;
   size_t valid; /* reads: bytes below the write pointer */
-  uint64_t deadline, nd_id, file_off;
+  uint64_t submitted, deadline, nd_id, file_off;
   int64_t result;
 } emu_io;
 int emu_io_begin(emu_dev *dev, emu_io *io);

@@ -7,6 +7,8 @@
 #include <sys/prctl.h>
 #include <time.h>
 
+#include "zkv/device.h"
+
 #define US(x) ((uint32_t)((x)*1000.0))
 
 /* Numbers: WD ZN540 fio table (ZWAL artifact, notes/wal-papers-waltz-zwal.md §4.4): append QD1
@@ -115,6 +117,26 @@ uint64_t zkv_timing_deadline(const zkv_profile *p, const zkv_curve *lat, const z
     done = (uint64_t)((double)done + (2 * u - 1) * p->jitter_ppm / 1e6 * l);
   }
   return done;
+}
+
+static _Atomic uint64_t timed_completions, late_completions, worst_late_ns;
+
+#define LATE_SLACK_NS 20000ull
+
+void zkv_timing_observe(uint64_t submitted, uint64_t deadline, uint64_t observed) {
+  if (!deadline) return;
+  atomic_fetch_add_explicit(&timed_completions, 1, memory_order_relaxed);
+  uint64_t modelled = deadline > submitted ? deadline - submitted : 0;
+  if (observed <= deadline + LATE_SLACK_NS + modelled / 10) return;
+  atomic_fetch_add_explicit(&late_completions, 1, memory_order_relaxed);
+  uint64_t late = observed - deadline, worst = atomic_load_explicit(&worst_late_ns, memory_order_relaxed);
+  while (late > worst && !atomic_compare_exchange_weak(&worst_late_ns, &worst, late)) {}
+}
+
+void zkv_emu_lateness_get(zkv_emu_lateness *out) {
+  out->completions = atomic_load(&timed_completions);
+  out->late = atomic_load(&late_completions);
+  out->worst_late_ns = atomic_load(&worst_late_ns);
 }
 
 uint64_t zkv_now_ns(void) {

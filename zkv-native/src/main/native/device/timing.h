@@ -38,6 +38,8 @@ uint64_t zkv_timing_deadline(const zkv_profile *p, const zkv_curve *lat, const z
                              uint64_t bytes, uint32_t inflight, uint64_t now_ns, uint64_t *rng);
 
 uint64_t zkv_now_ns(void);
+/* Accounts a timed request's completion as observed at `observed` (zkv_emu_lateness_get). */
+void zkv_timing_observe(uint64_t submitted, uint64_t deadline, uint64_t observed);
 /* Waits until the absolute CLOCK_MONOTONIC deadline: sleeps to shortly before, then spins. */
 void zkv_wait_until(uint64_t deadline_ns);
 uint64_t zkv_rng_next(uint64_t *state);

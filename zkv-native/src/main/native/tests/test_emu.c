@@ -1554,6 +1554,27 @@ static void test_zn540(void) {
   }
   zkv_dev_close(d);
 
+  /* Lateness: completions reaped 5 ms after their deadline count as late, whatever the host. */
+  d = open_dev(p, opts);
+  CHECK_EQ(zkv_dev_zone_mgmt(d, 1, ZKV_ZONE_RESET), 0);
+  zkv_emu_lateness l0, l1;
+  zkv_emu_lateness_get(&l0);
+  int err = 0;
+  zkv_queue *q = zkv_queue_create(d, QD, &err);
+  CHECK(q != NULL);
+  for (int i = 0; i < QD; i++) {
+    zkv_request r = {.op = ZKV_OP_APPEND, .zone = 1, .buf = pool + (size_t)i * LEN, .len = LEN, .tag = (uint64_t)i};
+    CHECK_EQ(zkv_queue_submit(q, &r), 0);
+  }
+  usleep(5000);
+  zkv_completion c[QD];
+  CHECK_EQ(zkv_queue_reap(q, c, QD, QD, -1), QD);
+  zkv_queue_destroy(q);
+  zkv_emu_lateness_get(&l1);
+  CHECK(l1.completions - l0.completions >= QD && l1.late - l0.late >= QD);
+  CHECK(l1.worst_late_ns >= 4000000);
+  zkv_dev_close(d);
+
   /* reorder=1 makes a profile that does not reorder by default (instant) reorder too. */
   d = open_dev(p, "?reorder=1&seed=7");
   CHECK_EQ(zkv_dev_zone_mgmt(d, 1, ZKV_ZONE_RESET), 0);
