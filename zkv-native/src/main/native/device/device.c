@@ -31,7 +31,8 @@ void zkv_set_error(const char *fmt, ...) {
 
 const char *zkv_dev_last_error(void) { return last_error; }
 
-/* emu:/path/to/file[?profile=zn540&wcache=1&discard=1&reorder=0&seed=42]; reorder defaults to the profile's */
+/* emu:/path/to/file[?profile=zn540&wcache=1&discard=0&reorder=0&seed=42]; discard defaults to 1, reorder to
+ * the profile's */
 zkv_dev *emu_dev_open(const char *uri, int *err) {
   *err = -EINVAL;
   char *copy = strdup(uri + 4);
@@ -42,7 +43,7 @@ zkv_dev *emu_dev_open(const char *uri, int *err) {
   char *query = strchr(copy, '?');
   if (query) *query++ = 0;
   const zkv_profile *prof = zkv_profile_find("instant");
-  uint64_t wcache = 0, discard = 0, seed = 0, reorder = UINT64_MAX;
+  uint64_t wcache = 0, discard = 1, seed = 0, reorder = UINT64_MAX;
   zkv_dev *dev = NULL;
   char *save = NULL;
   if (!copy[0]) {

@@ -439,6 +439,36 @@ static void test_open_errors(void) {
   printf("  open errors ok\n");
 }
 
+/* ---------- host disk given back on reset ---------- */
+
+static uint64_t allocated_bytes(const char *path) {
+  struct stat st;
+  CHECK_EQ(stat(path, &st), 0);
+  return (uint64_t)st.st_blocks * 512;
+}
+
+/* A reset zone gives its blocks back to the host file system by default (discard=0 keeps them). */
+static void test_discard(void) {
+  const char *p = format("discard.dev", &G);
+  char path[256];
+  snprintf(path, sizeof path, "%s", p);
+  const uint64_t CAP = 768 * KiB;
+  for (int keep = 0; keep < 2; keep++) {
+    zkv_dev *d = open_dev(path, keep ? "?discard=0" : NULL);
+    CHECK_EQ(write_pat(d, 0, CAP, 7, 0), 0);
+    uint64_t full = allocated_bytes(path);
+    CHECK_EQ(zkv_dev_zone_mgmt(d, 0, ZKV_ZONE_RESET), 0);
+    uint64_t after = allocated_bytes(path);
+    if (keep)
+      CHECK_EQ(after, full);
+    else
+      CHECK(full - after >= CAP); /* needs hole punching (tmpfs, ext4, xfs, btrfs) */
+    expect_zone(d, 0, ZKV_ZONE_EMPTY, 0);
+    zkv_dev_close(d);
+  }
+  printf("  discard ok: a reset gives the zone's %llu KiB back unless discard=0\n", (unsigned long long)(CAP / KiB));
+}
+
 /* ---------- zone table updates vs process death ---------- */
 
 /* The child changes zone states as fast as it can until it is killed. */
@@ -1597,6 +1627,7 @@ int main(void) {
   test_busy();
   test_persistence();
   test_kill_during_updates();
+  test_discard();
   test_io();
   test_faults();
   test_zone_condition();
