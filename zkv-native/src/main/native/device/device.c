@@ -8,7 +8,8 @@
 
 #include "emu_internal.h"
 
-zkv_dev *emu_open(const char *path, const zkv_profile *prof, int wcache, int discard, uint64_t seed, int *err);
+zkv_dev *emu_open(const char *path, const zkv_profile *prof, int wcache, int discard, int reorder, uint64_t seed,
+                  int *err);
 
 static int parse_u64(const char *v, uint64_t *out) {
   char *end;
@@ -30,7 +31,8 @@ void zkv_set_error(const char *fmt, ...) {
 
 const char *zkv_dev_last_error(void) { return last_error; }
 
-/* emu:/path/to/file[?profile=zn540&wcache=1&discard=1&seed=42] */
+/* emu:/path/to/file[?profile=zn540&wcache=1&discard=0&reorder=0&seed=42]; discard defaults to 1, reorder to
+ * the profile's */
 zkv_dev *emu_dev_open(const char *uri, int *err) {
   *err = -EINVAL;
   char *copy = strdup(uri + 4);
@@ -41,7 +43,7 @@ zkv_dev *emu_dev_open(const char *uri, int *err) {
   char *query = strchr(copy, '?');
   if (query) *query++ = 0;
   const zkv_profile *prof = zkv_profile_find("instant");
-  uint64_t wcache = 0, discard = 0, seed = 0;
+  uint64_t wcache = 0, discard = 1, seed = 0, reorder = UINT64_MAX;
   zkv_dev *dev = NULL;
   char *save = NULL;
   if (!copy[0]) {
@@ -70,18 +72,24 @@ zkv_dev *emu_dev_open(const char *uri, int *err) {
         emu_set_error("discard must be 0 or 1, not '%s'", v);
         goto out;
       }
+    } else if (strcmp(kv, "reorder") == 0) {
+      if (parse_u64(v, &reorder) || reorder > 1) {
+        emu_set_error("reorder must be 0 or 1, not '%s'", v);
+        goto out;
+      }
     } else if (strcmp(kv, "seed") == 0) {
       if (parse_u64(v, &seed)) {
         emu_set_error("seed must be a number, not '%s'", v);
         goto out;
       }
     } else {
-      emu_set_error("unknown device URI option '%s' (known: profile, wcache, discard, seed)", kv);
+      emu_set_error("unknown device URI option '%s' (known: profile, wcache, discard, reorder, seed)", kv);
       goto out;
     }
   }
   emu_set_error("%s", "");
-  dev = emu_open(copy, prof, (int)wcache, (int)discard, seed, err);
+  dev = emu_open(copy, prof, (int)wcache, (int)discard, reorder == UINT64_MAX ? (int)prof->reorders : (int)reorder,
+                 seed, err);
 out:
   free(copy);
   return dev;

@@ -11,6 +11,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 #include "crc32c.h"
 #include "emu_internal.h"
@@ -32,7 +35,35 @@ static uint32_t entry_crc(uint32_t index, const zs_entry *e) {
   return zkv_crc32c(0, b, sizeof b);
 }
 
-static void on_zone_change(zs_table *t, uint32_t zone) { t->zones[zone].crc = entry_crc(zone, &t->zones[zone]); }
+/* The file's table entry takes the new state in one 16-byte store instruction: a process is
+ * stopped only between instructions, so a SIGKILL leaves either the old or the new entry, never a
+ * mix that fails its checksum (the entry is 16-byte aligned, inside one page). The zone state
+ * machine works on a private copy and never writes the mapped table itself. */
+static void store_entry(void *dst, const zs_entry *e) {
+  uint8_t b[16];
+  put64(b, e->written);
+  put32(b + 8, e->cond);
+  put32(b + 12, e->crc);
+#if defined(__x86_64__)
+  _mm_store_si128((__m128i *)dst, _mm_loadu_si128((const __m128i *)(const void *)b));
+#elif defined(__aarch64__)
+  uint64_t lo = get64(b), hi = get64(b + 8);
+  __asm__ volatile("stp %1, %2, [%0]" : : "r"(dst), "r"(lo), "r"(hi) : "memory");
+#else
+#error "store_entry needs a single 16-byte store instruction for this architecture"
+#endif
+}
+
+_Static_assert(sizeof(zs_entry) == 16 && EMU_HEADER_SIZE % 16 == 0, "table entries are 16-byte aligned");
+
+static zs_entry *mapped_entry(emu_dev *dev, uint32_t zone) {
+  return (zs_entry *)((uint8_t *)dev->map + EMU_HEADER_SIZE) + zone;
+}
+
+static void on_zone_change(zs_table *t, uint32_t zone) {
+  t->zones[zone].crc = entry_crc(zone, &t->zones[zone]);
+  store_entry(mapped_entry(t->owner, zone), &t->zones[zone]);
+}
 
 static void encode_header(uint8_t *h, const zkv_geometry *g) {
   memset(h, 0, EMU_HEADER_SIZE);
@@ -225,11 +256,13 @@ static int load(emu_dev *dev, const char *path) {
     return -ENOMEM;
   }
   dev->zs.geo = *g;
-  dev->zs.zones = (zs_entry *)((uint8_t *)dev->map + EMU_HEADER_SIZE);
+  if (!(dev->zs.zones = calloc(g->nr_zones, sizeof *dev->zs.zones))) return -ENOMEM;
   dev->zs.on_change = on_zone_change;
   dev->zs.owner = dev;
   for (uint32_t i = 0; i < g->nr_zones; i++) {
+    const uint8_t *m = (const uint8_t *)mapped_entry(dev, i);
     zs_entry *z = &dev->zs.zones[i];
+    *z = (zs_entry){.written = get64(m), .cond = get32(m + 8), .crc = get32(m + 12)};
     if (z->crc != entry_crc(i, z) || !zs_cond_valid(z->cond) || z->written > g->zone_cap) {
       emu_set_error("%s: zone table entry %u is corrupt", path, i);
       return -EINVAL;
@@ -246,7 +279,8 @@ static int load(emu_dev *dev, const char *path) {
   return 0;
 }
 
-zkv_dev *emu_open(const char *path, const zkv_profile *prof, int wcache, int discard, uint64_t seed, int *err) {
+zkv_dev *emu_open(const char *path, const zkv_profile *prof, int wcache, int discard, int reorder, uint64_t seed,
+                  int *err) {
   emu_dev *dev = calloc(1, sizeof *dev);
   if (!dev) {
     *err = -ENOMEM;
@@ -267,6 +301,8 @@ zkv_dev *emu_open(const char *path, const zkv_profile *prof, int wcache, int dis
   dev->wcache = wcache;
   dev->discard = discard;
   dev->rng = seed ? seed : 0x5EED;
+  dev->reorder = reorder;
+  dev->reorder_seed = dev->rng ^ 0x4E0DE2ull;
   dev->zone_pipes = calloc(dev->base.geo.nr_zones, sizeof *dev->zone_pipes);
   if (!dev->path || !dev->zone_pipes) {
     rc = -ENOMEM;
@@ -278,6 +314,7 @@ fail:
   *err = rc;
   if (dev->map) munmap(dev->map, dev->map_len);
   if (dev->fd >= 0) close(dev->fd);
+  free(dev->zs.zones);
   free(dev->path);
   free(dev->zone_pipes);
   free(dev);
@@ -291,6 +328,7 @@ static void emu_close(zkv_dev *d) {
   munmap(dev->map, dev->map_len);
   close(dev->fd); /* releases the ownership lock */
   pthread_mutex_destroy(&dev->mu);
+  free(dev->zs.zones);
   free(dev->nd);
   free(dev->zone_pipes);
   free(dev->path);
@@ -385,6 +423,14 @@ int emu_nd_complete(emu_dev *dev, uint64_t id, int fua) {
   return 0;
 }
 
+void emu_nd_move(emu_dev *dev, uint64_t id, int64_t delta) {
+  for (size_t i = dev->nd_len; i-- > 0;)
+    if (dev->nd[i].id == id) {
+      dev->nd[i].rel = (uint64_t)((int64_t)dev->nd[i].rel + delta);
+      return;
+    }
+}
+
 void emu_nd_flush(emu_dev *dev) {
   size_t j = 0;
   for (size_t i = 0; i < dev->nd_len; i++)
@@ -463,6 +509,7 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
   if (rc) return rc;
   io->nd_id = 0;
   io->result = 0;
+  io->submitted = now;
   switch (io->op) {
     case ZKV_OP_READ:
       if ((rc = zs_check_read(&dev->zs, io->offset, io->len))) return rc;
@@ -471,8 +518,8 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
         uint64_t rel = io->offset % g->zone_size, w = dev->zs.zones[io->offset / g->zone_size].written;
         io->valid = rel >= w ? 0 : (w - rel < io->len ? w - rel : io->len);
       }
-      io->deadline =
-          zkv_timing_deadline(p, &p->read_lat, &p->read_gap, &dev->pipe, io->len, dev->inflight, now, &dev->rng);
+      io->deadline = zkv_timing_deadline(p, &p->read_lat, &p->read_gap, &dev->pipe, io->len, dev->inflight, now,
+                                         &dev->rng, &io->tailed);
       break;
     case ZKV_OP_WRITE:
     case ZKV_OP_APPEND: {
@@ -486,7 +533,7 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
       zkv_pipe *pipe = p->per_zone_serial ? &dev->zone_pipes[zone] : &dev->pipe;
       io->deadline =
           zkv_timing_deadline(p, append ? &p->append_lat : &p->write_lat, append ? &p->append_gap : &p->write_gap, pipe,
-                              io->len, dev->inflight, now, &dev->rng);
+                              io->len, dev->inflight, now, &dev->rng, &io->tailed);
       if (append)
         dev->stats.appends++, dev->stats.bytes_appended += io->len;
       else
@@ -506,6 +553,7 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
 
 int64_t emu_io_end(emu_dev *dev, emu_io *io, int64_t io_res) {
   dev->inflight--;
+  zkv_timing_observe(io->submitted, io->deadline, zkv_now_ns());
   int rc = 0;
   if (io->nd_id) rc = emu_nd_complete(dev, io->nd_id, io->flags & ZKV_IO_FUA);
   if (io->op == ZKV_OP_READ && io_res >= 0) dev->stats.reads++, dev->stats.bytes_read += io->len;
@@ -586,8 +634,10 @@ static int emu_zone_mgmt(zkv_dev *d, uint32_t zone, int action) {
   uint64_t before = zone < dev->base.geo.nr_zones ? dev->zs.zones[zone].written : 0;
   if (!rc) rc = zs_mgmt(&dev->zs, zone, action);
   if (!rc && action == ZKV_ZONE_RESET) {
-    /* Reads above the write pointer return zeros without touching the file, so the old data may
-     * stay; discard=1 gives its space back to the host file system (at a cost per reset). */
+    /* Reads above the write pointer return zeros without touching the file, so the old data could
+     * stay; discard=1 (the default) gives its space back to the host file system, so the backing
+     * file takes about as much disk as the data it holds (a 100,000-record YCSB load took 433 MB
+     * without, against 198 MB for RocksDB's default Env). */
     if (dev->discard) punch(dev, zone, 0, before);
     size_t j = 0; /* what was not durable in the zone is gone with the reset */
     for (size_t i = 0; i < dev->nd_len; i++)

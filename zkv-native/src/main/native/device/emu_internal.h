@@ -49,6 +49,9 @@ typedef struct emu_dev {
   zkv_pipe pipe;
   zkv_pipe *zone_pipes;
   uint64_t rng;
+  int reorder;           /* queues reorder concurrent appends to a zone (emu_queue.c) */
+  uint64_t reorder_seed; /* each queue's reordering draws from its own stream, from this */
+  uint32_t queues_made;
   uint32_t inflight;
   nd_rec *nd;
   size_t nd_len, nd_cap;
@@ -64,6 +67,8 @@ int emu_nd_add(emu_dev *dev, uint32_t zone, uint64_t rel, uint64_t len, uint64_t
  * -ENODEV when a power cut overtook it (after re-applying its loss to the backing file). */
 int emu_nd_complete(emu_dev *dev, uint64_t id, int fua);
 void emu_nd_flush(emu_dev *dev);
+/* A reordered append moved by `delta` bytes within its zone. */
+void emu_nd_move(emu_dev *dev, uint64_t id, int64_t delta);
 
 /* Validates and schedules one request; on success *deadline and (writes) *nd_id are set and
  * *file_off is where the data goes in the backing file. Returns the assigned offset for appends. */
@@ -73,7 +78,8 @@ typedef struct emu_io {
   uint64_t offset;
   size_t len;
   size_t valid; /* reads: bytes below the write pointer */
-  uint64_t deadline, nd_id, file_off;
+  uint64_t submitted, deadline, nd_id, file_off;
+  int tailed; /* drew a tail delay (timing.c) */
   int64_t result;
 } emu_io;
 int emu_io_begin(emu_dev *dev, emu_io *io);

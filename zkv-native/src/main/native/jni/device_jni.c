@@ -139,6 +139,14 @@ JNI_EXPORT jlong JNICALL Java_io_zkv_device_EmulatedDevice_nPowerCut(JNIEnv *env
   return zkv_emu_power_cut(DEV(h), mode, (uint64_t)seed);
 }
 
+JNI_EXPORT void JNICALL Java_io_zkv_device_EmulatedDevice_nLateness(JNIEnv *env, jclass c, jlongArray out) {
+  (void)c;
+  zkv_emu_lateness l;
+  zkv_emu_lateness_get(&l);
+  jlong v[3] = {(jlong)l.completions, (jlong)l.late, (jlong)l.worst_late_ns};
+  (*env)->SetLongArrayRegion(env, out, 0, 3, v);
+}
+
 /* ---- asynchronous queues ---- */
 
 JNI_EXPORT jlong JNICALL Java_io_zkv_device_AsyncQueue_nCreate(JNIEnv *env, jclass c, jlong dev, jint depth) {

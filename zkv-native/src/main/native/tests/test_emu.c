@@ -8,12 +8,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -410,6 +413,7 @@ static void test_open_errors(void) {
       {"?bogus=1", "bogus"},     {"?profile=nope", "nope"},      {"?wcache=2", "wcache"},
       {"?wcache=yes", "wcache"}, {"?seed=abc", "seed"},          {"?seed=12x", "seed"},
       {"?profile", "profile"},   {"?wcache=1&bogus=1", "bogus"}, {"?profile=zn540&profile=ZN540", "ZN540"},
+      {"?reorder=2", "reorder"}, {"?reorder=on", "reorder"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) open_fails(URI(p, bad[i].opts), -EINVAL, bad[i].keyword);
   open_fails("emu:", -EINVAL, NULL);
@@ -429,11 +433,96 @@ static void test_open_errors(void) {
     CHECK(strcmp(zkv_dev_profile_name(d), names[i]) == 0);
     zkv_dev_close(d);
   }
-  d = open_dev(p, "?seed=0x10&wcache=0");
+  d = open_dev(p, "?seed=0x10&wcache=0&reorder=1");
   CHECK(strcmp(zkv_dev_profile_name(d), "instant") == 0);
   CHECK_EQ(zkv_dev_last_error()[0], 0); /* a successful open leaves no message */
   zkv_dev_close(d);
   printf("  open errors ok\n");
+}
+
+/* ---------- host disk given back on reset ---------- */
+
+static uint64_t allocated_bytes(const char *path) {
+  struct stat st;
+  CHECK_EQ(stat(path, &st), 0);
+  return (uint64_t)st.st_blocks * 512;
+}
+
+/* A reset zone gives its blocks back to the host file system by default (discard=0 keeps them). */
+static void test_discard(void) {
+  const char *p = format("discard.dev", &G);
+  char path[256];
+  snprintf(path, sizeof path, "%s", p);
+  const uint64_t CAP = 768 * KiB;
+  for (int keep = 0; keep < 2; keep++) {
+    zkv_dev *d = open_dev(path, keep ? "?discard=0" : NULL);
+    CHECK_EQ(write_pat(d, 0, CAP, 7, 0), 0);
+    uint64_t full = allocated_bytes(path);
+    CHECK_EQ(zkv_dev_zone_mgmt(d, 0, ZKV_ZONE_RESET), 0);
+    uint64_t after = allocated_bytes(path);
+    if (keep)
+      CHECK_EQ(after, full);
+    else
+      CHECK(full - after >= CAP); /* needs hole punching (tmpfs, ext4, xfs, btrfs) */
+    expect_zone(d, 0, ZKV_ZONE_EMPTY, 0);
+    zkv_dev_close(d);
+  }
+  printf("  discard ok: a reset gives the zone's %llu KiB back unless discard=0\n", (unsigned long long)(CAP / KiB));
+}
+
+/* ---------- zone table updates vs process death ---------- */
+
+/* The child changes zone states as fast as it can until it is killed. */
+static void churn_zones(const char *path, int ready_fd) {
+  int err = 0;
+  zkv_dev *d = zkv_dev_open(URI(path, NULL), &err);
+  if (!d) _exit(2);
+  uint8_t blk[4096] = {0};
+  if (write(ready_fd, "r", 1) != 1) _exit(3);
+  for (uint64_t i = 0;; i++) {
+    uint32_t z = (uint32_t)(i % 8);
+    zkv_dev_zone_mgmt(d, z, ZKV_ZONE_OPEN);
+    if (i % 64 == 0 && zkv_dev_append(d, z, blk, sizeof blk, 0) < 0) zkv_dev_zone_mgmt(d, z, ZKV_ZONE_RESET);
+    zkv_dev_zone_mgmt(d, z, ZKV_ZONE_CLOSE);
+    if (i % 4096 == 0) zkv_dev_zone_mgmt(d, z, ZKV_ZONE_FINISH);
+    if (i % 4096 == 1) zkv_dev_zone_mgmt(d, z, ZKV_ZONE_RESET);
+  }
+}
+
+/* A killed host process never corrupts the device: SIGKILL a process in the middle of zone state
+ * changes, many times, and open the device after each. */
+static void test_kill_during_updates(void) {
+  zkv_geometry g = {.lba_size = 4096, .nr_zones = 8, .zone_size = 64 * KiB, .zone_cap = 64 * KiB, .zasl = 4 * KiB};
+  const char *p = format("kill.dev", &g);
+  char path[256];
+  snprintf(path, sizeof path, "%s", p);
+  uint64_t rng = seed_base() ^ 0x4B111ull;
+  enum { KILLS = 200 };
+  for (int k = 0; k < KILLS; k++) {
+    int pfd[2];
+    CHECK_EQ(pipe(pfd), 0);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+      close(pfd[0]);
+      churn_zones(path, pfd[1]);
+    }
+    close(pfd[1]);
+    char c;
+    CHECK_EQ(read(pfd[0], &c, 1), 1);
+    close(pfd[0]);
+    usleep((useconds_t)(zkv_rng_next(&rng) % 2000));
+    CHECK_EQ(kill(pid, SIGKILL), 0);
+    int status = 0;
+    CHECK_EQ(waitpid(pid, &status, 0), pid);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    zkv_dev *d = open_dev(path, NULL);
+    zkv_zone zones[8];
+    CHECK_EQ(zkv_dev_report(d, 0, zones, 8), 8);
+    for (int z = 0; z < 8; z++) CHECK(zones[z].wp - zones[z].start <= g.zone_cap);
+    zkv_dev_close(d);
+  }
+  printf("  %d processes killed during zone state changes: the device opened after each\n", KILLS);
 }
 
 /* ---------- exclusive ownership ---------- */
@@ -1380,17 +1469,149 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Appends of LEN bytes to `zone` through one queue in batches of QD (each batch submitted, then
+ * reaped whole), so the set in flight at every submission, and with it the model's reordering,
+ * does not depend on timing. Records each tag's offset and the completion order; checks the data. */
+enum { QD = 8, BATCHES = 250, TOTAL = QD * BATCHES };
+typedef struct qd_run {
+  uint64_t offs[TOTAL];
+  int completed[TOTAL];
+  int offset_swaps;  /* appends given a lower offset than the one submitted just before them */
+  int late_finishes; /* completions after a later-submitted append's */
+  double us_per_append;
+} qd_run;
+
+static void run_batches(zkv_dev *d, uint32_t zone, size_t len, uint8_t *pool, qd_run *run) {
+  int err = 0, done = 0, max_tag = -1;
+  zkv_queue *q = zkv_queue_create(d, QD, &err);
+  CHECK(q != NULL);
+  memset(run, 0, sizeof *run);
+  uint64_t t0 = now_ns();
+  for (int b = 0; b < BATCHES; b++) {
+    for (int i = b * QD; i < (b + 1) * QD; i++) {
+      zkv_request r = {
+          .op = ZKV_OP_APPEND, .zone = zone, .buf = pool + (size_t)i * len, .len = len, .tag = (uint64_t)i};
+      CHECK_EQ(zkv_queue_submit(q, &r), 0);
+    }
+    zkv_completion c[QD];
+    for (int got = 0; got < QD;) {
+      int n = zkv_queue_reap(q, c, QD - got, QD - got, -1);
+      CHECK(n >= 1);
+      for (int i = 0; i < n; i++) {
+        int tag = (int)c[i].tag;
+        CHECK(tag >= b * QD && tag < (b + 1) * QD);
+        CHECK(c[i].result >= 0);
+        run->offs[tag] = (uint64_t)c[i].result;
+        run->completed[done++] = tag;
+        if (tag < max_tag) run->late_finishes++;
+        if (tag > max_tag) max_tag = tag;
+      }
+      got += n;
+    }
+  }
+  run->us_per_append = (double)(now_ns() - t0) / TOTAL / 1000.0;
+  zkv_queue_destroy(q);
+  zkv_geometry g;
+  zkv_dev_geometry(d, &g);
+  uint8_t *rb = malloc(len);
+  uint64_t *sorted = malloc(sizeof *sorted * TOTAL);
+  CHECK(rb != NULL && sorted != NULL);
+  for (int i = 0; i < TOTAL; i++) {
+    CHECK_EQ(zkv_dev_read(d, run->offs[i], rb, len), 0); /* each tag's data is at its offset */
+    CHECK(memcmp(rb, pool + (size_t)i * len, len) == 0);
+    if (i % QD && run->offs[i] < run->offs[i - 1]) run->offset_swaps++;
+    sorted[i] = run->offs[i];
+  }
+  qsort(sorted, TOTAL, sizeof *sorted, cmp_u64); /* together the offsets tile the zone */
+  for (int i = 0; i < TOTAL; i++) CHECK_EQ(sorted[i], zone * g.zone_size + (uint64_t)i * len);
+  free(sorted);
+  free(rb);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Quantile q of n samples (sorted in place). */
+static double quantile(double *v, int n, double q) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return v[(int)(q * (n - 1))];
+}
+
+/* The service-time distribution the model draws, per profile and queue depth, without the clock:
+ * deadlines at a fixed `now` with a given number of requests in flight and no throughput limit. */
+static void service_quantiles(const char *profile, uint32_t qd, double *mean, double *p50, double *p99, double *p999) {
+  enum { N = 200000 };
+  const zkv_profile *p = zkv_profile_find(profile);
+  double *v = malloc(sizeof *v * N);
+  CHECK(v != NULL);
+  uint64_t rng = 42, now = 1000000000ull, sum = 0;
+  for (int i = 0; i < N; i++) {
+    uint64_t t = zkv_timing_deadline(p, &p->append_lat, &p->append_gap, NULL, 8 * KiB, qd - 1, now, &rng, NULL) - now;
+    v[i] = (double)t;
+    sum += t;
+  }
+  *mean = (double)sum / N;
+  *p50 = quantile(v, N, 0.5), *p99 = quantile(v, N, 0.99), *p999 = quantile(v, N, 0.999);
+  free(v);
+}
+
+/* Tails shaped per profile and queue depth (docs/timing-model.md), and ConfZNS's step at QD4. */
+static void test_tail_shapes(void) {
+  const zkv_profile *zn = zkv_profile_find("zn540");
+  for (double u = 0; u < 0.98; u += 0.01) CHECK(zkv_tail_factor(zn, 8, u) == 1.0);
+  CHECK(zkv_tail_factor(zn, 1, 0.995) == 1.0); /* QD1: the jitter alone */
+  CHECK(fabs(zkv_tail_factor(zn, 4, 0.99) - 2.96) < 1e-9);
+  CHECK(fabs(zkv_tail_factor(zn, 8, 0.99) - 5.55) < 1e-9);
+  CHECK(fabs(zkv_tail_factor(zn, 16, 0.99) - 4.60) < 1e-9);
+  CHECK(fabs(zkv_tail_factor(zn, 12, 0.99) - (5.55 + 4.60) / 2) < 1e-9); /* between knots */
+  CHECK(fabs(zkv_tail_factor(zn, 8, 0.999) - 8.33) < 1e-9);
+  double mean, p50, p99, p999;
+  struct {
+    const char *profile;
+    uint32_t qd;
+    double p99_ratio; /* P99 / P50 of the service time the model draws */
+  } want[] = {{"zn540", 1, 1.18}, {"zn540", 4, 2.96},   {"zn540", 8, 5.55},
+              {"zn540", 16, 4.6}, {"confzns", 4, 1.40}, {"confzns", 64, 1.27}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    service_quantiles(want[i].profile, want[i].qd, &mean, &p50, &p99, &p999);
+    printf("  %s QD%u: P99/P50 %.3f (want %.2f)\n", want[i].profile, want[i].qd, p99 / p50, want[i].p99_ratio);
+    CHECK(fabs(p99 / p50 / want[i].p99_ratio - 1) < 0.06); /* the jitter blurs the knots a little */
+    CHECK(p999 >= p99 && p99 >= p50);
+  }
+  /* ConfZNS: flat from QD1 to QD2, then a step at QD4 (482.6 -> 621.7 us in the paper). */
+  double m1, m2, m4;
+  service_quantiles("confzns", 1, &m1, &p50, &p99, &p999);
+  service_quantiles("confzns", 2, &m2, &p50, &p99, &p999);
+  service_quantiles("confzns", 4, &m4, &p50, &p99, &p999);
+  CHECK(m2 / m1 < 1.02);
+  CHECK(fabs(m4 / m1 - 621.7 / 482.6) < 0.03);
+  printf("  tail shapes ok; confzns mean at QD4 / QD1 %.2fx\n", m4 / m1);
+}
+
 static void test_zn540(void) {
   const uint64_t Z = 32 * MiB;
   const size_t LEN = 8 * KiB;
   zkv_geometry g = {.lba_size = 4096, .nr_zones = 2, .zone_size = Z, .zone_cap = Z, .zasl = 64 * KiB};
   const char *p = format("zn540.dev", &g);
-  char opts[64];
-  snprintf(opts, sizeof opts, "?profile=zn540&seed=%" PRIu64, seed_base() | 1);
+  char opts[96];
+  uint64_t seed = seed_base() | 1;
+  snprintf(opts, sizeof opts, "?profile=zn540&seed=%" PRIu64, seed);
   zkv_dev *d = open_dev(p, opts);
   CHECK(strcmp(zkv_dev_profile_name(d), "zn540") == 0);
 
-  /* QD1 append latency. */
+  /* QD8: the model reorders concurrent appends to a zone (on by default for zn540): some get a
+   * lower offset than the append submitted before them, some complete before an earlier one. The
+   * draws depend on the seed and the device's history of requests, not on timing. */
+  uint8_t *pool = malloc((size_t)TOTAL * LEN);
+  qd_run *run = malloc(sizeof *run), *again = malloc(sizeof *again);
+  CHECK(pool != NULL && run != NULL && again != NULL);
+  for (int i = 0; i < TOTAL; i++) fill(pool + (size_t)i * LEN, LEN, 10000 + (uint64_t)i);
+  run_batches(d, 1, LEN, pool, run);
+
+  /* QD1 append latency (after the batches, which a reopen repeats below): never below the model
+   * (16.8 us less 19% jitter); how far above depends on the host, so it is printed only. */
   uint8_t buf[8192];
   fill(buf, sizeof buf, 1);
   for (int i = 0; i < 20; i++) CHECK(zkv_dev_append(d, 0, buf, LEN, 0) >= 0);
@@ -1398,63 +1619,65 @@ static void test_zn540(void) {
   uint64_t t0 = now_ns();
   for (int i = 0; i < QD1_N; i++) CHECK(zkv_dev_append(d, 0, buf, LEN, 0) >= 0);
   double avg_us = (double)(now_ns() - t0) / QD1_N / 1000.0;
+  CHECK(avg_us >= 13.0);
 
-  /* QD8: completions come back out of their assigned-offset order now and then. Buffers are
-   * filled beforehand so the host side submits as fast as it can. */
-  enum { QD = 8, TOTAL = 2000 };
+  printf(
+      "  zn540: QD1 8 KiB append %.1f us; QD8 (batches of 8) %.1f us per append; of %d appends %d got a lower offset "
+      "than the one submitted before, %d completed after a later one\n",
+      avg_us, run->us_per_append, TOTAL, run->offset_swaps, run->late_finishes);
+  CHECK(run->offset_swaps > 0);
+  CHECK(run->late_finishes > 0);
+  zkv_dev_close(d);
+
+  /* The same seed gives the same reordering, whatever the host's timing. */
+  d = open_dev(p, opts);
+  CHECK_EQ(zkv_dev_zone_mgmt(d, 1, ZKV_ZONE_RESET), 0);
+  run_batches(d, 1, LEN, pool, again);
+  CHECK(memcmp(run->offs, again->offs, sizeof run->offs) == 0);
+  CHECK(memcmp(run->completed, again->completed, sizeof run->completed) == 0);
+  zkv_dev_close(d);
+
+  /* reorder=0: offsets and completions in submission order. */
+  snprintf(opts, sizeof opts, "?profile=zn540&reorder=0&seed=%" PRIu64, seed);
+  d = open_dev(p, opts);
+  CHECK_EQ(zkv_dev_zone_mgmt(d, 1, ZKV_ZONE_RESET), 0);
+  run_batches(d, 1, LEN, pool, run);
+  for (int i = 0; i < TOTAL; i++) {
+    CHECK_EQ(run->offs[i], Z + (uint64_t)i * LEN);
+    CHECK_EQ(run->completed[i], i);
+  }
+  zkv_dev_close(d);
+
+  /* Lateness: completions reaped 5 ms after their deadline count as late, whatever the host. */
+  d = open_dev(p, opts);
+  CHECK_EQ(zkv_dev_zone_mgmt(d, 1, ZKV_ZONE_RESET), 0);
+  zkv_emu_lateness l0, l1;
+  zkv_emu_lateness_get(&l0);
   int err = 0;
   zkv_queue *q = zkv_queue_create(d, QD, &err);
   CHECK(q != NULL);
-  uint8_t *pool = malloc((size_t)TOTAL * LEN);
-  CHECK(pool != NULL);
-  for (int i = 0; i < TOTAL; i++) fill(pool + (size_t)i * LEN, LEN, 10000 + (uint64_t)i);
-  uint64_t *offs = malloc(sizeof *offs * TOTAL);
-  CHECK(offs != NULL);
-  int submitted = 0, done = 0, inversions = 0;
-  uint64_t max_seen = 0;
+  for (int i = 0; i < QD; i++) {
+    zkv_request r = {.op = ZKV_OP_APPEND, .zone = 1, .buf = pool + (size_t)i * LEN, .len = LEN, .tag = (uint64_t)i};
+    CHECK_EQ(zkv_queue_submit(q, &r), 0);
+  }
+  usleep(5000);
   zkv_completion c[QD];
-  uint64_t t1 = now_ns();
-  while (done < TOTAL) {
-    while (submitted < TOTAL && zkv_queue_inflight(q) < QD) {
-      zkv_request r = {.op = ZKV_OP_APPEND,
-                       .zone = 1,
-                       .buf = pool + (size_t)submitted * LEN,
-                       .len = LEN,
-                       .tag = (uint64_t)submitted};
-      CHECK_EQ(zkv_queue_submit(q, &r), 0);
-      submitted++;
-    }
-    int n = zkv_queue_reap(q, c, 1, QD, -1);
-    CHECK(n >= 1);
-    for (int i = 0; i < n; i++) {
-      CHECK(c[i].tag < TOTAL);
-      CHECK(c[i].result >= 0);
-      uint64_t o = (uint64_t)c[i].result;
-      offs[c[i].tag] = o;
-      if (done + i > 0 && o < max_seen) inversions++;
-      if (o > max_seen || done + i == 0) max_seen = o;
-    }
-    done += n;
-  }
-  double qd8_us = (double)(now_ns() - t1) / TOTAL / 1000.0;
+  CHECK_EQ(zkv_queue_reap(q, c, QD, QD, -1), QD);
   zkv_queue_destroy(q);
-  /* Each tag's data is at its offset; together the offsets tile the zone from its start. */
-  uint8_t *rb = malloc(LEN);
-  CHECK(rb != NULL);
-  for (int i = 0; i < TOTAL; i++) {
-    CHECK_EQ(zkv_dev_read(d, offs[i], rb, LEN), 0);
-    CHECK(memcmp(rb, pool + (size_t)i * LEN, LEN) == 0);
-  }
-  free(rb);
-  qsort(offs, TOTAL, sizeof *offs, cmp_u64);
-  for (int i = 0; i < TOTAL; i++) CHECK_EQ(offs[i], Z + (uint64_t)i * LEN);
-  printf("  zn540: QD1 8 KiB append %.1f us; QD8 %.1f us per append, %d of %d completions out of offset order\n",
-         avg_us, qd8_us, inversions, TOTAL);
-  CHECK(avg_us >= 10.0 && avg_us <= 200.0);
-  CHECK(inversions > 0);
-  free(offs);
-  free(pool);
+  zkv_emu_lateness_get(&l1);
+  CHECK(l1.completions - l0.completions >= QD && l1.late - l0.late >= QD);
+  CHECK(l1.worst_late_ns >= 4000000);
   zkv_dev_close(d);
+
+  /* reorder=1 makes a profile that does not reorder by default (instant) reorder too. */
+  d = open_dev(p, "?reorder=1&seed=7");
+  CHECK_EQ(zkv_dev_zone_mgmt(d, 1, ZKV_ZONE_RESET), 0);
+  run_batches(d, 1, LEN, pool, run);
+  CHECK(run->offset_swaps > 0 && run->late_finishes > 0);
+  zkv_dev_close(d);
+  free(again);
+  free(run);
+  free(pool);
 }
 
 int main(void) {
@@ -1467,6 +1690,8 @@ int main(void) {
   test_open_errors();
   test_busy();
   test_persistence();
+  test_kill_during_updates();
+  test_discard();
   test_io();
   test_faults();
   test_zone_condition();
@@ -1475,6 +1700,7 @@ int main(void) {
   test_power_cut_random();
   test_queue();
   test_threads();
+  test_tail_shapes();
   test_zn540();
   cleanup();
   TEST_DONE("test_emu");

@@ -159,6 +159,14 @@ enum zkv_power_cut_mode {
  * operation fails with -ENODEV until the device is closed and opened again. Returns the number
  * of non-durable writes that were affected. */
 int64_t zkv_emu_power_cut(zkv_dev *dev, int mode, uint64_t seed);
+/* Whether the host honoured the timing profiles, over every emulated device of the process since
+ * it started: timed requests completed, how many of them the host observed later than modelled by
+ * more than 20 us + 10% of the modelled service time (a busy host: the caller was not running at
+ * the deadline), and the worst lateness. */
+typedef struct zkv_emu_lateness {
+  uint64_t completions, late, worst_late_ns;
+} zkv_emu_lateness;
+void zkv_emu_lateness_get(zkv_emu_lateness *out);
 
 /* Counters (host-visible). */
 typedef struct zkv_dev_stats {

@@ -73,6 +73,7 @@ public final class DeviceCalibration implements ZkvCommand {
     Path dir =
         dirArg != null ? Files.createDirectories(Path.of(dirArg)) : ScratchDir.create("zkv-cal");
     List<Row> rows = new ArrayList<>();
+    String loadBefore = loadAverage();
     for (String profile : profiles) {
       Path file = dir.resolve("calibrate-" + profile + ".zkvemu");
       Files.deleteIfExists(file);
@@ -90,7 +91,22 @@ public final class DeviceCalibration implements ZkvCommand {
         Files.deleteIfExists(file);
       }
     }
-    String report = report(rows, seconds);
+    String report =
+        report(rows, seconds)
+            + String.format(
+                "%nHost load average (1, 5, 15 min) before the run: %s; after: %s.%n",
+                loadBefore, loadAverage());
+    for (Row r : rows) {
+      if (r.measured.lateness().notHonoured()) {
+        out.println(
+            "warning: "
+                + r.paper.profile
+                + " QD"
+                + r.paper.qd
+                + ": "
+                + r.measured.lateness().describe());
+      }
+    }
     out.println();
     out.println(report);
     if (outFile != null) {
@@ -103,10 +119,19 @@ public final class DeviceCalibration implements ZkvCommand {
     return 0;
   }
 
+  private static String loadAverage() {
+    try {
+      String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+      return f[0] + ", " + f[1] + ", " + f[2];
+    } catch (java.io.IOException e) {
+      return "unknown";
+    }
+  }
+
   record Row(Paper paper, Result measured) {
     String line() {
       return String.format(
-          "| %s | %s | %d KiB | %d | %,.0f | %,.0f | %.2f | %.1f | %.1f | %.1f |",
+          "| %s | %s | %d KiB | %d | %,.0f | %,.0f | %.2f | %.1f | %.1f | %.1f | %.1f%s |",
           paper.profile,
           paper.op.name().toLowerCase(java.util.Locale.ROOT),
           paper.bs / 1024,
@@ -116,8 +141,42 @@ public final class DeviceCalibration implements ZkvCommand {
           measured.iops() / paper.iops,
           paper.meanMicros,
           measured.latency().meanMicros(),
-          measured.latency().percentileMicros(99));
+          measured.latency().percentileMicros(99),
+          100 * measured.lateness().lateShare(),
+          measured.lateness().notHonoured() ? " NOT HONOURED" : "");
     }
+  }
+
+  /**
+   * Whether the host kept up: "late %" is the share of completions observed later than modelled by
+   * more than 20 us + 10%; above 1% a row measures the host, not the profile.
+   */
+  static String hostVerdict(List<Row> rows) {
+    List<String> bad =
+        rows.stream()
+            .filter(r -> r.measured.lateness().notHonoured())
+            .map(
+                r ->
+                    r.paper.profile
+                        + " "
+                        + r.paper.op.name().toLowerCase(java.util.Locale.ROOT)
+                        + " "
+                        + r.paper.bs / 1024
+                        + " KiB QD"
+                        + r.paper.qd)
+            .toList();
+    String rule =
+        "\n\"late %\" is the share of completions the host observed later than modelled by more"
+            + " than 20 us + 10% of the modelled time (a busy host); above 1% a row describes the"
+            + " host, not the profile. ";
+    return rule
+        + (bad.isEmpty()
+            ? "Every row was honoured.\n"
+            : "**The host could not honour the profile in "
+                + bad.size()
+                + " rows** ("
+                + String.join(", ", bad)
+                + "): rerun them on a quiet host.\n");
   }
 
   private static double iops(List<Row> rows, String profile, Op op, int bs, int qd) {
@@ -156,11 +215,12 @@ public final class DeviceCalibration implements ZkvCommand {
                 + "PM1731a append latency from WALTZ (see `docs/timing-model.md`).%n%n",
             LocalDate.now(), seconds, GEOMETRY));
     b.append(
-        "| profile | op | block | QD | paper IOPS | measured IOPS | measured/paper | paper mean us | measured mean us | measured p99 us |\n");
-    b.append("|---|---|---|---|---|---|---|---|---|---|\n");
+        "| profile | op | block | QD | paper IOPS | measured IOPS | measured/paper | paper mean us | measured mean us | measured p99 us | late % |\n");
+    b.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (Row r : rows) {
       b.append(r.line()).append('\n');
     }
+    b.append(hostVerdict(rows));
     b.append("\n## Shape checks (ratios within one run)\n\n");
     b.append("| claim | paper | measured | verdict |\n|---|---|---|---|\n");
     double a1 = iops(rows, "zn540", Op.APPEND, 8192, 1);

@@ -3,6 +3,8 @@ package io.zkv.bench;
 import io.zkv.device.AsyncQueue;
 import io.zkv.device.Completions;
 import io.zkv.device.DeviceGeometry;
+import io.zkv.device.EmulatedDevice;
+import io.zkv.device.HostLateness;
 import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
 import io.zkv.util.LatencyRecorder;
@@ -20,7 +22,13 @@ final class FioLikeRun {
   }
 
   record Result(
-      Op op, int blockSize, int qd, long ops, double seconds, LatencyRecorder.Summary latency) {
+      Op op,
+      int blockSize,
+      int qd,
+      long ops,
+      double seconds,
+      LatencyRecorder.Summary latency,
+      HostLateness lateness) {
     double iops() {
       return ops / seconds;
     }
@@ -46,6 +54,7 @@ final class FioLikeRun {
     LatencyRecorder rec = new LatencyRecorder(1 << 18);
     Completions done = new Completions(qd);
     long ops = 0;
+    HostLateness lateBefore = EmulatedDevice.lateness();
     long start = System.nanoTime();
     long end = start + (long) (seconds * 1e9);
     try (AsyncQueue q = dev.newQueue(qd)) {
@@ -72,7 +81,8 @@ final class FioLikeRun {
       }
     }
     double elapsed = (System.nanoTime() - start) / 1e9;
-    return new Result(op, bs, qd, ops, elapsed, rec.summary());
+    return new Result(
+        op, bs, qd, ops, elapsed, rec.summary(), EmulatedDevice.lateness().since(lateBefore));
   }
 
   private void submit(AsyncQueue q, Op op, ByteBuffer buf, int bs, int slot, long[] submitted)

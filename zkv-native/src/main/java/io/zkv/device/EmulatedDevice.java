@@ -46,7 +46,20 @@ public final class EmulatedDevice {
     return b.toString();
   }
 
+  /**
+   * Whether the host honoured the timing profiles so far, over every emulated device of this
+   * process (see {@link HostLateness}).
+   */
+  public static HostLateness lateness() {
+    ZkvNative.ensureLoaded();
+    long[] v = new long[3];
+    nLateness(v);
+    return new HostLateness(v[0], v[1], v[2]);
+  }
+
   static native int nFormat(String path, long[] geometry);
+
+  static native void nLateness(long[] out);
 
   static native int nInjectError(long h, int opMask, long zone, int skip, int count, int error);
 

@@ -10,10 +10,11 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A zoned block device opened by URI: {@code emu:/path/file[?profile=zn540&wcache=1&seed=N]} for
- * the emulator ({@link EmulatedDevice#format} creates one), {@code nvme:/dev/ngXnY} for an NVMe
- * zoned namespace driven by passthrough commands on io_uring, {@code zbd:/dev/nvmeXnY} for a zoned
- * block device (see {@code docs/device.md}).
+ * A zoned block device opened by URI: {@code
+ * emu:/path/file[?profile=zn540&wcache=1&reorder=0&seed=N]} for the emulator ({@link
+ * EmulatedDevice#format} creates one), {@code nvme:/dev/ngXnY} for an NVMe zoned namespace driven
+ * by passthrough commands on io_uring, {@code zbd:/dev/nvmeXnY} for a zoned block device (see
+ * {@code docs/device.md}).
  *
  * <p>Byte addressing throughout: offsets are multiples of the block size, and {@link #append}
  * returns the byte offset the device assigned (the ALBA times the block size). Data methods take

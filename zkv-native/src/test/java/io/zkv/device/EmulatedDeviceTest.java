@@ -750,4 +750,38 @@ class EmulatedDeviceTest {
     assertThrows(
         IllegalStateException.class, () -> f.failWithIoError(EnumSet.of(Op.READ), -1, 0, 1));
   }
+
+  @Test
+  void completionsReapedLongAfterTheirDeadlineCountAsLate() throws Exception {
+    Path file = formatted("late.zkvemu");
+    try (ZonedDevice d = ZonedDevice.open(EmulatedDevice.uri(file, "zn540"));
+        AsyncQueue q = d.newQueue(4)) {
+      HostLateness before = EmulatedDevice.lateness();
+      ByteBuffer buf = pattern(LBA, 3);
+      for (int i = 0; i < 4; i++) {
+        assertTrue(q.submitAppend(0, buf, 0, LBA, 0, i));
+      }
+      Thread.sleep(5); // the modelled deadlines are ~20-40 us away
+      Completions done = new Completions(4);
+      int got = 0;
+      while (got < 4) {
+        got += q.reap(done, 1, 10, TimeUnit.SECONDS);
+      }
+      HostLateness late = EmulatedDevice.lateness().since(before);
+      assertTrue(late.late() >= 4 && late.completions() >= late.late(), late.toString());
+      assertTrue(late.worstLateNanos() >= 4_000_000, late.toString());
+    }
+  }
+
+  @Test
+  void latenessFiguresOfAnInterval() {
+    HostLateness a = new HostLateness(100, 1, 50_000);
+    HostLateness b = new HostLateness(300, 4, 90_000);
+    assertEquals(new HostLateness(200, 3, 90_000), b.since(a));
+    assertEquals(0.015, b.since(a).lateShare(), 1e-12);
+    assertTrue(b.since(a).notHonoured());
+    assertFalse(new HostLateness(200, 2, 0).notHonoured(), "1% is still honoured");
+    assertEquals(0, new HostLateness(0, 0, 0).lateShare());
+    assertTrue(b.since(a).describe().contains("3 of 200"), b.since(a).describe());
+  }
 }

@@ -2,6 +2,8 @@ package io.zkv.bench.driver;
 
 import io.zkv.bench.workload.DbBenchWorkloads;
 import io.zkv.bench.workload.OperationMix;
+import io.zkv.device.EmulatedDevice;
+import io.zkv.device.HostLateness;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +16,9 @@ import java.util.Locale;
  * existing data; the run's notes say so. After the prefill and after every phase that writes, the
  * store settles (flush, then wait for compactions; unmeasured), so that the next phase starts from
  * the same quiet state on every configuration. A phase's device figures span the phase and its
- * settling: the flushes and compactions it caused count in its write amplification.
+ * settling: the flushes and compactions it caused count in its write amplification. A phase in
+ * which the host could not honour the emulated device's timing profile (more than 1% of the timed
+ * completions late, see {@link HostLateness}) gets a note saying so.
  */
 final class ConfigRunner {
   private ConfigRunner() {}
@@ -55,7 +59,12 @@ final class ConfigRunner {
         populated = true;
       }
       ZoneCounters before = store.counters();
+      HostLateness lateBefore = EmulatedDevice.lateness();
       PhaseResult r = runner.run(p, label);
+      HostLateness late = EmulatedDevice.lateness().since(lateBefore);
+      if (late.notHonoured()) {
+        notes.add(p.name() + ": " + late.describe());
+      }
       if (p.writesData()) {
         settle(store, p.name(), notes);
       }
