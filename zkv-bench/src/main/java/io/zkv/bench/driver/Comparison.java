@@ -156,6 +156,16 @@ public final class Comparison {
               configs.size(),
               ci,
               p.device().spaceAmplification());
+          if (p.writes() > 0) {
+            add(
+                figs,
+                higherBetter,
+                "metadata bytes per write",
+                false,
+                configs.size(),
+                ci,
+                (double) p.device().metaBytes() / p.writes());
+          }
         }
         if (p.writes() > 0) {
           // Equal on every configuration (ratio 1.00x) when the phase left the same data.

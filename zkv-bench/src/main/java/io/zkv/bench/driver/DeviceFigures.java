@@ -7,6 +7,8 @@ package io.zkv.bench.driver;
  * @param hostBytes file data RocksDB wrote through the zone file system in the phase (WAL, flushes,
  *     compactions)
  * @param gcBytes bytes garbage collection copied in the phase
+ * @param metaBytes bytes of the zone file system's metadata log written in the phase (records and
+ *     snapshots): with synced writes, a sync's share is {@code metaBytes / writes}
  * @param deviceBytes all bytes written to the device in the phase (host, padding, GC, metadata)
  * @param writeAmplification {@code deviceBytes / userBytes}: RocksDB's and the file system's
  *     amplification together (NaN if the phase wrote nothing)
@@ -20,6 +22,7 @@ public record DeviceFigures(
     long userBytes,
     long hostBytes,
     long gcBytes,
+    long metaBytes,
     long deviceBytes,
     double writeAmplification,
     double fsWriteAmplification,
@@ -35,6 +38,7 @@ public record DeviceFigures(
         userBytes,
         host,
         after.gcBytes() - before.gcBytes(),
+        after.metaBytes() - before.metaBytes(),
         device,
         userBytes == 0 ? Double.NaN : (double) device / userBytes,
         host == 0 ? Double.NaN : (double) device / host,

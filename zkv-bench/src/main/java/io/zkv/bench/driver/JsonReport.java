@@ -140,6 +140,7 @@ public final class JsonReport {
         b.append("{\"userBytes\": ").append(d.userBytes());
         b.append(", \"hostBytes\": ").append(d.hostBytes());
         b.append(", \"gcBytes\": ").append(d.gcBytes());
+        b.append(", \"metaBytes\": ").append(d.metaBytes());
         b.append(", \"deviceBytes\": ").append(d.deviceBytes());
         b.append(", \"writeAmplification\": ").append(num(d.writeAmplification()));
         b.append(", \"fsWriteAmplification\": ").append(num(d.fsWriteAmplification()));

@@ -94,7 +94,7 @@ public final class MarkdownReport {
     for (String n : LatencyStats.NAMES) {
       header.add(n + " us");
     }
-    header.addAll(List.of("WA", "space amp", "zones used"));
+    header.addAll(List.of("WA", "meta B/write", "space amp", "zones used"));
     rows.add(header.toArray(String[]::new));
     for (RunResult run : r.runs()) {
       for (PhaseResult p : run.phases()) {
@@ -112,6 +112,8 @@ public final class MarkdownReport {
           }
           DeviceFigures d = p.device();
           row.add(first && d != null ? fmt(d.writeAmplification()) : "");
+          row.add(
+              first && d != null && p.writes() > 0 ? fmt((double) d.metaBytes() / p.writes()) : "");
           row.add(first && d != null ? fmt(d.spaceAmplification()) : "");
           row.add(first && d != null ? d.zonesUsed() + "/" + d.dataZones() : "");
           rows.add(row.toArray(String[]::new));

@@ -42,8 +42,12 @@ class ReportWritersTest {
   void markdownComparisonHasOneRowPerFigureAndTheRatios() {
     String md = MarkdownReport.render(SampleReports.twoConfigs());
     List<String> rows = Arrays.stream(md.split("\n")).filter(l -> l.startsWith("|")).toList();
-    // header + separator + ops/s + 7 READ latency figures + WA + space amplification + writes
-    assertEquals(2 + 1 + 7 + 2 + 1, rows.size(), md);
+    // header + separator + ops/s + 7 READ latency figures + WA + space amplification + metadata
+    // bytes per write + writes
+    assertEquals(2 + 1 + 7 + 3 + 1, rows.size(), md);
+    String meta =
+        rows.stream().filter(l -> l.contains("metadata bytes per write")).findFirst().orElseThrow();
+    assertTrue(meta.contains("0.040"), meta);
     assertTrue(rows.get(0).contains("A median (min-max)") && rows.get(0).contains("B / A"), md);
     String opsRow = rows.get(2);
     assertTrue(
@@ -81,7 +85,7 @@ class ReportWritersTest {
     assertTrue(
         rows.get(2)
             .matches(
-                "\\| fillrandom \\| READ +\\| +1,000 \\| +1,000 \\| +10\\.0 \\|.*\\| +2\\.00 \\| +1\\.25 \\| +3/60 \\|"),
+                "\\| fillrandom \\| READ +\\| +1,000 \\| +1,000 \\| +10\\.0 \\|.*\\| +2\\.00 \\| +0\\.040 \\| +1\\.25 \\| +3/60 \\|"),
         rows.get(2));
     assertFalse(md.contains("alternating"), "one configuration: no run order to state");
     assertTrue(md.contains("- state parity: in each phase every run wrote the same keys"), md);
