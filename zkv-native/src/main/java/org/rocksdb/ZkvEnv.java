@@ -29,10 +29,13 @@ public final class ZkvEnv extends Env {
    * An Env whose files live in zones of {@code device}, through zkv's zone file system: formatted
    * first when {@code format} is true (erasing the device), else mounted. The device cannot be
    * closed while the Env is open. One Env per device; several databases (paths) may share it.
+   *
+   * @throws io.zkv.device.DeviceInUseException if the device's file system is mounted (or
+   *     inspected) already in this process
    */
   public static ZkvEnv onZones(ZonedDevice device, boolean format) throws ZonedDeviceException {
     ZkvNative.ensureLoaded();
-    ZonedDevice.Lease lease = device.lease();
+    ZonedDevice.Lease lease = device.fileSystemLease("mounted by a ZkvEnv");
     long h = nNewZoned(lease.handle(), format);
     if (h < 0) {
       lease.close();
