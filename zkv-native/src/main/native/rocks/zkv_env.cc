@@ -255,6 +255,18 @@ bool Bind(JNIEnv* env, EnvHandle* h, JavaCallout* slot, jobject target, const ch
 }
 }  // namespace zkv
 
+// Uninstalls both Java policies of a zoned Env: the file system's built-in rules (LIZA, greedy GC)
+// decide from now on. For JVM exit (ZkvEnvExitGuard): zfs_set_* take the file system's lock, under
+// which every call-out runs, so when this returns no call-out is under way and none will start; a
+// RocksDB thread then never attaches to a JVM that is going away (it would block forever, and the
+// VM thread, which joins RocksDB's thread pool in exit(), with it).
+JNI_EXPORT void JNICALL Java_org_rocksdb_ZkvEnv_nDisableCallouts(JNIEnv*, jclass, jlong handle) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs) return;
+  zfs_set_allocator(h->zone_fs, nullptr, nullptr);
+  zfs_set_victim_chooser(h->zone_fs, nullptr, nullptr);
+}
+
 // Installs the Java placement policy (io.zkv.fs.ZoneAllocator) on a zoned Env.
 JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetAllocator(JNIEnv* env, jclass, jlong handle, jobject allocator) {
   auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);

@@ -18,6 +18,8 @@ import java.util.Objects;
 public final class ZkvEnv extends Env {
   private final long zkvHandle;
   private final ZonedDevice.Lease lease;
+  private final Object callouts = new Object(); // orders call-out changes with dispose
+  private boolean disposed; // guarded by callouts
 
   private ZkvEnv(long zkvHandle, ZonedDevice.Lease lease) {
     super(nEnvPointer(zkvHandle));
@@ -51,11 +53,31 @@ public final class ZkvEnv extends Env {
   public static ZkvEnv onZones(ZonedDevice device, boolean format, ZoneAllocator allocator)
       throws ZonedDeviceException {
     ZkvEnv env = onZones(device, format);
-    if (nSetAllocator(env.zkvHandle, allocator) < 0) {
+    if (env.installCallout(() -> nSetAllocator(env.zkvHandle, allocator)) < 0) {
       env.close();
       throw new IllegalArgumentException("cannot install the zone allocator " + allocator);
     }
     return env;
+  }
+
+  /**
+   * Installs a Java policy unless the JVM is exiting (then the built-in rule stays: see {@link
+   * ZkvEnvExitGuard}); returns the native result.
+   */
+  private int installCallout(java.util.function.IntSupplier install) {
+    ZkvEnvExitGuard.watch(this);
+    synchronized (callouts) {
+      return ZkvEnvExitGuard.exiting() ? 0 : install.getAsInt();
+    }
+  }
+
+  /** Back to the file system's built-in rules; waits for call-outs under way (JVM exit). */
+  void disableCallouts() {
+    synchronized (callouts) {
+      if (!disposed) {
+        nDisableCallouts(zkvHandle);
+      }
+    }
   }
 
   /**
@@ -66,7 +88,8 @@ public final class ZkvEnv extends Env {
    */
   public void setVictimChooser(GcVictimChooser chooser) {
     checkOpen();
-    if (nSetVictimChooser(zkvHandle, Objects.requireNonNull(chooser, "chooser")) < 0) {
+    Objects.requireNonNull(chooser, "chooser");
+    if (installCallout(() -> nSetVictimChooser(zkvHandle, chooser)) < 0) {
       throw new IllegalStateException(
           "cannot install the victim chooser " + chooser + " (one per zoned Env)");
     }
@@ -194,7 +217,11 @@ public final class ZkvEnv extends Env {
 
   @Override
   protected void disposeInternal(long envPointer) {
-    nDispose(zkvHandle);
+    ZkvEnvExitGuard.forget(this);
+    synchronized (callouts) {
+      disposed = true;
+      nDispose(zkvHandle);
+    }
     if (lease != null) {
       lease.close();
     }
@@ -211,6 +238,8 @@ public final class ZkvEnv extends Env {
   private static native int nSetAllocator(long handle, ZoneAllocator allocator);
 
   private static native int nSetVictimChooser(long handle, GcVictimChooser chooser);
+
+  private static native void nDisableCallouts(long handle);
 
   private static native int nSetGcStartPercent(long handle, int percent);
 
