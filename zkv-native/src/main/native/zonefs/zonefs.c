@@ -1100,7 +1100,7 @@ int zfs_mkfs(zkv_dev *dev, const zfs_options *opt, char *err, size_t errlen) {
               meta);
   for (uint32_t z = 0; !rc && z < fs->g.nr_zones; z++) {
     rc = zkv_dev_zone_mgmt(dev, z, ZKV_ZONE_RESET);
-    if (rc) fail(rc, err, errlen, "cannot reset zone %u: %s", z, zkv_dev_last_error());
+    if (rc) fail(rc, err, errlen, "cannot reset zone %u: %s", z, zkv_status_message(rc));
   }
   if (!rc) rc = load_zones(fs);
   if (!rc) {
@@ -1116,7 +1116,7 @@ int zfs_mkfs(zkv_dev *dev, const zfs_options *opt, char *err, size_t errlen) {
     fs->next_file_id = 1;
     fs->meta_zone = meta - 1; /* roll_meta moves to zone 0 */
     rc = roll_meta(fs);
-    if (rc) fail(rc, err, errlen, "cannot write the superblock: error %d", rc);
+    if (rc) fail(rc, err, errlen, "cannot write the superblock: %s", zkv_status_message(rc));
   }
   free_fs(fs);
   return rc;
@@ -1217,7 +1217,7 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
   }
   char msg[256];
   if ((*rc = load_zones(fs))) {
-    fail(*rc, err, errlen, "zone report failed");
+    fail(*rc, err, errlen, "zone report failed: %s", zkv_status_message(*rc));
     goto fail;
   }
   /* Candidate superblocks: the meta zone count is read from the first valid one. */
@@ -1319,7 +1319,7 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
   fs->active_limit = fs->g.max_active ? (fs->g.max_active > 3 ? fs->g.max_active - 2 : 1) : 0;
   /* Start a fresh log, so a torn tail is never followed by new records. */
   if ((*rc = roll_meta(fs))) {
-    fail(*rc, err, errlen, "cannot roll the metadata log: error %d", *rc);
+    fail(*rc, err, errlen, "cannot roll the metadata log: %s", zkv_status_message(*rc));
     goto fail;
   }
   fs->gc_running = pthread_create(&fs->gc_thread, NULL, gc_worker, fs) == 0;

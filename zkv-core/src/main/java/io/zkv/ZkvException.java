@@ -54,10 +54,16 @@ public class ZkvException extends RuntimeException {
    * ZkvException}. The message is {@code context + ": " + RocksDB's message}.
    */
   public static ZkvException of(String context, RocksDBException e) {
+    return typed(context + ": " + e.getMessage(), e);
+  }
+
+  /**
+   * Like {@link #of}, with a message of its own: typed by {@code e}'s status, {@code e} the cause.
+   */
+  static ZkvException typed(String message, RocksDBException e) {
     Status s = e.getStatus();
     Status.Code code = s == null ? null : s.getCode();
     Status.SubCode sub = s == null ? null : s.getSubCode();
-    String message = context + ": " + e.getMessage();
     if (sub == Status.SubCode.NoSpace) {
       return new ZkvNoSpaceException(message, e, code, sub);
     }

@@ -11,6 +11,7 @@ import io.zkv.device.DeviceGeometry;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -96,6 +97,7 @@ class FullDeviceTest {
           noRoom.getMessage().startsWith("cannot resume /full: ")
               && noRoom.getMessage().contains("are needed to flush"),
           noRoom.getMessage());
+      assertEquals(Status.SubCode.NoSpace, noRoom.rocksSubCode().orElseThrow());
       assertAllReadable(db, n - 100, n);
 
       System.out.printf(
@@ -147,6 +149,23 @@ class FullDeviceTest {
     try (ZonedEnv env = ZonedEnv.open(uri, ZonedEnv.Mode.MOUNT);
         ZkvDb db = ZkvDb.open(env, "/full", OPTIONS)) {
       assertAllReadable(db, n / 2, n + more);
+    }
+  }
+
+  /** Every failure a full device causes is typed NoSpace, resume() with the WAL disabled too. */
+  @Test
+  void withTheWalDisabledResumeOnAFullDeviceIsNoSpace() throws Exception {
+    String uri = TestDevices.format(dir, "full", TINY);
+    try (ZonedEnv env = ZonedEnv.open(uri, ZonedEnv.Mode.FORMAT);
+        ZkvDb db = ZkvDb.open(env, "/full", OPTIONS.toBuilder().disableWal(true).build())) {
+      int n = fill(db);
+      for (Runnable op :
+          List.<Runnable>of(
+              () -> db.put(key(n), value(n)), db::flush, db::compactRange, db::resume)) {
+        ZkvNoSpaceException e = assertThrows(ZkvNoSpaceException.class, op::run);
+        assertEquals(Status.SubCode.NoSpace, e.rocksSubCode().orElseThrow(), e.getMessage());
+        assertTrue(e.getMessage().contains("No space left on device (ENOSPC)"), e.getMessage());
+      }
     }
   }
 }

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.zkv.device.DeviceGeometry;
 import io.zkv.device.DeviceInUseException;
 import io.zkv.device.EmulatedDevice;
+import io.zkv.device.ZoneCondition;
 import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
 import io.zkv.fs.ZoneFsInspector;
@@ -280,6 +281,29 @@ class ZoneFileSystemRocksDbTest {
       try (ZoneFsInspector fs = ZoneFsInspector.open(dev)) {
         assertEquals(List.of(), fs.check());
       }
+    }
+  }
+
+  /** A device status reaches RocksDB's status message by name, not as "Unknown error 65978". */
+  @Test
+  void zoneStatusesReachRocksDbByName() throws Exception {
+    try (ZonedDevice dev = device();
+        ZkvEnv env = ZkvEnv.onZones(dev, true);
+        Options o = options(env);
+        RocksDB db = RocksDB.open(o, DB);
+        WriteOptions sync = new WriteOptions().setSync(true)) {
+      db.put(sync, "k".getBytes(), "v".getBytes());
+      for (int z = 3; z < dev.geometry().zoneCount(); z++) {
+        dev.faults().setZoneCondition(z, ZoneCondition.READ_ONLY);
+      }
+      org.rocksdb.RocksDBException e =
+          assertThrows(
+              org.rocksdb.RocksDBException.class,
+              () -> db.put(sync, "k2".getBytes(), new byte[8192]));
+      assertTrue(
+          e.getMessage().contains("Zone Is Read Only (NVMe status 0x1BA): the device made"),
+          e.getMessage());
+      assertFalse(e.getMessage().contains("Unknown error"), e.getMessage());
     }
   }
 }
