@@ -1090,14 +1090,38 @@ static int load_zones(zfs *fs) {
   return n < 0 ? n : 0;
 }
 
+/* The smallest devices the file system (and the placement policy ZonedEnv installs) can use; the
+ * reasons are docs/zone-fs.md's "Reserves" and "Active-zone limit". */
+static int check_geometry(const zkv_geometry *g, uint32_t meta, char *err, size_t errlen) {
+  if (g->lba_size > ZFS_SUPERBLOCK_SIZE)
+    return fail(-EINVAL, err, errlen, "block size %u is above the %u-byte superblock", g->lba_size,
+                ZFS_SUPERBLOCK_SIZE);
+  if (meta < 2 || meta > ZFS_MAX_META_ZONES)
+    return fail(-EINVAL, err, errlen, "%u meta zones: the metadata log needs 2 to %u (one written, one to roll to)",
+                meta, ZFS_MAX_META_ZONES);
+  if (g->nr_zones < meta + 3)
+    return fail(-EINVAL, err, errlen,
+                "%u zones are too few: the file system needs at least %u (%u meta zones plus 3 data zones: data files "
+                "never take the last two empty zones, kept for RocksDB's metadata files and for GC)",
+                g->nr_zones, meta + 3, meta);
+  if (g->max_active && g->max_active < 3)
+    return fail(-EINVAL, err, errlen,
+                "max active zones %u is too low: the file system needs no limit (0) or at least 3 (one zone for "
+                "data, one for the metadata log, one for GC migration)",
+                g->max_active);
+  if (g->max_open && g->max_open < 4)
+    return fail(-EINVAL, err, errlen,
+                "max open zones %u is too low: zkv needs no limit (0) or at least 4 (the placement policy keeps "
+                "two for the metadata log and GC, one for the WAL, one for other files)",
+                g->max_open);
+  return 0;
+}
+
 int zfs_mkfs(zkv_dev *dev, const zfs_options *opt, char *err, size_t errlen) {
   zfs *fs = alloc_fs(dev);
   if (!fs) return fail(-ENOMEM, err, errlen, "out of memory");
   uint32_t meta = opt && opt->meta_zones ? opt->meta_zones : 3;
-  int rc = 0;
-  if (fs->g.lba_size > ZFS_SUPERBLOCK_SIZE || meta < 2 || meta + 2 > fs->g.nr_zones)
-    rc = fail(-EINVAL, err, errlen, "device of %u zones cannot hold %u meta zones plus data zones", fs->g.nr_zones,
-              meta);
+  int rc = check_geometry(&fs->g, meta, err, errlen);
   for (uint32_t z = 0; !rc && z < fs->g.nr_zones; z++) {
     rc = zkv_dev_zone_mgmt(dev, z, ZKV_ZONE_RESET);
     if (rc) fail(rc, err, errlen, "cannot reset zone %u: %s", z, zkv_status_message(rc));

@@ -38,6 +38,16 @@ public class ZkvException extends RuntimeException {
     this.subCode = subCode;
   }
 
+  /**
+   * RocksDB drops the NoSpace subcode on some paths and keeps only the text, e.g. "Close of log
+   * file failed with error:close: No space left on device (ENOSPC): ..." or an IOError whose
+   * message is a NoSpace status's "IO error: No space left on device: ...". The zone file system's
+   * ENOSPC and RocksDB's NoSpace both say this.
+   */
+  private static boolean isNoSpace(String message) {
+    return message != null && message.contains("No space left on device");
+  }
+
   /** RocksDB's status code when RocksDB reported the failure. */
   public Optional<Status.Code> rocksCode() {
     return Optional.ofNullable(code);
@@ -50,8 +60,9 @@ public class ZkvException extends RuntimeException {
 
   /**
    * The typed exception for a RocksDB failure: {@link ZkvNoSpaceException} for subcode {@code
-   * NoSpace}, {@link ZkvCorruptionException} for code {@code Corruption}, else a plain {@code
-   * ZkvException}. The message is {@code context + ": " + RocksDB's message}.
+   * NoSpace} (or a message saying "No space left on device", where RocksDB dropped the subcode),
+   * {@link ZkvCorruptionException} for code {@code Corruption}, else a plain {@code ZkvException}.
+   * The message is {@code context + ": " + RocksDB's message}.
    */
   public static ZkvException of(String context, RocksDBException e) {
     return typed(context + ": " + e.getMessage(), e);
@@ -64,7 +75,7 @@ public class ZkvException extends RuntimeException {
     Status s = e.getStatus();
     Status.Code code = s == null ? null : s.getCode();
     Status.SubCode sub = s == null ? null : s.getSubCode();
-    if (sub == Status.SubCode.NoSpace) {
+    if (sub == Status.SubCode.NoSpace || isNoSpace(e.getMessage())) {
       return new ZkvNoSpaceException(message, e, code, sub);
     }
     if (code == Status.Code.Corruption) {

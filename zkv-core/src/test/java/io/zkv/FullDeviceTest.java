@@ -110,6 +110,7 @@ class FullDeviceTest {
         // disabled test below); the database is closed regardless and may not be reopened in
         // this mount
         System.out.println("close of the full database: " + e.getMessage());
+        assertTrue(e instanceof ZkvNoSpaceException, "typed NoSpace: " + e);
         IllegalStateException unsafe =
             assertThrows(IllegalStateException.class, () -> ZkvDb.open(env, "/full", OPTIONS));
         assertTrue(unsafe.getMessage().contains("was not closed cleanly"), unsafe.getMessage());

@@ -85,13 +85,15 @@ final class FsCommands {
     public String usage() {
       return DEVICE
           + " [--force] [--meta-zones 3] [--zones N --zone-size 64M --zone-cap 48M"
-          + " --max-open 14 --max-active 14 --zasl 1M]  (geometry: creates a missing emu: file)";
+          + " --max-open 14 --max-active 14 --zasl 1M]  (geometry: creates a missing emu: file;"
+          + " zkv needs at least meta zones + 3 zones, max active 0 (no limit) or >= 3, max open 0"
+          + " or >= 4; --force erases an existing or damaged file system)";
     }
 
     @Override
     public int run(Arguments args, PrintStream out) throws Exception {
       String uri = deviceUri(args);
-      boolean force = Boolean.parseBoolean(args.string("force", "false"));
+      boolean force = args.flag("force", false);
       int metaZones = (int) args.number("meta-zones", 3, 2, 8);
       long zones = args.number("zones", 0, 0, 1 << 20);
       long zoneSize = args.number("zone-size", 64L << 20, 4096, 1L << 40);
@@ -100,6 +102,7 @@ final class FsCommands {
       int maxActive = (int) args.number("max-active", 14, 0, 1 << 20);
       int zasl = (int) args.number("zasl", 1 << 20, 4096, 1 << 30);
       args.requireAllUsed();
+      Path created = null;
       if (zones > 0) {
         if (!uri.startsWith("emu:")) {
           throw new Arguments.UsageException(
@@ -112,8 +115,25 @@ final class FsCommands {
         }
         EmulatedDevice.format(
             file, DeviceGeometry.of((int) zones, zoneSize, zoneCap, maxOpen, maxActive, zasl));
-        out.println("created emulated device " + file);
+        created = file;
       }
+      boolean done = false;
+      try {
+        int rc = format(uri, force, metaZones, out);
+        done = rc == 0;
+        if (done && created != null) {
+          out.println("created emulated device " + created);
+        }
+        return rc;
+      } finally {
+        if (!done && created != null) {
+          Files.deleteIfExists(created); // a failed mkfs leaves no half-made device behind
+        }
+      }
+    }
+
+    private static int format(String uri, boolean force, int metaZones, PrintStream out)
+        throws ZonedDeviceException {
       try (ZonedDevice dev = ZonedDevice.open(uri)) {
         if (!force) {
           try (ZoneFsInspector existing = ZoneFsInspector.open(dev)) {
@@ -124,8 +144,16 @@ final class FsCommands {
                     + existing.files().size()
                     + " file(s); pass --force to erase it");
             return 1;
-          } catch (ZonedDeviceException notFormatted) {
-            // nothing to protect (empty, foreign or damaged): format
+          } catch (ZonedDeviceException unmountable) {
+            if (!unmountable.getMessage().contains("run mkfs")) { // not merely empty: protect it
+              out.println(
+                  "zkv mkfs: "
+                      + uri
+                      + " holds data that does not mount as a zkv file system ("
+                      + unmountable.getMessage()
+                      + "); `zkv fsck` tells more; pass --force to erase it");
+              return 1;
+            }
           }
         }
         ZoneFsInspector.mkfs(dev, metaZones);

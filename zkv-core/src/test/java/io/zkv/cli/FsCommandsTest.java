@@ -1,6 +1,7 @@
 package io.zkv.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkv.device.Zone;
@@ -10,6 +11,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -147,5 +149,92 @@ class FsCommandsTest {
       assertEquals(1, zkv("df", "--device", uri()));
       assertTrue(err.toString(StandardCharsets.UTF_8).contains("in use"), err.toString());
     }
+  }
+
+  private String err() {
+    return err.toString(StandardCharsets.UTF_8);
+  }
+
+  /** Geometries the file system cannot use are refused with the minimum, leaving no file. */
+  @Test
+  void mkfsRefusesUnusableGeometriesAndLeavesNoHalfMadeDevice() {
+    String[][] cases = {
+      {"--max-active", "1", "--max-open", "1"},
+      {"--max-active", "2", "--max-open", "0"},
+      {"--max-active", "4", "--max-open", "2"},
+      {"--zones", "5", "--max-active", "4", "--max-open", "4"},
+      {"--meta-zones", "4", "--zones", "6", "--max-active", "4", "--max-open", "4"},
+    };
+    String[] expected = {
+      "max active zones 1 is too low: the file system needs no limit (0) or at least 3",
+      "max active zones 2 is too low",
+      "max open zones 2 is too low: zkv needs no limit (0) or at least 4",
+      "5 zones are too few: the file system needs at least 6 (3 meta zones plus 3 data zones",
+      "6 zones are too few: the file system needs at least 7",
+    };
+    for (int i = 0; i < cases.length; i++) {
+      java.util.List<String> args =
+          new java.util.ArrayList<>(
+              java.util.List.of(
+                  "mkfs",
+                  "--device",
+                  uri(),
+                  "--zones",
+                  "16",
+                  "--zone-size",
+                  "8M",
+                  "--zone-cap",
+                  "6M"));
+      args.addAll(java.util.List.of(cases[i]));
+      assertEquals(1, zkv(args.toArray(String[]::new)), String.join(" ", cases[i]) + ": " + out());
+      assertTrue(err().contains(expected[i]), err());
+      assertFalse(Files.exists(dir.resolve("dev.zkvemu")), "a half-made device file is left");
+    }
+    // the smallest usable geometry formats and mounts
+    assertEquals(
+        0,
+        zkv(
+            "mkfs",
+            "--device",
+            uri(),
+            "--zones",
+            "6",
+            "--zone-size",
+            "8M",
+            "--zone-cap",
+            "6M",
+            "--max-active",
+            "3",
+            "--max-open",
+            "0"),
+        err());
+    assertEquals(0, zkv("fsck", "--device", uri()), out());
+  }
+
+  /** A damaged file system is protected like a healthy one; device statuses are named. */
+  @Test
+  void mkfsRefusesADamagedFileSystemWithoutForceAndNamesDeviceStatuses() throws Exception {
+    createWithData();
+    try (ZonedDevice dev = ZonedDevice.open(uri())) {
+      dev.resetZone(0);
+      dev.resetZone(1);
+      dev.resetZone(2);
+      dev.write(dev.zone(0).start(), java.nio.ByteBuffer.allocateDirect(4096).put(0, (byte) 7));
+    }
+    assertEquals(1, zkv("mkfs", "--device", uri()));
+    assertTrue(
+        out().contains("does not mount as a zkv file system") && out().contains("--force"), out());
+    try (ZonedDevice dev = ZonedDevice.open(uri())) {
+      dev.faults().setZoneCondition(9, ZoneCondition.OFFLINE);
+    }
+    assertEquals(1, zkv("mkfs", "--device", uri(), "--force"));
+    assertTrue(
+        err()
+            .contains(
+                "cannot reset zone 9: Invalid Zone State Transition (NVMe status 0x1BF): the zone's"
+                    + " condition does not allow this action"),
+        err());
+    assertFalse(err().contains("Unknown error") || err().contains("error -"), err());
+    assertTrue(Files.exists(dir.resolve("dev.zkvemu")), "an existing device is never deleted");
   }
 }
