@@ -217,7 +217,10 @@ JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nFilesOpened(JNIEnv*, jclass, j
 
 // Formats (if asked) and mounts the zone file system on an open device; returns an EnvHandle* or
 // a negative code with the message in nLastError.
-JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nNewZoned(JNIEnv*, jclass, jlong device, jboolean format) {
+// read_only: nothing on the device changes and every write fails with EROFS (zkv fsck --verify-data
+// opens databases read-only through it).
+JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nNewZoned(JNIEnv*, jclass, jlong device, jboolean format,
+                                                          jboolean read_only) {
   auto* dev = reinterpret_cast<zkv_dev*>(device);
   char err[512] = {0};
   if (format) {
@@ -228,7 +231,7 @@ JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nNewZoned(JNIEnv*, jclass, jlon
     }
   }
   int rc = 0;
-  zfs* fs = zfs_mount(dev, &rc, err, sizeof err);
+  zfs* fs = zfs_mount_flags(dev, read_only ? ZFS_MOUNT_READONLY : 0, &rc, err, sizeof err);
   if (!fs) {
     zkv::last_error = std::string("mount: ") + err;
     return rc;

@@ -36,14 +36,30 @@ public final class ZkvEnv extends Env {
    *     inspected) already in this process
    */
   public static ZkvEnv onZones(ZonedDevice device, boolean format) throws ZonedDeviceException {
+    return mount(device, "mounted by a ZkvEnv", format, false);
+  }
+
+  private static ZkvEnv mount(ZonedDevice device, String holder, boolean format, boolean readOnly)
+      throws ZonedDeviceException {
     ZkvNative.ensureLoaded();
-    ZonedDevice.Lease lease = device.fileSystemLease("mounted by a ZkvEnv");
-    long h = nNewZoned(lease.handle(), format);
+    ZonedDevice.Lease lease = device.fileSystemLease(holder);
+    long h = nNewZoned(lease.handle(), format, readOnly);
     if (h < 0) {
       lease.close();
       throw new ZonedDeviceException(device.uri() + ": " + nLastError(), h);
     }
     return new ZkvEnv(h, lease);
+  }
+
+  /**
+   * An Env over a read-only mount of {@code device}'s zone file system, for inspecting databases
+   * with {@code RocksDB.openReadOnly}: nothing on the device changes, every write fails (EROFS).
+   *
+   * @throws io.zkv.device.DeviceInUseException if the file system is mounted already in this
+   *     process
+   */
+  public static ZkvEnv readOnlyOnZones(ZonedDevice device) throws ZonedDeviceException {
+    return mount(device, "mounted read-only by a ZkvEnv", false, true);
   }
 
   /**
@@ -229,7 +245,7 @@ public final class ZkvEnv extends Env {
 
   private static native long nNewPassthrough();
 
-  private static native long nNewZoned(long device, boolean format);
+  private static native long nNewZoned(long device, boolean format, boolean readOnly);
 
   private static native String nLastError();
 

@@ -13,6 +13,7 @@ import io.zkv.fs.ZoneUsage;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -369,17 +370,19 @@ final class FsCommands {
 
     @Override
     public String summary() {
-      return "check the file system read-only; exit 0 when clean, 1 when damaged";
+      return "check the file system read-only (--verify-data: also every database's SST and WAL"
+          + " checksums); exit 0 when clean, 1 when damaged";
     }
 
     @Override
     public String usage() {
-      return DEVICE;
+      return DEVICE + " [--verify-data]";
     }
 
     @Override
     public int run(Arguments args, PrintStream out) throws Exception {
       try (ZonedDevice dev = openDevice(args)) {
+        boolean verifyData = args.flag("verify-data", false);
         args.requireAllUsed();
         ZoneFsInspector fs;
         try {
@@ -389,6 +392,8 @@ final class FsCommands {
           out.println("fsck: the file system is damaged (nothing was changed)");
           return 1;
         }
+        List<String> problems;
+        List<String> databases;
         try (fs) {
           for (MetaZone m : fs.metaZones()) {
             out.printf(
@@ -400,11 +405,21 @@ final class FsCommands {
                     : m.problem().isEmpty() ? "" : " (" + m.problem() + ")");
           }
           List<FsFile> files = fs.files();
-          List<String> problems = fs.check();
+          problems = new ArrayList<>(fs.check());
+          databases = DataVerifier.databases(files);
           out.println(files.size() + " file(s), " + problems.size() + " problem(s)");
-          problems.forEach(p -> out.println("problem: " + p));
-          return problems.isEmpty() ? 0 : 1;
         }
+        if (verifyData) {
+          List<String> damaged = DataVerifier.verify(dev, databases);
+          out.println(
+              databases.size()
+                  + " database(s) verified (SST blocks and WAL records), "
+                  + damaged.size()
+                  + " damaged");
+          problems.addAll(damaged);
+        }
+        problems.forEach(p -> out.println("problem: " + p));
+        return problems.isEmpty() ? 0 : 1;
       }
     }
   }
