@@ -35,10 +35,12 @@ static const struct {
   int status;
   const char *name, *sentence;
 } nvme_statuses[] = {
+    {0x001, "Invalid Command Opcode", "the device does not implement the command"},
     {ZKV_NVME_INVALID_FIELD, "Invalid Field in Command",
      "the device refused a field of the command (unaligned offset or length, an append above ZASL, an unknown "
      "action)"},
     {ZKV_NVME_LBA_OUT_OF_RANGE, "LBA Out of Range", "the address lies past the end of the device"},
+    {0x109, "Invalid Log Page", "the device does not provide the requested log page"},
     {ZKV_NVME_ZONE_BOUNDARY_ERROR, "Zone Boundary Error",
      "the request crosses the end of a zone or of its writable capacity"},
     {ZKV_NVME_ZONE_IS_FULL, "Zone Is Full", "the zone is written to its capacity; it takes no data until reset"},

@@ -220,7 +220,7 @@ JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nFilesOpened(JNIEnv*, jclass, j
 // read_only: nothing on the device changes and every write fails with EROFS (zkv fsck --verify-data
 // opens databases read-only through it).
 JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nNewZoned(JNIEnv*, jclass, jlong device, jboolean format,
-                                                          jboolean read_only) {
+                                                           jboolean read_only) {
   auto* dev = reinterpret_cast<zkv_dev*>(device);
   char err[512] = {0};
   if (format) {

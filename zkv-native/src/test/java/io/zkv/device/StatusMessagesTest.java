@@ -53,4 +53,19 @@ class StatusMessagesTest {
       assertFalse(m.contains("Unknown error") || m.contains("unknown errno"), m);
     }
   }
+
+  @Test
+  void adminStatusesAreNamed() {
+    ZkvNative.ensureLoaded();
+    NvmeAdminException e = new NvmeAdminException(0x0A, 0x7F000A, 0x4002, -0x10002, "");
+    assertEquals(
+        "NVMe admin command 0x0A (cdw10 0x7F000A): Invalid Field in Command (NVMe status 0x002):"
+            + " the device refused a field of the command (unaligned offset or length, an append"
+            + " above ZASL, an unknown action) (raw status 0x4002, Do Not Retry)",
+        e.getMessage());
+    assertTrue(
+        new NvmeAdminException(0x02, 0, 0x109, -0x10109, "")
+            .getMessage()
+            .contains("Invalid Log Page (NVMe status 0x109)"));
+  }
 }
