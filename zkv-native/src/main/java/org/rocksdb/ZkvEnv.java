@@ -14,6 +14,10 @@ import java.util.Objects;
  * RocksJava 9.7.3 (and {@code RocksEnv.close()} is broken there). The native handle RocksJava sees
  * is the raw {@code rocksdb::Env*}; closing this object frees the Env and its file system, so close
  * every database and {@code Options} using it first.
+ *
+ * <p>The JVM may exit ({@code System.exit}, SIGTERM) while databases on a zoned Env are busy: a
+ * shutdown hook ({@link ZkvEnvExitGuard}) first hands zone placement and GC back to the file
+ * system's built-in rules, so that no RocksDB thread attaches to the exiting JVM.
  */
 public final class ZkvEnv extends Env {
   private final long zkvHandle;
