@@ -39,10 +39,12 @@ public class ZkvException extends RuntimeException {
   }
 
   /**
-   * RocksDB drops the NoSpace subcode on some paths and keeps only the text, e.g. "Close of log
-   * file failed with error:close: No space left on device (ENOSPC): ..." or an IOError whose
-   * message is a NoSpace status's "IO error: No space left on device: ...". The zone file system's
-   * ENOSPC and RocksDB's NoSpace both say this.
+   * RocksDB drops the NoSpace subcode on some paths and keeps only the text: a writer stalled by a
+   * write stop when the NoSpace background error arrives gets {@code Incomplete} with the error's
+   * text, "IO error: No space left on device: ..." ({@code DBImpl::DelayWrite}), and a WAL that
+   * cannot be completed at close gives an {@code IOError} "Close of log file failed with
+   * error:close: No space left on device (ENOSPC): ..." ({@code DBImpl::CloseHelper}). The zone
+   * file system's ENOSPC and RocksDB's NoSpace both say this.
    */
   private static boolean isNoSpace(String message) {
     return message != null && message.contains("No space left on device");

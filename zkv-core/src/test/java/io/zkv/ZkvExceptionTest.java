@@ -31,6 +31,17 @@ class ZkvExceptionTest {
     assertInstanceOf(ZkvNoSpaceException.class, e);
     assertEquals(Status.Code.IOError, e.rocksCode().orElseThrow());
     assertSame(close, e.getCause());
+    // DBImpl::DelayWrite: a writer stalled when the NoSpace background error arrives
+    ZkvException stalled =
+        ZkvException.of(
+            "put in /d",
+            rocks(
+                Status.Code.Incomplete,
+                Status.SubCode.None,
+                "IO error: No space left on device: sync: No space left on device (ENOSPC): no"
+                    + " space left for data on the device, even after garbage collection"));
+    assertInstanceOf(ZkvNoSpaceException.class, stalled);
+    assertEquals(Status.Code.Incomplete, stalled.rocksCode().orElseThrow());
     ZkvException io =
         ZkvException.of(
             "get",
