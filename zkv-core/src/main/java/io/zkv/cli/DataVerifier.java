@@ -68,7 +68,7 @@ final class DataVerifier {
     @Override
     protected void log(InfoLogLevel level, String message) {
       if (message.contains(": dropping ")) {
-        lines.add(message.trim());
+        lines.add(message.trim().replaceFirst("^\\[[^]]*\\] ", "")); // without "[file.cc:line] "
       }
     }
   }

@@ -299,6 +299,6 @@ class FsCommandsTest {
     assertEquals(0, zkv("fsck", "--device", uri()), out());
     assertEquals(1, zkv("fsck", "--device", uri(), "--verify-data"), out());
     assertTrue(out().contains("problem: database /cli/db: "), out());
-    assertTrue(out().contains(wal.names().get(0) + ": dropping"), out());
+    assertTrue(out().contains(" [" + wal.names().get(0) + ": dropping "), out());
   }
 }
