@@ -31,6 +31,72 @@ void zkv_set_error(const char *fmt, ...) {
 
 const char *zkv_dev_last_error(void) { return last_error; }
 
+/* The NVMe statuses zkv knows: the specification's name and what it means for a zkv user. */
+static const struct {
+  int status;
+  const char *name, *sentence;
+} nvme_statuses[] = {
+    {0x001, "Invalid Command Opcode", "the device does not implement the command"},
+    {ZKV_NVME_INVALID_FIELD, "Invalid Field in Command",
+     "the device refused a field of the command (unaligned offset or length, an append above ZASL, an unknown "
+     "action)"},
+    {ZKV_NVME_LBA_OUT_OF_RANGE, "LBA Out of Range", "the address lies past the end of the device"},
+    {0x109, "Invalid Log Page", "the device does not provide the requested log page"},
+    {ZKV_NVME_ZONE_BOUNDARY_ERROR, "Zone Boundary Error",
+     "the request crosses the end of a zone or of its writable capacity"},
+    {ZKV_NVME_ZONE_IS_FULL, "Zone Is Full", "the zone is written to its capacity; it takes no data until reset"},
+    {ZKV_NVME_ZONE_IS_READ_ONLY, "Zone Is Read Only", "the device made the zone read-only; it can only be read"},
+    {ZKV_NVME_ZONE_IS_OFFLINE, "Zone Is Offline", "the device took the zone offline; its data is gone"},
+    {ZKV_NVME_ZONE_INVALID_WRITE, "Zone Invalid Write", "the write does not start at the zone's write pointer"},
+    {ZKV_NVME_TOO_MANY_ACTIVE_ZONES, "Too Many Active Zones",
+     "the device's limit of zones open or closed at once is reached; finish or reset one first"},
+    {ZKV_NVME_TOO_MANY_OPEN_ZONES, "Too Many Open Zones",
+     "the device's limit of open zones is reached and none can be closed implicitly"},
+    {ZKV_NVME_INVALID_ZONE_STATE_TRANSITION, "Invalid Zone State Transition",
+     "the zone's condition does not allow this action (e.g. writing a full zone, resetting an offline one)"},
+};
+
+/* Host errors whose meaning in zkv is more specific than strerror's. */
+static const struct {
+  int err;
+  const char *sentence;
+} zkv_errnos[] = {
+    {ENODEV, "the device lost power or is gone; close and reopen it"},
+    {EBUSY, "in use: another opener (this process or another) holds it"},
+    {ENOSPC, "no space left for data on the device, even after garbage collection"},
+    {EUCLEAN, "the zone file system's metadata is damaged"},
+    {ENODATA, "no zkv file system on the device"},
+    {EROFS, "the file system is mounted read-only"},
+};
+
+const char *zkv_status_message(int code) {
+  static __thread char buf[320];
+  int v = code < 0 ? -code : code;
+  if (code >= 0) return "success";
+  if (v & ZKV_ZNS_BASE) {
+    int status = v & 0xFFFF;
+    for (size_t i = 0; i < sizeof nvme_statuses / sizeof *nvme_statuses; i++)
+      if (nvme_statuses[i].status == status) {
+        snprintf(buf, sizeof buf, "%s (NVMe status 0x%03X): %s", nvme_statuses[i].name, status,
+                 nvme_statuses[i].sentence);
+        return buf;
+      }
+    snprintf(buf, sizeof buf, "NVMe status 0x%03X (type %d, code 0x%02X): a status zkv has no name for", status,
+             status >> 8, status & 0xFF);
+    return buf;
+  }
+  const char *name = strerrorname_np(v);
+  char host[128];
+  snprintf(host, sizeof host, "%s (%s)", strerror(v), name ? name : "unknown errno");
+  for (size_t i = 0; i < sizeof zkv_errnos / sizeof *zkv_errnos; i++)
+    if (zkv_errnos[i].err == v) {
+      snprintf(buf, sizeof buf, "%s: %s", host, zkv_errnos[i].sentence);
+      return buf;
+    }
+  snprintf(buf, sizeof buf, "%s", host);
+  return buf;
+}
+
 /* emu:/path/to/file[?profile=zn540&wcache=1&discard=0&reorder=0&seed=42]; discard defaults to 1, reorder to
  * the profile's */
 zkv_dev *emu_dev_open(const char *uri, int *err) {

@@ -187,6 +187,11 @@ JNI_EXPORT jstring JNICALL Java_io_zkv_device_ZonedDeviceLastError_nLastError(JN
   return (*env)->NewStringUTF(env, zkv_dev_last_error());
 }
 
+JNI_EXPORT jstring JNICALL Java_io_zkv_device_ZonedDeviceLastError_nStatusMessage(JNIEnv *env, jclass c, jint code) {
+  (void)c;
+  return (*env)->NewStringUTF(env, zkv_status_message(code));
+}
+
 /* ---- NVMe admin commands (nvme: only; PLM) ---- */
 
 JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nAdmin(JNIEnv *env, jclass c, jlong h, jint opcode, jint nsid,

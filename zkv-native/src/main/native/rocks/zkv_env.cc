@@ -217,7 +217,10 @@ JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nFilesOpened(JNIEnv*, jclass, j
 
 // Formats (if asked) and mounts the zone file system on an open device; returns an EnvHandle* or
 // a negative code with the message in nLastError.
-JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nNewZoned(JNIEnv*, jclass, jlong device, jboolean format) {
+// read_only: nothing on the device changes and every write fails with EROFS (zkv fsck --verify-data
+// opens databases read-only through it).
+JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nNewZoned(JNIEnv*, jclass, jlong device, jboolean format,
+                                                           jboolean read_only) {
   auto* dev = reinterpret_cast<zkv_dev*>(device);
   char err[512] = {0};
   if (format) {
@@ -228,7 +231,7 @@ JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nNewZoned(JNIEnv*, jclass, jlon
     }
   }
   int rc = 0;
-  zfs* fs = zfs_mount(dev, &rc, err, sizeof err);
+  zfs* fs = zfs_mount_flags(dev, read_only ? ZFS_MOUNT_READONLY : 0, &rc, err, sizeof err);
   if (!fs) {
     zkv::last_error = std::string("mount: ") + err;
     return rc;
@@ -254,6 +257,18 @@ bool Bind(JNIEnv* env, EnvHandle* h, JavaCallout* slot, jobject target, const ch
   return true;
 }
 }  // namespace zkv
+
+// Uninstalls both Java policies of a zoned Env: the file system's built-in rules (LIZA, greedy GC)
+// decide from now on. For JVM exit (ZkvEnvExitGuard): zfs_set_* take the file system's lock, under
+// which every call-out runs, so when this returns no call-out is under way and none will start; a
+// RocksDB thread then never attaches to a JVM that is going away (it would block forever, and the
+// VM thread, which joins RocksDB's thread pool in exit(), with it).
+JNI_EXPORT void JNICALL Java_org_rocksdb_ZkvEnv_nDisableCallouts(JNIEnv*, jclass, jlong handle) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs) return;
+  zfs_set_allocator(h->zone_fs, nullptr, nullptr);
+  zfs_set_victim_chooser(h->zone_fs, nullptr, nullptr);
+}
 
 // Installs the Java placement policy (io.zkv.fs.ZoneAllocator) on a zoned Env.
 JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetAllocator(JNIEnv* env, jclass, jlong handle, jobject allocator) {

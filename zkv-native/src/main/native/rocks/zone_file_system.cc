@@ -22,7 +22,7 @@ namespace {
 
 IOStatus ToStatus(int rc, const std::string& what) {
   if (rc >= 0) return IOStatus::OK();
-  std::string msg = what + ": " + std::strerror(-rc);
+  std::string msg = what + ": " + zkv_status_message(rc);  // NVMe statuses named, not "Unknown error 65976"
   if (rc == -ENOENT) return IOStatus::PathNotFound(msg);
   if (rc == -ENOSPC) return IOStatus::NoSpace(msg);
   return IOStatus::IOError(msg);

@@ -1181,17 +1181,41 @@ static int load_zones(zfs *fs) {
   return n < 0 ? n : 0;
 }
 
+/* The smallest devices the file system (and the placement policy ZonedEnv installs) can use; the
+ * reasons are docs/zone-fs.md's "Reserves" and "Active-zone limit". */
+static int check_geometry(const zkv_geometry *g, uint32_t meta, char *err, size_t errlen) {
+  if (g->lba_size > ZFS_SUPERBLOCK_SIZE)
+    return fail(-EINVAL, err, errlen, "block size %u is above the %u-byte superblock", g->lba_size,
+                ZFS_SUPERBLOCK_SIZE);
+  if (meta < 2 || meta > ZFS_MAX_META_ZONES)
+    return fail(-EINVAL, err, errlen, "%u meta zones: the metadata log needs 2 to %u (one written, one to roll to)",
+                meta, ZFS_MAX_META_ZONES);
+  if (g->nr_zones < meta + 3)
+    return fail(-EINVAL, err, errlen,
+                "%u zones are too few: the file system needs at least %u (%u meta zones plus 3 data zones: data files "
+                "never take the last two empty zones, kept for RocksDB's metadata files and for GC)",
+                g->nr_zones, meta + 3, meta);
+  if (g->max_active && g->max_active < 3)
+    return fail(-EINVAL, err, errlen,
+                "max active zones %u is too low: the file system needs no limit (0) or at least 3 (one zone for "
+                "data, one for the metadata log, one for GC migration)",
+                g->max_active);
+  if (g->max_open && g->max_open < 4)
+    return fail(-EINVAL, err, errlen,
+                "max open zones %u is too low: zkv needs no limit (0) or at least 4 (the placement policy keeps "
+                "two for the metadata log and GC, one for the WAL, one for other files)",
+                g->max_open);
+  return 0;
+}
+
 int zfs_mkfs(zkv_dev *dev, const zfs_options *opt, char *err, size_t errlen) {
   zfs *fs = alloc_fs(dev);
   if (!fs) return fail(-ENOMEM, err, errlen, "out of memory");
   uint32_t meta = opt && opt->meta_zones ? opt->meta_zones : 3;
-  int rc = 0;
-  if (fs->g.lba_size > ZFS_SUPERBLOCK_SIZE || meta < 2 || meta + 2 > fs->g.nr_zones)
-    rc = fail(-EINVAL, err, errlen, "device of %u zones cannot hold %u meta zones plus data zones", fs->g.nr_zones,
-              meta);
+  int rc = check_geometry(&fs->g, meta, err, errlen);
   for (uint32_t z = 0; !rc && z < fs->g.nr_zones; z++) {
     rc = zkv_dev_zone_mgmt(dev, z, ZKV_ZONE_RESET);
-    if (rc) fail(rc, err, errlen, "cannot reset zone %u: %s", z, zkv_dev_last_error());
+    if (rc) fail(rc, err, errlen, "cannot reset zone %u: %s", z, zkv_status_message(rc));
   }
   if (!rc) rc = load_zones(fs);
   if (!rc) {
@@ -1207,7 +1231,7 @@ int zfs_mkfs(zkv_dev *dev, const zfs_options *opt, char *err, size_t errlen) {
     fs->next_file_id = 1;
     fs->meta_zone = meta - 1; /* roll_meta moves to zone 0 */
     rc = roll_meta(fs);
-    if (rc) fail(rc, err, errlen, "cannot write the superblock: error %d", rc);
+    if (rc) fail(rc, err, errlen, "cannot write the superblock: %s", zkv_status_message(rc));
   }
   free_fs(fs);
   return rc;
@@ -1404,7 +1428,7 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
   }
   char msg[256];
   if ((*rc = load_zones(fs))) {
-    fail(*rc, err, errlen, "zone report failed");
+    fail(*rc, err, errlen, "zone report failed: %s", zkv_status_message(*rc));
     goto fail;
   }
   /* Candidate superblocks: the meta zone count is read from the first valid one. */
@@ -1508,7 +1532,7 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
    * current format (a version 1 log is a valid version 2 log). */
   fs->sb.version = ZFS_FORMAT_VERSION;
   if ((*rc = roll_meta(fs))) {
-    fail(*rc, err, errlen, "cannot roll the metadata log: error %d", *rc);
+    fail(*rc, err, errlen, "cannot roll the metadata log: %s", zkv_status_message(*rc));
     goto fail;
   }
   fs->gc_running = pthread_create(&fs->gc_thread, NULL, gc_worker, fs) == 0;

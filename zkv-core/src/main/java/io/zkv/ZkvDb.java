@@ -493,8 +493,8 @@ public final class ZkvDb implements AutoCloseable {
         } catch (RocksDBException e) {
           stoppedBy = e;
         }
-        if (options.disableWal()) {
-          throw new ZkvException(
+        if (options.disableWal()) { // still stopped by its cause: NoSpace stays NoSpace
+          throw ZkvException.typed(
               "cannot resume "
                   + path
                   + " with the WAL disabled: RocksJava (9.7.3, 10.1.3) does not expose DB::Resume() and"
@@ -512,7 +512,7 @@ public final class ZkvDb implements AutoCloseable {
         } catch (RocksDBException e) {
           env.markUncleanClose(path, e.getMessage());
           stopped =
-              new ZkvException(
+              ZkvException.typed(
                   "cannot resume "
                       + path
                       + ": RocksDB could not close the stopped database cleanly ("
@@ -554,7 +554,10 @@ public final class ZkvDb implements AutoCloseable {
               + " zones stay reserved for GC and metadata), "
               + need
               + " are needed to flush the memtables; free space first. Writes are stopped by: "
-              + stoppedBy.getMessage());
+              + stoppedBy.getMessage(),
+          stoppedBy,
+          org.rocksdb.Status.Code.IOError,
+          org.rocksdb.Status.SubCode.NoSpace);
     }
   }
 

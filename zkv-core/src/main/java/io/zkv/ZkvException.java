@@ -38,6 +38,18 @@ public class ZkvException extends RuntimeException {
     this.subCode = subCode;
   }
 
+  /**
+   * RocksDB drops the NoSpace subcode on some paths and keeps only the text: a writer stalled by a
+   * write stop when the NoSpace background error arrives gets {@code Incomplete} with the error's
+   * text, "IO error: No space left on device: ..." ({@code DBImpl::DelayWrite}), and a WAL that
+   * cannot be completed at close gives an {@code IOError} "Close of log file failed with
+   * error:close: No space left on device (ENOSPC): ..." ({@code DBImpl::CloseHelper}). The zone
+   * file system's ENOSPC and RocksDB's NoSpace both say this.
+   */
+  private static boolean isNoSpace(String message) {
+    return message != null && message.contains("No space left on device");
+  }
+
   /** RocksDB's status code when RocksDB reported the failure. */
   public Optional<Status.Code> rocksCode() {
     return Optional.ofNullable(code);
@@ -50,15 +62,22 @@ public class ZkvException extends RuntimeException {
 
   /**
    * The typed exception for a RocksDB failure: {@link ZkvNoSpaceException} for subcode {@code
-   * NoSpace}, {@link ZkvCorruptionException} for code {@code Corruption}, else a plain {@code
-   * ZkvException}. The message is {@code context + ": " + RocksDB's message}.
+   * NoSpace} (or a message saying "No space left on device", where RocksDB dropped the subcode),
+   * {@link ZkvCorruptionException} for code {@code Corruption}, else a plain {@code ZkvException}.
+   * The message is {@code context + ": " + RocksDB's message}.
    */
   public static ZkvException of(String context, RocksDBException e) {
+    return typed(context + ": " + e.getMessage(), e);
+  }
+
+  /**
+   * Like {@link #of}, with a message of its own: typed by {@code e}'s status, {@code e} the cause.
+   */
+  static ZkvException typed(String message, RocksDBException e) {
     Status s = e.getStatus();
     Status.Code code = s == null ? null : s.getCode();
     Status.SubCode sub = s == null ? null : s.getSubCode();
-    String message = context + ": " + e.getMessage();
-    if (sub == Status.SubCode.NoSpace) {
+    if (sub == Status.SubCode.NoSpace || isNoSpace(e.getMessage())) {
       return new ZkvNoSpaceException(message, e, code, sub);
     }
     if (code == Status.Code.Corruption) {

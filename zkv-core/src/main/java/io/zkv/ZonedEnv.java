@@ -265,6 +265,9 @@ public final class ZonedEnv implements AutoCloseable {
   /** EUCLEAN (117, "structure needs cleaning") and EPROTO (71): a damaged file system. */
   private static ZkvException mountFailure(ZonedDevice device, ZonedDeviceException e) {
     long code = -e.code();
+    if (e instanceof DeviceInUseException) { // the message names the device and the first mount
+      return new ZkvException("cannot mount: " + e.getMessage(), e);
+    }
     String message = "cannot mount zkv file system on " + device.uri() + ": " + e.getMessage();
     if (code == 117 || code == 71) {
       return new ZkvCorruptionException(message, e);

@@ -99,6 +99,7 @@ class FullDeviceTest {
           noRoom.getMessage().startsWith("cannot resume /full: ")
               && noRoom.getMessage().contains("are needed to flush"),
           noRoom.getMessage());
+      assertEquals(Status.SubCode.NoSpace, noRoom.rocksSubCode().orElseThrow());
       assertAllReadable(db, n - 100, n);
 
       System.out.printf(
@@ -111,6 +112,7 @@ class FullDeviceTest {
         // disabled test below); the database is closed regardless and may not be reopened in
         // this mount
         System.out.println("close of the full database: " + e.getMessage());
+        assertTrue(e instanceof ZkvNoSpaceException, "typed NoSpace: " + e);
         IllegalStateException unsafe =
             assertThrows(IllegalStateException.class, () -> ZkvDb.open(env, "/full", OPTIONS));
         assertTrue(unsafe.getMessage().contains("was not closed cleanly"), unsafe.getMessage());
@@ -209,6 +211,23 @@ class FullDeviceTest {
     try (ZonedEnv env = ZonedEnv.open(uri, ZonedEnv.Mode.MOUNT);
         ZkvDb db = ZkvDb.open(env, "/full", OPTIONS)) {
       assertAllReadable(db, n / 2, n + more);
+    }
+  }
+
+  /** Every failure a full device causes is typed NoSpace, resume() with the WAL disabled too. */
+  @Test
+  void withTheWalDisabledResumeOnAFullDeviceIsNoSpace() throws Exception {
+    String uri = TestDevices.format(dir, "full", TINY);
+    try (ZonedEnv env = ZonedEnv.open(uri, ZonedEnv.Mode.FORMAT);
+        ZkvDb db = ZkvDb.open(env, "/full", OPTIONS.toBuilder().disableWal(true).build())) {
+      int n = fill(db);
+      for (Runnable op :
+          List.<Runnable>of(
+              () -> db.put(key(n), value(n)), db::flush, db::compactRange, db::resume)) {
+        ZkvNoSpaceException e = assertThrows(ZkvNoSpaceException.class, op::run);
+        assertEquals(Status.SubCode.NoSpace, e.rocksSubCode().orElseThrow(), e.getMessage());
+        assertTrue(e.getMessage().contains("No space left on device (ENOSPC)"), e.getMessage());
+      }
     }
   }
 }

@@ -285,4 +285,29 @@ class ZonedEnvTest {
         assertThrows(ZkvClosedException.class, () -> ZonedEnv.open(dev, ZonedEnv.Mode.MOUNT));
     assertEquals("zoned device " + uri + " is closed", e.getMessage());
   }
+
+  @Test
+  void aSecondMountOfAnOpenDeviceIsRefusedAndTheFirstKeepsWorking() throws Exception {
+    String uri = TestDevices.medium(dir);
+    try (ZonedDevice dev = ZonedDevice.open(uri)) {
+      ZonedEnv first = ZonedEnv.open(dev, ZonedEnv.Mode.FORMAT);
+      try (ZkvDb db = ZkvDb.open(first, "/d", small().toBuilder().syncWrites(true).build())) {
+        db.put(b("before"), b("1"));
+        for (ZonedEnv.Mode mode : ZonedEnv.Mode.values()) {
+          ZkvException e = assertThrows(ZkvException.class, () -> ZonedEnv.open(dev, mode));
+          assertTrue(
+              e.getMessage().contains("already mounted by a ZkvEnv in this process"),
+              mode + ": " + e.getMessage());
+        }
+        db.put(b("after"), b("2")); // the first mount's syncs still work
+        db.flush();
+      }
+      first.close();
+      try (ZonedEnv again = ZonedEnv.open(dev, ZonedEnv.Mode.MOUNT);
+          ZkvDb db = ZkvDb.open(again, "/d", small())) {
+        assertArrayEquals(b("1"), db.get(b("before")));
+        assertArrayEquals(b("2"), db.get(b("after")));
+      }
+    }
+  }
 }

@@ -14,10 +14,16 @@ import java.util.Objects;
  * RocksJava 9.7.3 and 10.1.3 (and {@code RocksEnv.close()} is broken in both). The native handle
  * RocksJava sees is the raw {@code rocksdb::Env*}; closing this object frees the Env and its file
  * system, so close every database and {@code Options} using it first.
+ *
+ * <p>The JVM may exit ({@code System.exit}, SIGTERM) while databases on a zoned Env are busy: a
+ * shutdown hook ({@link ZkvEnvExitGuard}) first hands zone placement and GC back to the file
+ * system's built-in rules, so that no RocksDB thread attaches to the exiting JVM.
  */
 public final class ZkvEnv extends Env {
   private final long zkvHandle;
   private final ZonedDevice.Lease lease;
+  private final Object callouts = new Object(); // orders call-out changes with dispose
+  private boolean disposed; // guarded by callouts
 
   private ZkvEnv(long zkvHandle, ZonedDevice.Lease lease) {
     super(nEnvPointer(zkvHandle));
@@ -29,16 +35,35 @@ public final class ZkvEnv extends Env {
    * An Env whose files live in zones of {@code device}, through zkv's zone file system: formatted
    * first when {@code format} is true (erasing the device), else mounted. The device cannot be
    * closed while the Env is open. One Env per device; several databases (paths) may share it.
+   *
+   * @throws io.zkv.device.DeviceInUseException if the device's file system is mounted (or
+   *     inspected) already in this process
    */
   public static ZkvEnv onZones(ZonedDevice device, boolean format) throws ZonedDeviceException {
+    return mount(device, "mounted by a ZkvEnv", format, false);
+  }
+
+  private static ZkvEnv mount(ZonedDevice device, String holder, boolean format, boolean readOnly)
+      throws ZonedDeviceException {
     ZkvNative.ensureLoaded();
-    ZonedDevice.Lease lease = device.lease();
-    long h = nNewZoned(lease.handle(), format);
+    ZonedDevice.Lease lease = device.fileSystemLease(holder);
+    long h = nNewZoned(lease.handle(), format, readOnly);
     if (h < 0) {
       lease.close();
       throw new ZonedDeviceException(device.uri() + ": " + nLastError(), h);
     }
     return new ZkvEnv(h, lease);
+  }
+
+  /**
+   * An Env over a read-only mount of {@code device}'s zone file system, for inspecting databases
+   * with {@code RocksDB.openReadOnly}: nothing on the device changes, every write fails (EROFS).
+   *
+   * @throws io.zkv.device.DeviceInUseException if the file system is mounted already in this
+   *     process
+   */
+  public static ZkvEnv readOnlyOnZones(ZonedDevice device) throws ZonedDeviceException {
+    return mount(device, "mounted read-only by a ZkvEnv", false, true);
   }
 
   /**
@@ -48,11 +73,31 @@ public final class ZkvEnv extends Env {
   public static ZkvEnv onZones(ZonedDevice device, boolean format, ZoneAllocator allocator)
       throws ZonedDeviceException {
     ZkvEnv env = onZones(device, format);
-    if (nSetAllocator(env.zkvHandle, allocator) < 0) {
+    if (env.installCallout(() -> nSetAllocator(env.zkvHandle, allocator)) < 0) {
       env.close();
       throw new IllegalArgumentException("cannot install the zone allocator " + allocator);
     }
     return env;
+  }
+
+  /**
+   * Installs a Java policy unless the JVM is exiting (then the built-in rule stays: see {@link
+   * ZkvEnvExitGuard}); returns the native result.
+   */
+  private int installCallout(java.util.function.IntSupplier install) {
+    ZkvEnvExitGuard.watch(this);
+    synchronized (callouts) {
+      return ZkvEnvExitGuard.exiting() ? 0 : install.getAsInt();
+    }
+  }
+
+  /** Back to the file system's built-in rules; waits for call-outs under way (JVM exit). */
+  void disableCallouts() {
+    synchronized (callouts) {
+      if (!disposed) {
+        nDisableCallouts(zkvHandle);
+      }
+    }
   }
 
   /**
@@ -63,7 +108,8 @@ public final class ZkvEnv extends Env {
    */
   public void setVictimChooser(GcVictimChooser chooser) {
     checkOpen();
-    if (nSetVictimChooser(zkvHandle, Objects.requireNonNull(chooser, "chooser")) < 0) {
+    Objects.requireNonNull(chooser, "chooser");
+    if (installCallout(() -> nSetVictimChooser(zkvHandle, chooser)) < 0) {
       throw new IllegalStateException(
           "cannot install the victim chooser " + chooser + " (one per zoned Env)");
     }
@@ -191,7 +237,11 @@ public final class ZkvEnv extends Env {
 
   @Override
   protected void disposeInternal(long envPointer) {
-    nDispose(zkvHandle);
+    ZkvEnvExitGuard.forget(this);
+    synchronized (callouts) {
+      disposed = true;
+      nDispose(zkvHandle);
+    }
     if (lease != null) {
       lease.close();
     }
@@ -199,7 +249,7 @@ public final class ZkvEnv extends Env {
 
   private static native long nNewPassthrough();
 
-  private static native long nNewZoned(long device, boolean format);
+  private static native long nNewZoned(long device, boolean format, boolean readOnly);
 
   private static native String nLastError();
 
@@ -208,6 +258,8 @@ public final class ZkvEnv extends Env {
   private static native int nSetAllocator(long handle, ZoneAllocator allocator);
 
   private static native int nSetVictimChooser(long handle, GcVictimChooser chooser);
+
+  private static native void nDisableCallouts(long handle);
 
   private static native int nSetGcStartPercent(long handle, int percent);
 

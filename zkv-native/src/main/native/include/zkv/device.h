@@ -80,6 +80,9 @@ typedef struct zkv_dev zkv_dev;
 zkv_dev *zkv_dev_open(const char *uri, int *err);
 void zkv_dev_close(zkv_dev *dev);
 const char *zkv_dev_last_error(void);
+/* A name and a sentence for any code zkv returns, for messages: "Zone Is Full (NVMe status 0x1B9):
+ * ..." or "No space left on device (ENOSPC)". Valid until the calling thread's next call. */
+const char *zkv_status_message(int code);
 int zkv_dev_geometry(zkv_dev *dev, zkv_geometry *out);
 /* Fills up to n descriptors starting at zone `first`; returns how many were filled. */
 int zkv_dev_report(zkv_dev *dev, uint32_t first, zkv_zone *out, uint32_t n);

@@ -13,6 +13,7 @@ import io.zkv.fs.ZoneUsage;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -85,13 +86,15 @@ final class FsCommands {
     public String usage() {
       return DEVICE
           + " [--force] [--meta-zones 3] [--zones N --zone-size 64M --zone-cap 48M"
-          + " --max-open 14 --max-active 14 --zasl 1M]  (geometry: creates a missing emu: file)";
+          + " --max-open 14 --max-active 14 --zasl 1M]  (geometry: creates a missing emu: file;"
+          + " zkv needs at least meta zones + 3 zones, max active 0 (no limit) or >= 3, max open 0"
+          + " or >= 4; --force erases an existing or damaged file system)";
     }
 
     @Override
     public int run(Arguments args, PrintStream out) throws Exception {
       String uri = deviceUri(args);
-      boolean force = Boolean.parseBoolean(args.string("force", "false"));
+      boolean force = args.flag("force", false);
       int metaZones = (int) args.number("meta-zones", 3, 2, 8);
       long zones = args.number("zones", 0, 0, 1 << 20);
       long zoneSize = args.number("zone-size", 64L << 20, 4096, 1L << 40);
@@ -100,6 +103,7 @@ final class FsCommands {
       int maxActive = (int) args.number("max-active", 14, 0, 1 << 20);
       int zasl = (int) args.number("zasl", 1 << 20, 4096, 1 << 30);
       args.requireAllUsed();
+      Path created = null;
       if (zones > 0) {
         if (!uri.startsWith("emu:")) {
           throw new Arguments.UsageException(
@@ -112,8 +116,25 @@ final class FsCommands {
         }
         EmulatedDevice.format(
             file, DeviceGeometry.of((int) zones, zoneSize, zoneCap, maxOpen, maxActive, zasl));
-        out.println("created emulated device " + file);
+        created = file;
       }
+      boolean done = false;
+      try {
+        int rc = format(uri, force, metaZones, out);
+        done = rc == 0;
+        if (done && created != null) {
+          out.println("created emulated device " + created);
+        }
+        return rc;
+      } finally {
+        if (!done && created != null) {
+          Files.deleteIfExists(created); // a failed mkfs leaves no half-made device behind
+        }
+      }
+    }
+
+    private static int format(String uri, boolean force, int metaZones, PrintStream out)
+        throws ZonedDeviceException {
       try (ZonedDevice dev = ZonedDevice.open(uri)) {
         if (!force) {
           try (ZoneFsInspector existing = ZoneFsInspector.open(dev)) {
@@ -124,8 +145,16 @@ final class FsCommands {
                     + existing.files().size()
                     + " file(s); pass --force to erase it");
             return 1;
-          } catch (ZonedDeviceException notFormatted) {
-            // nothing to protect (empty, foreign or damaged): format
+          } catch (ZonedDeviceException unmountable) {
+            if (!unmountable.getMessage().contains("run mkfs")) { // not merely empty: protect it
+              out.println(
+                  "zkv mkfs: "
+                      + uri
+                      + " holds data that does not mount as a zkv file system ("
+                      + unmountable.getMessage()
+                      + "); `zkv fsck` tells more; pass --force to erase it");
+              return 1;
+            }
           }
         }
         ZoneFsInspector.mkfs(dev, metaZones);
@@ -341,17 +370,19 @@ final class FsCommands {
 
     @Override
     public String summary() {
-      return "check the file system read-only; exit 0 when clean, 1 when damaged";
+      return "check the file system read-only (--verify-data: also every database's SST and WAL"
+          + " checksums); exit 0 when clean, 1 when damaged";
     }
 
     @Override
     public String usage() {
-      return DEVICE;
+      return DEVICE + " [--verify-data]";
     }
 
     @Override
     public int run(Arguments args, PrintStream out) throws Exception {
       try (ZonedDevice dev = openDevice(args)) {
+        boolean verifyData = args.flag("verify-data", false);
         args.requireAllUsed();
         ZoneFsInspector fs;
         try {
@@ -361,6 +392,8 @@ final class FsCommands {
           out.println("fsck: the file system is damaged (nothing was changed)");
           return 1;
         }
+        List<String> problems;
+        List<String> databases;
         try (fs) {
           for (MetaZone m : fs.metaZones()) {
             out.printf(
@@ -372,11 +405,21 @@ final class FsCommands {
                     : m.problem().isEmpty() ? "" : " (" + m.problem() + ")");
           }
           List<FsFile> files = fs.files();
-          List<String> problems = fs.check();
+          problems = new ArrayList<>(fs.check());
+          databases = DataVerifier.databases(files);
           out.println(files.size() + " file(s), " + problems.size() + " problem(s)");
-          problems.forEach(p -> out.println("problem: " + p));
-          return problems.isEmpty() ? 0 : 1;
         }
+        if (verifyData) {
+          List<String> damaged = DataVerifier.verify(dev, databases);
+          out.println(
+              databases.size()
+                  + " database(s) verified (SST blocks and WAL records), "
+                  + damaged.size()
+                  + " damaged");
+          problems.addAll(damaged);
+        }
+        problems.forEach(p -> out.println("problem: " + p));
+        return problems.isEmpty() ? 0 : 1;
       }
     }
   }

@@ -1,15 +1,19 @@
 package io.zkv.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkv.device.Zone;
 import io.zkv.device.ZoneCondition;
 import io.zkv.device.ZonedDevice;
+import io.zkv.fs.FsFile;
+import io.zkv.fs.ZoneFsInspector;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -147,5 +151,154 @@ class FsCommandsTest {
       assertEquals(1, zkv("df", "--device", uri()));
       assertTrue(err.toString(StandardCharsets.UTF_8).contains("in use"), err.toString());
     }
+  }
+
+  private String err() {
+    return err.toString(StandardCharsets.UTF_8);
+  }
+
+  /** Geometries the file system cannot use are refused with the minimum, leaving no file. */
+  @Test
+  void mkfsRefusesUnusableGeometriesAndLeavesNoHalfMadeDevice() {
+    String[][] cases = {
+      {"--max-active", "1", "--max-open", "1"},
+      {"--max-active", "2", "--max-open", "0"},
+      {"--max-active", "4", "--max-open", "2"},
+      {"--zones", "5", "--max-active", "4", "--max-open", "4"},
+      {"--meta-zones", "4", "--zones", "6", "--max-active", "4", "--max-open", "4"},
+    };
+    String[] expected = {
+      "max active zones 1 is too low: the file system needs no limit (0) or at least 3",
+      "max active zones 2 is too low",
+      "max open zones 2 is too low: zkv needs no limit (0) or at least 4",
+      "5 zones are too few: the file system needs at least 6 (3 meta zones plus 3 data zones",
+      "6 zones are too few: the file system needs at least 7",
+    };
+    for (int i = 0; i < cases.length; i++) {
+      java.util.List<String> args =
+          new java.util.ArrayList<>(
+              java.util.List.of(
+                  "mkfs",
+                  "--device",
+                  uri(),
+                  "--zones",
+                  "16",
+                  "--zone-size",
+                  "8M",
+                  "--zone-cap",
+                  "6M"));
+      args.addAll(java.util.List.of(cases[i]));
+      assertEquals(1, zkv(args.toArray(String[]::new)), String.join(" ", cases[i]) + ": " + out());
+      assertTrue(err().contains(expected[i]), err());
+      assertFalse(Files.exists(dir.resolve("dev.zkvemu")), "a half-made device file is left");
+    }
+    // the smallest usable geometry formats and mounts
+    assertEquals(
+        0,
+        zkv(
+            "mkfs",
+            "--device",
+            uri(),
+            "--zones",
+            "6",
+            "--zone-size",
+            "8M",
+            "--zone-cap",
+            "6M",
+            "--max-active",
+            "3",
+            "--max-open",
+            "0"),
+        err());
+    assertEquals(0, zkv("fsck", "--device", uri()), out());
+  }
+
+  /** A damaged file system is protected like a healthy one; device statuses are named. */
+  @Test
+  void mkfsRefusesADamagedFileSystemWithoutForceAndNamesDeviceStatuses() throws Exception {
+    createWithData();
+    try (ZonedDevice dev = ZonedDevice.open(uri())) {
+      dev.resetZone(0);
+      dev.resetZone(1);
+      dev.resetZone(2);
+      dev.write(dev.zone(0).start(), java.nio.ByteBuffer.allocateDirect(4096).put(0, (byte) 7));
+    }
+    assertEquals(1, zkv("mkfs", "--device", uri()));
+    assertTrue(
+        out().contains("does not mount as a zkv file system") && out().contains("--force"), out());
+    try (ZonedDevice dev = ZonedDevice.open(uri())) {
+      dev.faults().setZoneCondition(9, ZoneCondition.OFFLINE);
+    }
+    assertEquals(1, zkv("mkfs", "--device", uri(), "--force"));
+    assertTrue(
+        err()
+            .contains(
+                "cannot reset zone 9: Invalid Zone State Transition (NVMe status 0x1BF): the zone's"
+                    + " condition does not allow this action"),
+        err());
+    assertFalse(err().contains("Unknown error") || err().contains("error -"), err());
+    assertTrue(Files.exists(dir.resolve("dev.zkvemu")), "an existing device is never deleted");
+  }
+
+  /**
+   * Flips a byte of the emulated device's data at device offset {@code at}; returns the old one.
+   */
+  private int flip(long at, int old) throws Exception {
+    long dataOffset = 1L << 20; // emulated-device format: header + zone table, rounded to 1 MiB
+    try (RandomAccessFile f = new RandomAccessFile(dir.resolve("dev.zkvemu").toFile(), "rw")) {
+      f.seek(dataOffset + at);
+      int b = f.read();
+      f.seek(dataOffset + at);
+      f.write(old >= 0 ? old : b ^ 0x5A);
+      return b;
+    }
+  }
+
+  private FsFile file(String suffix) throws Exception {
+    try (ZonedDevice dev = ZonedDevice.open(uri());
+        ZoneFsInspector fs = ZoneFsInspector.open(dev)) {
+      return fs.files().stream()
+          .filter(f -> f.names().get(0).endsWith(suffix) && f.size() > 8192)
+          .findFirst()
+          .orElseThrow(() -> new AssertionError("no " + suffix + " file"));
+    }
+  }
+
+  /**
+   * fsck --verify-data reads every SST block and WAL record with RocksDB's checksums: damage to a
+   * data extent, which the metadata check cannot see, fails it and names the file.
+   */
+  @Test
+  void fsckVerifyDataFindsDamagedSstAndWalData() throws Exception {
+    createWithData();
+    try (ZonedDevice dev = ZonedDevice.open(uri());
+        ZkvEnv env = ZkvEnv.onZones(dev, false);
+        Options o = new Options().setEnv(env);
+        RocksDB db = RocksDB.open(o, "/cli/db")) {
+      for (int i = 0; i < 5_000; i++) { // stays in the WAL (and the memtable) at close
+        db.put(("wal" + i).getBytes(), ("value" + i).getBytes());
+      }
+    }
+    assertEquals(0, zkv("fsck", "--device", uri(), "--verify-data"), out());
+    assertTrue(
+        out().contains("1 database(s) verified (SST blocks and WAL records), 0 damaged"), out());
+
+    FsFile sst = file(".sst");
+    long at = sst.extents().get(0).start() + 100; // inside the first data block
+    int old = flip(at, -1);
+    assertEquals(0, zkv("fsck", "--device", uri()), "the metadata check cannot see it: " + out());
+    assertEquals(1, zkv("fsck", "--device", uri(), "--verify-data"), out());
+    String name = sst.names().get(0);
+    assertTrue(out().contains("problem: database /cli/db: ") && out().contains(name), out());
+    flip(at, old);
+    assertEquals(0, zkv("fsck", "--device", uri(), "--verify-data"), out());
+
+    FsFile wal = file(".log");
+    long walAt = wal.extents().get(0).start() + wal.size() / 2; // a record in the middle
+    flip(walAt, -1);
+    assertEquals(0, zkv("fsck", "--device", uri()), out());
+    assertEquals(1, zkv("fsck", "--device", uri(), "--verify-data"), out());
+    assertTrue(out().contains("problem: database /cli/db: "), out());
+    assertTrue(out().contains(" [" + wal.names().get(0) + ": dropping "), out());
   }
 }

@@ -41,7 +41,11 @@ public class NvmeAdminException extends ZonedDeviceException {
   private static String describe(int opcode, int cdw10, int raw, String detail) {
     String what = String.format("NVMe admin command 0x%02X (cdw10 0x%X)", opcode, cdw10);
     if (raw > 0) {
-      return what + String.format(": NVMe status 0x%04X", raw);
+      return what
+          + ": "
+          + ZonedDeviceLastError.describe(-(ZnsStatus.ZNS_BASE | (raw & 0x7FF)))
+          + String.format(
+              " (raw status 0x%04X%s)", raw, (raw & 0x4000) != 0 ? ", Do Not Retry" : "");
     }
     String host = ZonedDeviceException.of(raw, what).getMessage();
     return detail == null || detail.isEmpty() ? host : host + " (" + detail + ")";

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A zoned block device opened by URI: {@code
@@ -30,6 +31,9 @@ public final class ZonedDevice extends NativeHandle {
   private final DeviceGeometry geometry;
   private final String profile;
   private final Set<AsyncQueue> queues = ConcurrentHashMap.newKeySet();
+
+  /** What holds the device's zone file system (a mount, an inspection, a mkfs), or null. */
+  private final AtomicReference<String> fileSystemHolder = new AtomicReference<>();
 
   private ZonedDevice(String uri, long handle) {
     super("zoned device " + uri, handle);
@@ -276,13 +280,48 @@ public final class ZonedDevice extends NativeHandle {
     return new Lease(takeLease());
   }
 
+  /**
+   * Like {@link #lease()}, for the one user of the device's zone file system: a mount, a read-only
+   * inspection or a mkfs. A second one is refused while the first holds its lease (two mounts of
+   * one device would each write their own metadata log and break each other), as opening the device
+   * from another process is.
+   *
+   * @param holder what takes the file system, for the refusal's message (e.g. "mounted by a
+   *     ZkvEnv")
+   * @throws DeviceInUseException if the file system is held already
+   */
+  public Lease fileSystemLease(String holder) throws DeviceInUseException {
+    if (!fileSystemHolder.compareAndSet(null, holder)) {
+      throw new DeviceInUseException(
+          "the zone file system of "
+              + uri
+              + " is already "
+              + fileSystemHolder.get()
+              + " in this process; zkv mounts a device once (share that mount, e.g. one ZonedEnv"
+              + " or ZonedEnv.shared, or close it first)",
+          -16);
+    }
+    try {
+      return new Lease(takeLease(), true);
+    } catch (RuntimeException e) {
+      fileSystemHolder.set(null);
+      throw e;
+    }
+  }
+
   /** A hold on the device's native handle; see {@link #lease()}. */
   public final class Lease implements AutoCloseable {
     private final long handle;
+    private final boolean fileSystem;
     private boolean closed;
 
     private Lease(long handle) {
+      this(handle, false);
+    }
+
+    private Lease(long handle, boolean fileSystem) {
       this.handle = handle;
+      this.fileSystem = fileSystem;
     }
 
     public long handle() {
@@ -296,6 +335,9 @@ public final class ZonedDevice extends NativeHandle {
     public synchronized void close() {
       if (!closed) {
         closed = true;
+        if (fileSystem) {
+          fileSystemHolder.set(null);
+        }
         endLease();
       }
     }

@@ -5,6 +5,7 @@ import java.io.IOException;
 /** A device operation failed; {@link #code()} is the native code (negative). */
 public class ZonedDeviceException extends IOException {
   private static final long serialVersionUID = 1L;
+  private static final int EBUSY = 16;
   private final long code;
 
   public ZonedDeviceException(String message, long code) {
@@ -26,18 +27,13 @@ public class ZonedDeviceException extends IOException {
 
   static ZonedDeviceException of(long code, String context) {
     long v = -code;
+    String message = context + ": " + ZonedDeviceLastError.describe(code);
     if ((v & ZnsStatus.ZNS_BASE) != 0) {
-      ZnsStatus s = ZnsStatus.ofNvme((int) (v & 0xFFFF));
-      return new ZoneStatusException(
-          context + ": " + s.description() + String.format(" (NVMe status 0x%03X)", v & 0xFFFF),
-          code,
-          s);
+      return new ZoneStatusException(message, code, ZnsStatus.ofNvme((int) (v & 0xFFFF)));
     }
-    Errno e = Errno.of((int) v);
-    if (e == Errno.EBUSY) {
-      return new DeviceInUseException(context + ": " + e.description(), code);
+    if (v == EBUSY) {
+      return new DeviceInUseException(message, code);
     }
-    String what = e == Errno.OTHER ? "host error, errno " + v : e.description();
-    return new ZonedDeviceException(context + ": " + what, code);
+    return new ZonedDeviceException(message, code);
   }
 }

@@ -1,6 +1,6 @@
 package io.zkv.device;
 
-/** The message of the calling thread's last slow-path native failure. */
+/** Messages of native failures: the last slow-path one, and the text of a code. */
 final class ZonedDeviceLastError {
   private ZonedDeviceLastError() {}
 
@@ -8,5 +8,15 @@ final class ZonedDeviceLastError {
     return nLastError();
   }
 
+  /**
+   * The name and meaning of a native code: "Zone Is Full (NVMe status 0x1B9): ..." or "No space
+   * left on device (ENOSPC): ...".
+   */
+  static String describe(long code) {
+    return code < Integer.MIN_VALUE || code >= 0 ? "code " + code : nStatusMessage((int) code);
+  }
+
   private static native String nLastError();
+
+  private static native String nStatusMessage(int code);
 }

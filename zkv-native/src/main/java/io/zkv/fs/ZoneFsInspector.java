@@ -23,7 +23,7 @@ public final class ZoneFsInspector extends NativeHandle {
   /** Formats the device with an empty zone file system (erasing every zone). */
   public static void mkfs(ZonedDevice device, int metaZones) throws ZonedDeviceException {
     ZkvNative.ensureLoaded();
-    try (ZonedDevice.Lease l = device.lease()) {
+    try (ZonedDevice.Lease l = device.fileSystemLease("being formatted")) {
       int rc = nMkfs(l.handle(), metaZones);
       if (rc < 0) {
         throw new ZonedDeviceException("mkfs " + device.uri() + ": " + nLastError(), rc);
@@ -34,7 +34,7 @@ public final class ZoneFsInspector extends NativeHandle {
   /** Mounts read-only; fails with the reason when the file system is missing or damaged. */
   public static ZoneFsInspector open(ZonedDevice device) throws ZonedDeviceException {
     ZkvNative.ensureLoaded();
-    ZonedDevice.Lease lease = device.lease();
+    ZonedDevice.Lease lease = device.fileSystemLease("mounted read-only by an inspector");
     long h = nOpen(lease.handle());
     if (h < 0) {
       lease.close();

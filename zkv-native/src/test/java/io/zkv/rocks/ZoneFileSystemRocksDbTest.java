@@ -8,9 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkv.device.DeviceGeometry;
+import io.zkv.device.DeviceInUseException;
 import io.zkv.device.EmulatedDevice;
+import io.zkv.device.ZoneCondition;
 import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
+import io.zkv.fs.ZoneFsInspector;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -290,6 +293,63 @@ class ZoneFileSystemRocksDbTest {
       assertTrue(busy.getMessage().contains("close those first"), busy.getMessage());
       env.close();
       dev.append(10, ByteBuffer.allocateDirect(4096)); // the device is still usable
+    }
+  }
+
+  @Test
+  void aSecondMountOfAnOpenDeviceIsRefusedAndTheFirstKeepsWorking() throws Exception {
+    try (ZonedDevice dev = device()) {
+      ZkvEnv first = ZkvEnv.onZones(dev, true);
+      try (Options o = options(first);
+          RocksDB db = RocksDB.open(o, DB);
+          WriteOptions sync = new WriteOptions().setSync(true)) {
+        db.put(sync, "before".getBytes(), "1".getBytes());
+        for (boolean format : new boolean[] {false, true}) {
+          DeviceInUseException e =
+              assertThrows(DeviceInUseException.class, () -> ZkvEnv.onZones(dev, format));
+          assertTrue(
+              e.getMessage().contains("already mounted by a ZkvEnv in this process"),
+              e.getMessage());
+        }
+        DeviceInUseException inspect =
+            assertThrows(DeviceInUseException.class, () -> ZoneFsInspector.open(dev));
+        assertTrue(inspect.getMessage().contains("already mounted"), inspect.getMessage());
+        assertThrows(DeviceInUseException.class, () -> ZoneFsInspector.mkfs(dev, 3));
+        db.put(sync, "after".getBytes(), "2".getBytes()); // the first mount's syncs still work
+      }
+      first.close();
+      try (ZkvEnv again = ZkvEnv.onZones(dev, false);
+          Options o = options(again);
+          RocksDB db = RocksDB.open(o, DB)) {
+        assertArrayEquals("1".getBytes(), db.get("before".getBytes()));
+        assertArrayEquals("2".getBytes(), db.get("after".getBytes()));
+      }
+      try (ZoneFsInspector fs = ZoneFsInspector.open(dev)) {
+        assertEquals(List.of(), fs.check());
+      }
+    }
+  }
+
+  /** A device status reaches RocksDB's status message by name, not as "Unknown error 65978". */
+  @Test
+  void zoneStatusesReachRocksDbByName() throws Exception {
+    try (ZonedDevice dev = device();
+        ZkvEnv env = ZkvEnv.onZones(dev, true);
+        Options o = options(env);
+        RocksDB db = RocksDB.open(o, DB);
+        WriteOptions sync = new WriteOptions().setSync(true)) {
+      db.put(sync, "k".getBytes(), "v".getBytes());
+      for (int z = 3; z < dev.geometry().zoneCount(); z++) {
+        dev.faults().setZoneCondition(z, ZoneCondition.READ_ONLY);
+      }
+      org.rocksdb.RocksDBException e =
+          assertThrows(
+              org.rocksdb.RocksDBException.class,
+              () -> db.put(sync, "k2".getBytes(), new byte[8192]));
+      assertTrue(
+          e.getMessage().contains("Zone Is Read Only (NVMe status 0x1BA): the device made"),
+          e.getMessage());
+      assertFalse(e.getMessage().contains("Unknown error"), e.getMessage());
     }
   }
 }

@@ -1,0 +1,158 @@
+package io.zkv;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A JVM with a busy zkv database (synced writers, flushes, compactions, the Java placement and GC
+ * policies installed) exits at any moment: {@code System.exit} from a writer, or SIGTERM from
+ * outside, after a random number of acknowledged writes. Every try must end within {@link #BOUND_S}
+ * seconds, and the device then mounts with every acknowledged write there. Before the fix, 4 of 6
+ * such exits hung (a RocksDB thread blocked attaching to the exiting JVM for a policy call-out
+ * while exit() joined RocksDB's thread pool). Tries: {@code -Dzkv.exit.tries} (default 12, half
+ * each way); seed: {@code -Dzkv.seed}.
+ */
+class JvmExitTest {
+  /** Far above the ~0.1-4 s an exit takes here; a hang never ends. */
+  private static final long BOUND_S = 60;
+
+  private static final int KEYS_PER_WRITER = 1000;
+  private static final long SEED = Long.getLong("zkv.seed", System.nanoTime());
+
+  @TempDir Path dir;
+
+  @Test
+  void aBusyDatabaseExitsOnSystemExitAndSigtermWithoutHangingOrLosingSyncedWrites()
+      throws Exception {
+    int tries = Integer.getInteger("zkv.exit.tries", 12);
+    System.out.println("JvmExitTest seed=" + SEED + " tries=" + tries);
+    SplittableRandom rnd = new SplittableRandom(SEED);
+    String uri = TestDevices.medium(dir);
+    Map<Integer, Long> acked = new ConcurrentHashMap<>();
+    long slowest = 0;
+    for (int t = 0; t < tries; t++) {
+      boolean sigterm = t % 2 == 1;
+      long afterAcks = rnd.nextInt(600);
+      String context =
+          "try "
+              + t
+              + " ("
+              + (sigterm ? "SIGTERM" : "System.exit")
+              + " after "
+              + afterAcks
+              + " acks, seed "
+              + SEED
+              + ")";
+      slowest =
+          Math.max(slowest, exitOnce(uri, rnd.nextLong(), sigterm, afterAcks, acked, context));
+      verify(uri, acked, context);
+    }
+    System.out.printf(
+        "JvmExitTest: %d exits, slowest %d ms from the trigger, %d keys verified%n",
+        tries, slowest, acked.size());
+  }
+
+  /** Runs the child until it exits or is terminated; returns how long the exit took (ms). */
+  private long exitOnce(
+      String uri,
+      long seed,
+      boolean sigterm,
+      long afterAcks,
+      Map<Integer, Long> acked,
+      String context)
+      throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Path err = dir.resolve("child.err");
+    Process child =
+        new ProcessBuilder(
+                List.of(
+                    java,
+                    "-Xmx256m",
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    ExitWorkload.class.getName(),
+                    uri,
+                    Long.toString(seed),
+                    Integer.toString(KEYS_PER_WRITER),
+                    Long.toString(sigterm ? -1 : afterAcks)))
+            .redirectError(err.toFile())
+            .start();
+    CountDownLatch triggered = new CountDownLatch(1);
+    AtomicLong acks = new AtomicLong();
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader out =
+                  new BufferedReader(
+                      new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = out.readLine()) != null) {
+                  if (line.startsWith("ack ")) {
+                    String[] p = line.split(" ");
+                    acked.merge(Integer.parseInt(p[1]), Long.parseLong(p[2]), Math::max);
+                    if (sigterm && acks.incrementAndGet() >= afterAcks) {
+                      triggered.countDown();
+                    }
+                  } else if (line.equals("exiting") || (sigterm && afterAcks == 0)) {
+                    triggered.countDown(); // "exiting", or "ready" for a SIGTERM at once
+                  }
+                }
+              } catch (IOException e) {
+                // the child is gone
+              }
+            });
+    reader.start();
+    if (!triggered.await(120, TimeUnit.SECONDS)) {
+      child.destroyForcibly().waitFor();
+      fail(context + ": the child never got there: " + Files.readString(err));
+    }
+    long start = System.nanoTime();
+    if (sigterm) {
+      child.destroy(); // SIGTERM
+    }
+    if (!child.waitFor(BOUND_S, TimeUnit.SECONDS)) {
+      child.destroyForcibly().waitFor();
+      fail(context + ": the JVM did not exit within " + BOUND_S + " s");
+    }
+    long ms = (System.nanoTime() - start) / 1_000_000;
+    reader.join();
+    assertEquals(
+        sigterm ? 143 : 3, child.exitValue(), context + ": exit status; " + Files.readString(err));
+    return ms;
+  }
+
+  private static void verify(String uri, Map<Integer, Long> acked, String context) {
+    try (ZonedEnv env = ZonedEnv.open(uri, ZonedEnv.Mode.MOUNT);
+        ZkvDb db = ZkvDb.open(env, ExitWorkload.DB, ExitWorkload.options())) {
+      for (Map.Entry<Integer, Long> e : acked.entrySet()) {
+        byte[] v = db.get(ExitWorkload.key(e.getKey()));
+        assertNotNull(v, context + ": acknowledged key " + e.getKey() + " is missing");
+        ByteBuffer b = ByteBuffer.wrap(v);
+        long version = b.getLong();
+        assertEquals((int) e.getKey(), b.getInt(), context + ": value of another key");
+        assertTrue(
+            version >= e.getValue(),
+            context + ": key " + e.getKey() + " has version " + version + " < " + e.getValue());
+      }
+    }
+  }
+}
