@@ -293,6 +293,13 @@ JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetGcStartPercent(JNIEnv*, jcla
   return zfs_set_gc_start_percent(h->zone_fs, static_cast<uint32_t>(percent));
 }
 
+// Starts background GC (after the Java policies are installed); idempotent.
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nStartGc(JNIEnv*, jclass, jlong handle) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs) return -EINVAL;
+  return zfs_start_gc(h->zone_fs);
+}
+
 // Garbage collection on demand (ZkvDb.resume after NoSpace); returns the free bytes.
 JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nReclaim(JNIEnv*, jclass, jlong handle, jlong want) {
   auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);

@@ -350,11 +350,18 @@ static void check_b_files(zfs *fs) {
 static void test_gc_makes_room(void) {
   fresh("");
   zkv_dev *d = open_dev();
-  zfs *fs = mount_ok(d);
+  int rc = 0;
+  zfs *fs = zfs_mount(d, &rc, err, sizeof err); /* no background GC until zfs_start_gc */
+  CHECK(fs != NULL);
   fill_half_garbage(fs);
   zfs_stats s;
   zfs_stats_get(fs, &s);
   CHECK(s.empty_zones <= 2);
+  usleep(300000); /* three of the GC thread's check intervals, had it been started */
+  zfs_stats_get(fs, &s);
+  CHECK_EQ(s.gc_bytes, 0);
+  CHECK_EQ(zfs_start_gc(fs), 0);
+  CHECK_EQ(zfs_start_gc(fs), 0); /* idempotent */
   /* free space is under 20%: background GC reclaims the half-garbage zones without any write */
   for (int i = 0; i < 1000 && s.gc_bytes == 0; i++) { /* up to 20 s: a loaded host delays the thread */
     usleep(20000);

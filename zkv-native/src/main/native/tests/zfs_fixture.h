@@ -44,6 +44,7 @@ FIXTURE zfs *mount_ok(zkv_dev *d) {
   zfs *fs = zfs_mount(d, &rc, err, sizeof err);
   if (!fs) fprintf(stderr, "mount: %d %s\n", rc, err);
   CHECK(fs != NULL);
+  CHECK_EQ(zfs_start_gc(fs), 0);
   return fs;
 }
 

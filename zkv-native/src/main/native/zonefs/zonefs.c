@@ -1535,11 +1535,22 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
     fail(*rc, err, errlen, "cannot roll the metadata log: %s", zkv_status_message(*rc));
     goto fail;
   }
-  fs->gc_running = pthread_create(&fs->gc_thread, NULL, gc_worker, fs) == 0;
-  return fs;
+  return fs; /* background GC starts with zfs_start_gc, once the policies are installed */
 fail:
   free_fs(fs);
   return NULL;
+}
+
+int zfs_start_gc(zfs *fs) {
+  if (fs->readonly) return -EROFS;
+  pthread_mutex_lock(&fs->mu);
+  int rc = 0;
+  if (!fs->gc_running && !fs->gc_stop) {
+    rc = -pthread_create(&fs->gc_thread, NULL, gc_worker, fs);
+    fs->gc_running = rc == 0;
+  }
+  pthread_mutex_unlock(&fs->mu);
+  return rc;
 }
 
 static void stop_gc(zfs *fs) {

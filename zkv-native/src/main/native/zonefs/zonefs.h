@@ -91,6 +91,10 @@ int zfs_mkfs(zkv_dev *dev, const zfs_options *opt, char *err, size_t errlen);
 /* Mounts: picks the newest valid superblock, replays the log, resets zones with no live data.
  * Returns NULL with *rc < 0 and a message on a foreign, corrupt or unformatted device. */
 zfs *zfs_mount(zkv_dev *dev, int *rc, char *err, size_t errlen);
+/* Starts background garbage collection (idempotent; -EROFS on a read-only mount). A mount does
+ * not start it: install the placement and victim policies first, so that GC never runs under the
+ * built-in rules of a file system whose policies are about to be set. */
+int zfs_start_gc(zfs *fs);
 /* Installs an external placement policy (NULL restores the built-in LIZA rule). */
 void zfs_set_allocator(zfs *fs, zfs_allocator fn, void *ctx);
 /* Installs an external GC victim policy (NULL restores the built-in greedy choice). */

@@ -247,15 +247,12 @@ public final class ZonedEnv implements AutoCloseable {
   private static ZkvEnv placed(ZonedDevice device, ZonedEnvOptions options, boolean format)
       throws ZonedDeviceException {
     DeviceGeometry g = device.geometry();
-    ZkvEnv env = ZkvEnv.onZones(device, format, new PlacementAllocator(new LizaPolicy(), g));
-    try {
-      env.setVictimChooser(new VictimPolicyChooser(options.victimPolicy(), g));
-      env.setGcStartPercent(options.gcStartPercent());
-    } catch (RuntimeException e) {
-      env.close();
-      throw e;
-    }
-    return env;
+    return ZkvEnv.onZones(
+        device,
+        format,
+        new PlacementAllocator(new LizaPolicy(), g),
+        new VictimPolicyChooser(options.victimPolicy(), g),
+        options.gcStartPercent());
   }
 
   private static boolean isNotFormatted(ZonedDeviceException e) {

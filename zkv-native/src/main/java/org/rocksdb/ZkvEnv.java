@@ -40,7 +40,9 @@ public final class ZkvEnv extends Env {
    *     inspected) already in this process
    */
   public static ZkvEnv onZones(ZonedDevice device, boolean format) throws ZonedDeviceException {
-    return mount(device, "mounted by a ZkvEnv", format, false);
+    ZkvEnv env = mount(device, "mounted by a ZkvEnv", format, false);
+    env.startBackgroundGc();
+    return env;
   }
 
   private static ZkvEnv mount(ZonedDevice device, String holder, boolean format, boolean readOnly)
@@ -72,12 +74,51 @@ public final class ZkvEnv extends Env {
    */
   public static ZkvEnv onZones(ZonedDevice device, boolean format, ZoneAllocator allocator)
       throws ZonedDeviceException {
-    ZkvEnv env = onZones(device, format);
-    if (env.installCallout(() -> nSetAllocator(env.zkvHandle, allocator)) < 0) {
+    ZkvEnv env = mount(device, "mounted by a ZkvEnv", format, false);
+    env.installAllocator(allocator);
+    env.startBackgroundGc();
+    return env;
+  }
+
+  /**
+   * Like {@link #onZones(ZonedDevice, boolean, ZoneAllocator)}, with a GC victim policy and the
+   * background GC start level too (see {@link #setGcStartPercent}). Background GC starts only once
+   * every policy is installed, so it never runs under rules about to be replaced.
+   */
+  public static ZkvEnv onZones(
+      ZonedDevice device,
+      boolean format,
+      ZoneAllocator allocator,
+      GcVictimChooser chooser,
+      int gcStartPercent)
+      throws ZonedDeviceException {
+    ZkvEnv env = mount(device, "mounted by a ZkvEnv", format, false);
+    try {
+      env.installAllocator(allocator);
+      env.setVictimChooser(chooser);
+      env.setGcStartPercent(gcStartPercent);
+    } catch (RuntimeException e) {
       env.close();
+      throw e;
+    }
+    env.startBackgroundGc();
+    return env;
+  }
+
+  private void installAllocator(ZoneAllocator allocator) {
+    if (installCallout(() -> nSetAllocator(zkvHandle, allocator)) < 0) {
+      close();
       throw new IllegalArgumentException("cannot install the zone allocator " + allocator);
     }
-    return env;
+  }
+
+  /** Starts background garbage collection (mounts do not start it before their policies). */
+  private void startBackgroundGc() {
+    int rc = nStartGc(zkvHandle);
+    if (rc < 0) {
+      close();
+      throw new IllegalStateException("cannot start background GC: error " + rc);
+    }
   }
 
   /**
@@ -262,6 +303,8 @@ public final class ZkvEnv extends Env {
   private static native void nDisableCallouts(long handle);
 
   private static native int nSetGcStartPercent(long handle, int percent);
+
+  private static native int nStartGc(long handle);
 
   private static native int nZoneStats(long handle, long[] out);
 
