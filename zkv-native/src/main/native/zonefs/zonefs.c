@@ -1,14 +1,17 @@
 /* The zone file system core. See zonefs.h for the API and docs/formats/zone-fs.md for the format.
  *
- * Assumptions of this first version (named so they are not mistaken for features):
- * - Zone allocation uses a built-in lifetime-matching rule modeled on ZenFS's LIZA; the Java
- *   placement SPI (zkv-placement) replaces it when the bridge lands.
- * - Every sync persists the file's metadata (one log record); ZenFS's sparse WAL format that avoids
- *   this comes with the WAL policies.
+ * Assumptions of this version (named so they are not mistaken for features):
+ * - Zone allocation asks the installed placement policy (the Java SPI through zkv_env.cc) or
+ *   falls back to a built-in lifetime-matching rule modeled on ZenFS's LIZA. A zone is held only
+ *   for one write, not for a file's life (ZenFS's ownership model is the core rework's next step).
+ * - A sync persists a constant-size extend record (size and the extents gained since the file's
+ *   last record); ZenFS's sparse WAL format, which avoids even that, may come with the WAL policies.
  * - A zone is reset as soon as its last live extent is deleted. Garbage collection (moving live
- *   extents out of the full zone with the least live data) runs when an allocation would fail,
- *   before NoSpace is returned; it stops the world (readers and writers wait while it runs).
- * - Mount reads a whole meta zone into memory. */
+ *   extents out of a full zone with garbage) runs when an allocation would fail, before NoSpace is
+ *   returned; it stops the world (readers and writers wait while it runs).
+ * - Files are found by name and by id through hash tables (file_index.c).
+ * - Mount reads a whole meta zone into memory.
+ * The order of device writes in every structural change is docs/zone-fs.md's "Order of writes". */
 #define _GNU_SOURCE
 #include "zonefs.h"
 
@@ -20,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "file_index.h"
 #include "le_bytes.h"
 #include "meta_codec.h"
 
@@ -45,6 +49,7 @@ typedef struct fobj {
   size_t wlen;                /* bytes in wbuf */
   size_t wdone;               /* of those, bytes already on the device (during a write-out) */
   uint32_t persisted_extents; /* extents the log knows (the last of them may have grown since) */
+  size_t slot;                /* position in zfs.files */
 } fobj;
 
 struct zfs_file {
@@ -63,6 +68,7 @@ struct zfs {
   zone_state *zones;
   fobj **files;
   size_t n_files, cap_files;
+  zfs_index by_name, by_id; /* the files by each of their names, and by id */
   uint64_t next_file_id;
   uint32_t meta_zone;
   uint64_t meta_wp, meta_seq;
@@ -234,24 +240,27 @@ static int persist_delete(zfs *fs, uint64_t id) { return append_record(fs, ZFS_R
 /* ---------- file table ---------- */
 
 static fobj *find(zfs *fs, const char *name, uint32_t *name_index) {
-  for (size_t i = 0; i < fs->n_files; i++)
-    for (uint32_t k = 0; k < fs->files[i]->m.n_names; k++)
-      if (strcmp(fs->files[i]->m.names[k], name) == 0) {
-        if (name_index) *name_index = k;
-        return fs->files[i];
-      }
-  return NULL;
+  fobj *f = zfs_index_get_name(&fs->by_name, name);
+  if (f && name_index)
+    for (uint32_t k = 0; k < f->m.n_names; k++)
+      if (strcmp(f->m.names[k], name) == 0) *name_index = k;
+  return f;
 }
 
-static fobj *find_id(zfs *fs, uint64_t id, size_t *index) {
-  for (size_t i = 0; i < fs->n_files; i++)
-    if (fs->files[i]->m.id == id) {
-      if (index) *index = i;
-      return fs->files[i];
-    }
-  return NULL;
+static fobj *find_id(zfs *fs, uint64_t id) { return zfs_index_get_id(&fs->by_id, id); }
+
+static void free_fobj(fobj *f) {
+  zfs_file_free(&f->m);
+  free(f->wbuf);
+  free(f);
 }
 
+/* Takes the names of f out of the name index (those that still lead to f). */
+static void unindex_names(zfs *fs, const fobj *f) {
+  for (uint32_t k = 0; k < f->m.n_names; k++) zfs_index_del_name(&fs->by_name, f->m.names[k], f);
+}
+
+/* Adds a file to the table and both indexes; a name another file holds now leads to this one. */
 static int add_file(zfs *fs, fobj *f) {
   if (fs->n_files == fs->cap_files) {
     size_t cap = fs->cap_files ? fs->cap_files * 2 : 64;
@@ -259,14 +268,39 @@ static int add_file(zfs *fs, fobj *f) {
     if (!n) return -ENOMEM;
     fs->files = n, fs->cap_files = cap;
   }
+  if (zfs_index_put_id(&fs->by_id, f->m.id, f)) return -ENOMEM;
+  for (uint32_t k = 0; k < f->m.n_names; k++)
+    if (zfs_index_put_name(&fs->by_name, f->m.names[k], f)) {
+      unindex_names(fs, f);
+      zfs_index_del_id(&fs->by_id, f->m.id);
+      return -ENOMEM;
+    }
+  f->slot = fs->n_files;
   fs->files[fs->n_files++] = f;
   return 0;
 }
 
-static void free_fobj(fobj *f) {
-  zfs_file_free(&f->m);
-  free(f->wbuf);
-  free(f);
+/* Takes a file out of the table and the indexes (the caller frees it). */
+static void remove_file(zfs *fs, fobj *f) {
+  unindex_names(fs, f);
+  zfs_index_del_id(&fs->by_id, f->m.id);
+  fobj *last = fs->files[--fs->n_files];
+  fs->files[f->slot] = last;
+  last->slot = f->slot;
+}
+
+static void clear_files(zfs *fs) {
+  for (size_t i = 0; i < fs->n_files; i++) free_fobj(fs->files[i]);
+  fs->n_files = 0;
+  zfs_index_clear(&fs->by_name);
+  zfs_index_clear(&fs->by_id);
+}
+
+/* Name k of f goes away (from the index too, where it still leads to f). */
+static void drop_name(zfs *fs, fobj *f, uint32_t k) {
+  zfs_index_del_name(&fs->by_name, f->m.names[k], f);
+  free(f->m.names[k]);
+  f->m.names[k] = f->m.names[--f->m.n_names];
 }
 
 /* Drops a file that has no names and no handles: its zones lose live bytes, empty ones reset. */
@@ -289,15 +323,13 @@ static void release_space(zfs *fs, fobj *f) {
 }
 
 static void drop_file(zfs *fs, fobj *f) {
-  size_t idx;
-  if (find_id(fs, f->m.id, &idx)) fs->files[idx] = fs->files[--fs->n_files];
+  remove_file(fs, f);
   release_space(fs, f);
   free_fobj(f);
 }
 
 static int remove_name(zfs *fs, fobj *f, uint32_t k) {
-  free(f->m.names[k]);
-  f->m.names[k] = f->m.names[--f->m.n_names];
+  drop_name(fs, f, k);
   if (f->m.n_names > 0) return persist_file(fs, f);
   int rc = persist_delete(fs, f->m.id);
   if (f->refs == 0) drop_file(fs, f);
@@ -864,9 +896,11 @@ zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc) {
     f->m.active_extent_start = ZFS_NO_ACTIVE_EXTENT;
     f->zone = -1;
     f->has_writer = 1;
-    if ((*rc = add_file(fs, f)) || (*rc = persist_file(fs, f))) {
-      size_t idx;
-      if (find_id(fs, f->m.id, &idx)) fs->files[idx] = fs->files[--fs->n_files];
+    if ((*rc = add_file(fs, f))) {
+      free_fobj(f);
+    } else if ((*rc = persist_file(fs, f))) {
+      remove_file(fs, f);
+      if (old) zfs_index_put_name(&fs->by_name, old->m.names[k], old); /* the name is old's again */
       free_fobj(f);
     } else if (!(h = new_handle(fs, f, 1))) {
       *rc = -ENOMEM;
@@ -1047,6 +1081,7 @@ int zfs_delete(zfs *fs, const char *name) {
 int zfs_rename(zfs *fs, const char *from, const char *to) {
   if (fs->readonly) return -EROFS;
   if (!to || !*to || strlen(to) > ZFS_MAX_NAME) return -EINVAL;
+  if (strcmp(from, to) == 0) return zfs_stat(fs, from, NULL); /* a rename onto itself changes nothing */
   pthread_mutex_lock(&fs->mu);
   uint32_t k, kt;
   fobj *f = find(fs, from, &k);
@@ -1055,11 +1090,17 @@ int zfs_rename(zfs *fs, const char *from, const char *to) {
   if (target == f) target = NULL;
   char *copy = rc ? NULL : strdup(to);
   if (!rc && !copy) rc = -ENOMEM;
+  if (!rc && zfs_index_put_name(&fs->by_name, copy, f)) { /* `to` leads to f from now on */
+    free(copy);
+    rc = -ENOMEM;
+  }
   if (!rc) {
+    zfs_index_del_name(&fs->by_name, f->m.names[k], f);
     free(f->m.names[k]);
     f->m.names[k] = copy;
     /* One record makes the rename durable; the replaced file's delete follows. A crash between
-     * them leaves two files with the name `to`; mount keeps the one written last (highest id). */
+     * them leaves two files with the name `to`; replay gives it to the record written last
+     * (claim_names). */
     rc = persist_file(fs, f);
     if (!rc && target) rc = remove_name(fs, target, kt);
   }
@@ -1079,6 +1120,10 @@ int zfs_link(zfs *fs, const char *existing, const char *link) {
     if (!n || !copy) {
       free(copy);
       if (n) f->m.names = n;
+      rc = -ENOMEM;
+    } else if (zfs_index_put_name(&fs->by_name, copy, f)) {
+      f->m.names = n;
+      free(copy);
       rc = -ENOMEM;
     } else {
       f->m.names = n;
@@ -1159,7 +1204,9 @@ static void stop_gc(zfs *fs);
 static void free_fs(zfs *fs) {
   stop_gc(fs);
   pthread_cond_destroy(&fs->gc_wake);
-  for (size_t i = 0; i < fs->n_files; i++) free_fobj(fs->files[i]);
+  clear_files(fs);
+  zfs_index_free(&fs->by_name);
+  zfs_index_free(&fs->by_id);
   free(fs->files);
   free(fs->zones);
   free(fs->alloc_view);
@@ -1241,35 +1288,28 @@ int zfs_mkfs(zkv_dev *dev, const zfs_options *opt, char *err, size_t errlen) {
  * first and the replaced file's delete after it, so a crash between the two leaves the name with
  * the record written last. A file left without names is gone (its delete was under way). */
 static void claim_names(zfs *fs, const zfs_file_meta *m) {
-  for (size_t i = 0; i < fs->n_files;) {
-    fobj *other = fs->files[i];
-    for (uint32_t j = 0; other->m.id != m->id && j < other->m.n_names;) {
-      int taken = 0;
-      for (uint32_t k = 0; k < m->n_names && !taken; k++) taken = strcmp(other->m.names[j], m->names[k]) == 0;
-      if (!taken) {
-        j++;
-        continue;
-      }
-      free(other->m.names[j]);
-      other->m.names[j] = other->m.names[--other->m.n_names];
-    }
+  for (uint32_t k = 0; k < m->n_names; k++) {
+    uint32_t j = 0;
+    fobj *other = find(fs, m->names[k], &j);
+    if (!other || other->m.id == m->id) continue;
+    drop_name(fs, other, j);
     if (other->m.n_names == 0) {
-      fs->files[i] = fs->files[--fs->n_files];
+      remove_file(fs, other);
       free_fobj(other);
-    } else {
-      i++;
     }
   }
 }
 
 static int apply_file(zfs *fs, zfs_file_meta *m) {
-  size_t idx;
   claim_names(fs, m);
-  fobj *old = find_id(fs, m->id, &idx);
+  fobj *old = find_id(fs, m->id);
   if (old) {
+    unindex_names(fs, old);
     zfs_file_free(&old->m);
     old->m = *m;
     old->persisted_extents = m->n_extents;
+    for (uint32_t k = 0; k < m->n_names; k++)
+      if (zfs_index_put_name(&fs->by_name, m->names[k], old)) return -ENOMEM;
     return 0;
   }
   fobj *f = calloc(1, sizeof *f);
@@ -1278,13 +1318,15 @@ static int apply_file(zfs *fs, zfs_file_meta *m) {
   f->persisted_extents = m->n_extents;
   f->zone = -1;
   if (m->id >= fs->next_file_id) fs->next_file_id = m->id + 1;
-  return add_file(fs, f);
+  int rc = add_file(fs, f);
+  if (rc) free_fobj(f);
+  return rc;
 }
 
 /* Applies a sync's record. A file the log no longer has was dropped by a later claim of its name
  * (see claim_names): nothing to apply. */
 static int apply_extend(zfs *fs, const zfs_file_extend *x, char *err, size_t errlen) {
-  fobj *f = find_id(fs, x->id, NULL);
+  fobj *f = find_id(fs, x->id);
   if (!f) return 0;
   if (x->first > f->m.n_extents)
     return fail(-EUCLEAN, err, errlen, "extend record of file %llu starts at extent %u of %u",
@@ -1374,8 +1416,7 @@ static int replay(zfs *fs, const uint8_t *log, size_t len, uint64_t base, char *
       uint32_t count;
       if (zfs_snapshot_header_decode(r.payload, r.len, &next, &count) < 0)
         return fail(-EUCLEAN, err, errlen, "snapshot header truncated");
-      for (size_t i = 0; i < fs->n_files; i++) free_fobj(fs->files[i]);
-      fs->n_files = 0;
+      clear_files(fs);
       fs->next_file_id = next;
       size_t p = 12;
       for (uint32_t i = 0; i < count; i++) {
@@ -1404,10 +1445,9 @@ static int replay(zfs *fs, const uint8_t *log, size_t len, uint64_t base, char *
       uint64_t id;
       if (r.len != 8) return fail(-EUCLEAN, err, errlen, "delete record of %u bytes", r.len);
       memcpy(&id, r.payload, 8);
-      size_t idx;
-      fobj *f = find_id(fs, id, &idx);
+      fobj *f = find_id(fs, id);
       if (f) {
-        fs->files[idx] = fs->files[--fs->n_files];
+        remove_file(fs, f);
         free_fobj(f);
       }
     } else if (r.type == ZFS_REC_END) {
@@ -1493,10 +1533,7 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
     }
     free(log);
     cands[best].sequence = 0, cands[best].nr_zones = 0; /* tried */
-    if (*rc == ZFS_EMPTY) {
-      for (size_t i = 0; i < fs->n_files; i++) free_fobj(fs->files[i]);
-      fs->n_files = 0;
-    }
+    if (*rc == ZFS_EMPTY) { clear_files(fs); }
   }
   if (*rc == ZFS_EMPTY) *rc = fail(-EUCLEAN, err, errlen, "no metadata log holds a snapshot");
   if (*rc) goto fail;
