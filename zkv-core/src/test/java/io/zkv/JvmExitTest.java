@@ -60,9 +60,10 @@ class JvmExitTest {
     String uri = TestDevices.medium(dir);
     Map<Integer, Long> acked = new ConcurrentHashMap<>();
     long slowest = 0;
-    // SIGTERM during the start finds issue 9 item 1 ("file N has 0 names" at the next mount: a file
-    // deleted while open is written into a log snapshot, and the process dies before closing it);
-    // on by default once that fix is in.
+    // SIGTERM during the start is opt-in: it finds zone file system bugs outside this test's
+    // subject: "file N has 0 names" at the next mount on the code before issue 9 item 1's fix (a
+    // file deleted while open went into a log snapshot), and on main with that fix a NoSpace after
+    // about 30 restarts of a device holding ~1 MB of live data (seed 4359984542641, try 31).
     int modes = Boolean.getBoolean("zkv.exit.atStart") ? 3 : 2;
     for (int t = 0; t < tries; t++) {
       Trigger trigger = Trigger.values()[t % modes];
