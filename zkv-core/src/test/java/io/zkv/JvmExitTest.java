@@ -24,12 +24,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A JVM with a busy zkv database (synced writers, flushes, compactions, the Java placement and GC
- * policies installed) exits at any moment: {@code System.exit} from a writer, or SIGTERM from
- * outside, after a random number of acknowledged writes. Every try must end within {@link #BOUND_S}
- * seconds, and the device then mounts with every acknowledged write there. Before the fix, 4 of 6
- * such exits hung (a RocksDB thread blocked attaching to the exiting JVM for a policy call-out
- * while exit() joined RocksDB's thread pool). Tries: {@code -Dzkv.exit.tries} (default 12, half
- * each way); seed: {@code -Dzkv.seed}.
+ * policies installed) exits at any moment: {@code System.exit} from a writer or SIGTERM from
+ * outside after a random number of acknowledged writes, or SIGTERM at a random moment of its start
+ * (mount, open, WAL recovery). Every try must end within {@link #BOUND_S} seconds, and the device
+ * then mounts with every acknowledged write there. Before the fix, exits hung (4 of 6 in the issue;
+ * here the second try): a RocksDB thread blocked attaching to the exiting JVM for a policy call-out
+ * while exit() joined RocksDB's thread pool. Tries: {@code -Dzkv.exit.tries} (default 12, half each
+ * way; a third each way with {@code -Dzkv.exit.atStart=true}); seed: {@code -Dzkv.seed}.
  */
 class JvmExitTest {
   /** Far above the ~0.1-4 s an exit takes here; a hang never ends. */
@@ -40,6 +41,16 @@ class JvmExitTest {
 
   @TempDir Path dir;
 
+  /** How a try ends the child. */
+  private enum Trigger {
+    /** A writer calls System.exit after some acknowledged writes. */
+    EXIT,
+    /** SIGTERM after some acknowledged writes. */
+    SIGTERM,
+    /** SIGTERM at a random moment of the start: JVM start, mount, database open and recovery. */
+    SIGTERM_AT_START
+  }
+
   @Test
   void aBusyDatabaseExitsOnSystemExitAndSigtermWithoutHangingOrLosingSyncedWrites()
       throws Exception {
@@ -49,21 +60,26 @@ class JvmExitTest {
     String uri = TestDevices.medium(dir);
     Map<Integer, Long> acked = new ConcurrentHashMap<>();
     long slowest = 0;
+    // SIGTERM during the start is opt-in: it finds zone file system bugs outside this test's
+    // subject: "file N has 0 names" at the next mount on the code before issue 9 item 1's fix (a
+    // file deleted while open went into a log snapshot), and on main with that fix a NoSpace after
+    // about 30 restarts of a device holding ~1 MB of live data (seed 4359984542641, try 31).
+    int modes = Boolean.getBoolean("zkv.exit.atStart") ? 3 : 2;
     for (int t = 0; t < tries; t++) {
-      boolean sigterm = t % 2 == 1;
-      long afterAcks = rnd.nextInt(600);
+      Trigger trigger = Trigger.values()[t % modes];
+      long after = trigger == Trigger.SIGTERM_AT_START ? rnd.nextInt(3000) : rnd.nextInt(600);
       String context =
           "try "
               + t
               + " ("
-              + (sigterm ? "SIGTERM" : "System.exit")
+              + trigger
               + " after "
-              + afterAcks
-              + " acks, seed "
+              + after
+              + (trigger == Trigger.SIGTERM_AT_START ? " ms" : " acks")
+              + ", seed "
               + SEED
               + ")";
-      slowest =
-          Math.max(slowest, exitOnce(uri, rnd.nextLong(), sigterm, afterAcks, acked, context));
+      slowest = Math.max(slowest, exitOnce(uri, rnd.nextLong(), trigger, after, acked, context));
       verify(uri, acked, context);
     }
     System.out.printf(
@@ -73,12 +89,7 @@ class JvmExitTest {
 
   /** Runs the child until it exits or is terminated; returns how long the exit took (ms). */
   private long exitOnce(
-      String uri,
-      long seed,
-      boolean sigterm,
-      long afterAcks,
-      Map<Integer, Long> acked,
-      String context)
+      String uri, long seed, Trigger trigger, long after, Map<Integer, Long> acked, String context)
       throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Path err = dir.resolve("child.err");
@@ -93,7 +104,7 @@ class JvmExitTest {
                     uri,
                     Long.toString(seed),
                     Integer.toString(KEYS_PER_WRITER),
-                    Long.toString(sigterm ? -1 : afterAcks)))
+                    Long.toString(trigger == Trigger.EXIT ? after : -1)))
             .redirectError(err.toFile())
             .start();
     CountDownLatch triggered = new CountDownLatch(1);
@@ -109,11 +120,12 @@ class JvmExitTest {
                   if (line.startsWith("ack ")) {
                     String[] p = line.split(" ");
                     acked.merge(Integer.parseInt(p[1]), Long.parseLong(p[2]), Math::max);
-                    if (sigterm && acks.incrementAndGet() >= afterAcks) {
+                    if (trigger == Trigger.SIGTERM && acks.incrementAndGet() >= after) {
                       triggered.countDown();
                     }
-                  } else if (line.equals("exiting") || (sigterm && afterAcks == 0)) {
-                    triggered.countDown(); // "exiting", or "ready" for a SIGTERM at once
+                  } else if (line.equals("exiting")
+                      || (trigger == Trigger.SIGTERM && after == 0 && line.equals("ready"))) {
+                    triggered.countDown();
                   }
                 }
               } catch (IOException e) {
@@ -121,12 +133,14 @@ class JvmExitTest {
               }
             });
     reader.start();
-    if (!triggered.await(120, TimeUnit.SECONDS)) {
+    if (trigger == Trigger.SIGTERM_AT_START) {
+      Thread.sleep(after);
+    } else if (!triggered.await(120, TimeUnit.SECONDS)) {
       child.destroyForcibly().waitFor();
       fail(context + ": the child never got there: " + Files.readString(err));
     }
     long start = System.nanoTime();
-    if (sigterm) {
+    if (trigger != Trigger.EXIT) {
       child.destroy(); // SIGTERM
     }
     if (!child.waitFor(BOUND_S, TimeUnit.SECONDS)) {
@@ -135,13 +149,19 @@ class JvmExitTest {
     }
     long ms = (System.nanoTime() - start) / 1_000_000;
     reader.join();
-    assertEquals(
-        sigterm ? 143 : 3, child.exitValue(), context + ": exit status; " + Files.readString(err));
+    int expected = trigger == Trigger.EXIT ? 3 : 143;
+    assertEquals(expected, child.exitValue(), context + ": exit status; " + Files.readString(err));
     return ms;
   }
 
   private static void verify(String uri, Map<Integer, Long> acked, String context) {
-    try (ZonedEnv env = ZonedEnv.open(uri, ZonedEnv.Mode.MOUNT);
+    ZonedEnv mounted;
+    try {
+      mounted = ZonedEnv.open(uri, ZonedEnv.Mode.MOUNT);
+    } catch (ZkvException e) {
+      throw new AssertionError(context + ": the device does not mount", e);
+    }
+    try (ZonedEnv env = mounted;
         ZkvDb db = ZkvDb.open(env, ExitWorkload.DB, ExitWorkload.options())) {
       for (Map.Entry<Integer, Long> e : acked.entrySet()) {
         byte[] v = db.get(ExitWorkload.key(e.getKey()));
