@@ -117,6 +117,15 @@ int64_t zfs_record_decode(const uint8_t *in, size_t avail, uint32_t block, zfs_r
 
 /* ---------- file metadata ---------- */
 
+/* Writes n extents (start, length) at p; returns the end. */
+static uint8_t *put_extents(uint8_t *p, const zfs_extent *e, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    put64(p, e[i].start), p += 8;
+    put64(p, e[i].len), p += 8;
+  }
+  return p;
+}
+
 size_t zfs_file_encoded_size(const zfs_file_meta *f) {
   size_t n = 8 * 4 + 4 * 3;
   for (uint32_t i = 0; i < f->n_names; i++) n += 2 + strlen(f->names[i]);
@@ -141,10 +150,7 @@ int64_t zfs_file_encode(const zfs_file_meta *f, uint8_t *out, size_t cap) {
     memcpy(p, f->names[i], l), p += l;
   }
   put32(p, f->n_extents), p += 4;
-  for (uint32_t i = 0; i < f->n_extents; i++) {
-    put64(p, f->extents[i].start), p += 8;
-    put64(p, f->extents[i].len), p += 8;
-  }
+  put_extents(p, f->extents, f->n_extents);
   return (int64_t)need;
 }
 
@@ -253,10 +259,7 @@ int64_t zfs_extend_encode(const zfs_file_extend *x, uint8_t *out, size_t cap) {
   put32(p, x->lifetime), p += 4;
   put32(p, x->first), p += 4;
   put32(p, x->n_extents), p += 4;
-  for (uint32_t i = 0; i < x->n_extents; i++) {
-    put64(p, x->extents[i].start), p += 8;
-    put64(p, x->extents[i].len), p += 8;
-  }
+  put_extents(p, x->extents, x->n_extents);
   return (int64_t)need;
 }
 
