@@ -25,6 +25,16 @@ public final class ZkvOptions {
   /** Memtables RocksDB may hold per database (one being written, one being flushed). */
   public static final int MAX_WRITE_BUFFER_NUMBER = 2;
 
+  /**
+   * RocksDB's info logs (LOG, LOG.old.*) live in zones too, and RocksDB keeps 1000 of them of
+   * unbounded size by default: a busy database restarted a few dozen times filled a 78 MiB device
+   * with logs. zkv keeps {@value} files ...
+   */
+  public static final int INFO_LOG_FILES_KEPT = 4;
+
+  /** ... of at most this many bytes each (RocksDB starts a new LOG beyond it). */
+  public static final long INFO_LOG_FILE_MAX_BYTES = 4L << 20;
+
   private static final ZkvOptions DEFAULTS = new Builder().build();
 
   private final boolean createIfMissing;
@@ -106,7 +116,9 @@ public final class ZkvOptions {
           .setCreateIfMissing(createIfMissing)
           .setWriteBufferSize(writeBufferSize)
           .setMaxWriteBufferNumber(MAX_WRITE_BUFFER_NUMBER)
-          .setCompressionType(compression.rocksType());
+          .setCompressionType(compression.rocksType())
+          .setKeepLogFileNum(INFO_LOG_FILES_KEPT)
+          .setMaxLogFileSize(INFO_LOG_FILE_MAX_BYTES);
       if (rocksDbTuning != null) {
         rocksDbTuning.accept(o);
         if (o.getEnv() != env) {

@@ -87,6 +87,8 @@ class ZkvOptionsTest {
       assertEquals(ZkvOptions.MAX_WRITE_BUFFER_NUMBER, o.maxWriteBufferNumber());
       assertEquals(CompressionType.ZSTD_COMPRESSION, o.compressionType());
       assertEquals(7, o.level0FileNumCompactionTrigger());
+      assertEquals(ZkvOptions.INFO_LOG_FILES_KEPT, o.keepLogFileNum());
+      assertEquals(ZkvOptions.INFO_LOG_FILE_MAX_BYTES, o.maxLogFileSize());
       assertTrue(w.sync());
       assertFalse(w.disableWAL());
     }
