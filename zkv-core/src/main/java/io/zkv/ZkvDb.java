@@ -458,8 +458,9 @@ public final class ZkvDb implements AutoCloseable {
 
   /**
    * Makes the database accept writes again after a {@link ZkvNoSpaceException}, once space has been
-   * freed. Returns at once if writes are accepted already (RocksDB also recovers by itself: it
-   * polls the free space every 5 s).
+   * freed. Returns at once if writes are accepted already. RocksDB does not recover from NoSpace by
+   * itself on zkv: its automatic recovery polls the file system's free space, which the zone file
+   * system does not report (on zones only GC makes space, so the poll would stall every writer).
    *
    * <p>RocksJava (9.7.3, 10.1.3) does not expose RocksDB's {@code DB::Resume()}; until zkv's native
    * layer does, zkv resumes by closing and reopening the database, which replays the WAL and
@@ -498,8 +499,9 @@ public final class ZkvDb implements AutoCloseable {
               "cannot resume "
                   + path
                   + " with the WAL disabled: RocksJava (9.7.3, 10.1.3) does not expose DB::Resume() and"
-                  + " reopening would drop unflushed writes; RocksDB retries by itself every 5 s"
-                  + " once space is free. It is stopped by: "
+                  + " reopening would drop unflushed writes, and RocksDB does not recover by itself"
+                  + " on zkv; close and reopen the database once space is free (writes not yet"
+                  + " flushed are lost). It is stopped by: "
                   + stoppedBy.getMessage(),
               stoppedBy);
         }
