@@ -58,6 +58,11 @@ JNI_EXPORT jstring JNICALL Java_io_zkv_fs_ZoneFsInspector_nMetaStatus(JNIEnv *en
   return (*env)->NewStringUTF(env, ms.message);
 }
 
+JNI_EXPORT jstring JNICALL Java_io_zkv_fs_ZoneFsInspector_nLogEnd(JNIEnv *env, jclass c, jlong fs) {
+  (void)c;
+  return (*env)->NewStringUTF(env, zfs_log_end(FS(fs)));
+}
+
 /* per zone: start, capacity, write pointer, live bytes, lifetime, meta */
 JNI_EXPORT jint JNICALL Java_io_zkv_fs_ZoneFsInspector_nZones(JNIEnv *env, jclass c, jlong fs, jlongArray out) {
   (void)c;

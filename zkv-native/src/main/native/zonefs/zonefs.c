@@ -1621,6 +1621,8 @@ int zfs_superblock_get(zfs *fs, zfs_superblock *out) {
   return 0;
 }
 
+const char *zfs_log_end(zfs *fs) { return fs->log_tail; }
+
 int zfs_meta_status_get(zfs *fs, uint32_t zone, zfs_meta_status *out) {
   if (zone >= ZFS_MAX_META_ZONES) return -EINVAL;
   *out = fs->meta_status[zone];

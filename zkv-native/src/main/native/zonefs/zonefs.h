@@ -145,6 +145,10 @@ int zfs_superblock_get(zfs *fs, zfs_superblock *out);
 int zfs_meta_status_get(zfs *fs, uint32_t zone, zfs_meta_status *out);
 int zfs_zone_info_get(zfs *fs, uint32_t zone, zfs_zone_info *out);
 int zfs_walk_files(zfs *fs, void (*fn)(const zfs_file_meta *m, void *arg), void *arg);
+/* How the replayed metadata log ended: "" when cleanly (an end record or unwritten space), else a
+ * description of the torn last record the mount accepted (a write a crash cut; the operation it
+ * described was never acknowledged). Damage is not accepted: the mount fails instead. */
+const char *zfs_log_end(zfs *fs);
 /* Reports each inconsistency through `problem`; returns how many were found. */
 int zfs_check(zfs *fs, void (*problem)(const char *msg, void *arg), void *arg);
 

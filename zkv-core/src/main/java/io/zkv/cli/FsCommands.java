@@ -404,6 +404,13 @@ final class FsCommands {
                     ? " (sequence " + m.sequence() + ")"
                     : m.problem().isEmpty() ? "" : " (" + m.problem() + ")");
           }
+          String logEnd = fs.logEnd();
+          out.println(
+              logEnd.isEmpty()
+                  ? "metadata log: ends cleanly"
+                  : "metadata log: ends with a "
+                      + logEnd
+                      + ": a write a crash cut, never acknowledged (not damage)");
           List<FsFile> files = fs.files();
           problems = new ArrayList<>(fs.check());
           databases = DataVerifier.databases(files);

@@ -125,6 +125,20 @@ public final class ZoneFsInspector extends NativeHandle {
     return out;
   }
 
+  /**
+   * How the metadata log ended: empty when cleanly, else the torn last record the mount accepted (a
+   * write cut by a crash; the operation it described was never acknowledged). Damage fails the
+   * mount instead.
+   */
+  public String logEnd() {
+    long h = acquire();
+    try {
+      return nLogEnd(h);
+    } finally {
+      release();
+    }
+  }
+
   /** Inconsistencies found (empty when the file system is healthy). */
   public List<String> check() {
     List<String> problems = new ArrayList<>();
@@ -162,4 +176,6 @@ public final class ZoneFsInspector extends NativeHandle {
   private static native int nFiles(long fs, List<Object[]> out);
 
   private static native int nCheck(long fs, List<String> out);
+
+  private static native String nLogEnd(long fs);
 }
