@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int checks_run;
+static int checks_run; /* counted atomically: tests check from several threads */
 #define CHECK(cond)                                                            \
   do {                                                                         \
-    checks_run++;                                                              \
+    __atomic_fetch_add(&checks_run, 1, __ATOMIC_RELAXED);                      \
     if (!(cond)) {                                                             \
       fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
       exit(1);                                                                 \
@@ -16,7 +16,7 @@ static int checks_run;
 #define CHECK_EQ(a, b)                                                                                 \
   do {                                                                                                 \
     long long _a = (long long)(a), _b = (long long)(b);                                                \
-    checks_run++;                                                                                      \
+    __atomic_fetch_add(&checks_run, 1, __ATOMIC_RELAXED);                                              \
     if (_a != _b) {                                                                                    \
       fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, __LINE__, #a, _a, #b, _b); \
       exit(1);                                                                                         \

@@ -45,6 +45,10 @@ typedef struct fobj {
   uint32_t refs;
   uint8_t has_writer;
   int32_t zone; /* the zone the writer used last (preferred for its next write), or -1 */
+  /* The writer's buffer: wbuf, wlen and wdone change under wmu (and m.size together with wdone),
+   * so appends of different files do not contend on the file system's lock; lock order fs->mu,
+   * then wmu. Only the file's one writer appends. */
+  pthread_mutex_t wmu;
   uint8_t *wbuf;
   size_t wlen;                /* bytes in wbuf */
   size_t wdone;               /* of those, bytes already on the device (during a write-out) */
@@ -249,10 +253,25 @@ static fobj *find(zfs *fs, const char *name, uint32_t *name_index) {
 
 static fobj *find_id(zfs *fs, uint64_t id) { return zfs_index_get_id(&fs->by_id, id); }
 
+static fobj *new_fobj(void) {
+  fobj *f = calloc(1, sizeof *f);
+  if (f) pthread_mutex_init(&f->wmu, NULL);
+  return f;
+}
+
 static void free_fobj(fobj *f) {
   zfs_file_free(&f->m);
   free(f->wbuf);
+  pthread_mutex_destroy(&f->wmu);
   free(f);
+}
+
+/* Bytes of the file, also those still in the writer's buffer. */
+static uint64_t file_size_locked(fobj *f) {
+  pthread_mutex_lock(&f->wmu);
+  uint64_t n = f->m.size + f->wlen - f->wdone;
+  pthread_mutex_unlock(&f->wmu);
+  return n;
 }
 
 /* Takes the names of f out of the name index (those that still lead to f). */
@@ -787,8 +806,10 @@ static int write_out(zfs *fs, fobj *f, size_t n, size_t logical) {
       zs->wp = at + chunk;
       zs->live += real;
       if (real) zs->live_phys += chunk;
+      pthread_mutex_lock(&f->wmu);
       rc = real ? add_extent(fs, f, at, real) : 0;
       f->wdone += real;
+      pthread_mutex_unlock(&f->wmu);
       fs->st.host_bytes += real;
       fs->data_gen++;
       fs->st.padding_bytes += chunk - real;
@@ -809,17 +830,17 @@ int zfs_append(zfs_file *h, const void *buf, size_t len) {
   const uint8_t *p = buf;
   while (len) {
     size_t take = WRITE_BUFFER - f->wlen < len ? WRITE_BUFFER - f->wlen : len;
-    pthread_mutex_lock(&fs->mu); /* readers may be copying from wbuf */
+    pthread_mutex_lock(&f->wmu); /* readers may be copying from wbuf */
     memcpy(f->wbuf + f->wlen, p, take);
     f->wlen += take;
-    pthread_mutex_unlock(&fs->mu);
+    pthread_mutex_unlock(&f->wmu);
     p += take, len -= take;
     if (f->wlen == WRITE_BUFFER) {
       int rc = write_out(fs, f, WRITE_BUFFER, WRITE_BUFFER);
       if (rc) return rc;
-      pthread_mutex_lock(&fs->mu);
+      pthread_mutex_lock(&f->wmu);
       f->wlen = f->wdone = 0;
-      pthread_mutex_unlock(&fs->mu);
+      pthread_mutex_unlock(&f->wmu);
     }
   }
   return 0;
@@ -834,9 +855,9 @@ int zfs_sync(zfs_file *h) {
     memset(f->wbuf + f->wlen, 0, padded - f->wlen);
     int rc = write_out(fs, f, padded, f->wlen);
     if (rc) return rc;
-    pthread_mutex_lock(&fs->mu);
+    pthread_mutex_lock(&f->wmu);
     f->wlen = f->wdone = 0;
-    pthread_mutex_unlock(&fs->mu);
+    pthread_mutex_unlock(&f->wmu);
   }
   /* data durable before the metadata that points at it; the flush runs outside the lock, and
    * persist_file flushes again only if other writers wrote meanwhile */
@@ -876,7 +897,7 @@ zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc) {
   if (old && old->has_writer) *rc = -EBUSY;
   fobj *f = NULL;
   if (!*rc) {
-    f = calloc(1, sizeof *f);
+    f = new_fobj();
     if (f && (f->m.names = calloc(1, sizeof *f->m.names)) != NULL) {
       f->m.names[0] = strdup(name);
       f->m.n_names = f->m.names[0] ? 1 : 0;
@@ -976,12 +997,7 @@ zfs_file *zfs_open(zfs *fs, const char *name, int *rc) {
   return h;
 }
 
-uint64_t zfs_file_size(zfs_file *h) {
-  pthread_mutex_lock(&h->fs->mu);
-  uint64_t n = h->f->m.size + h->f->wlen - h->f->wdone;
-  pthread_mutex_unlock(&h->fs->mu);
-  return n;
-}
+uint64_t zfs_file_size(zfs_file *h) { return file_size_locked(h->f); }
 
 int zfs_close(zfs_file *h) {
   if (!h) return 0;
@@ -992,11 +1008,13 @@ int zfs_close(zfs_file *h) {
   if (h->writer) {
     f->zone = -1;
     f->has_writer = 0;
+    pthread_mutex_lock(&f->wmu);
     if (f->wlen == f->wdone) { /* else a failed sync left data only here: readers still need it */
       free(f->wbuf);
       f->wbuf = NULL;
       f->wlen = f->wdone = 0;
     }
+    pthread_mutex_unlock(&f->wmu);
   }
   if (--f->refs == 0 && f->m.n_names == 0) drop_file(fs, f);
   pthread_mutex_unlock(&fs->mu);
@@ -1017,18 +1035,22 @@ int64_t zfs_pread(zfs_file *h, uint64_t offset, void *buf, size_t len) {
   while (done < len) {
     uint64_t pos = offset + done;
     pthread_mutex_lock(&fs->mu);
+    pthread_mutex_lock(&f->wmu);
     uint64_t size = f->m.size + f->wlen - f->wdone;
     if (pos >= size) {
+      pthread_mutex_unlock(&f->wmu);
       pthread_mutex_unlock(&fs->mu);
       break;
     }
     size_t want = len - done < size - pos ? len - done : (size_t)(size - pos);
     if (pos >= f->m.size) { /* not written out yet: from the writer's buffer */
       memcpy(out + done, f->wbuf + f->wdone + (pos - f->m.size), want);
+      pthread_mutex_unlock(&f->wmu);
       pthread_mutex_unlock(&fs->mu);
       done += want;
       continue;
     }
+    pthread_mutex_unlock(&f->wmu);
     uint64_t skip = pos, dev_off = 0, n = 0;
     for (uint32_t i = 0; i < f->m.n_extents; i++) {
       if (skip < f->m.extents[i].len) {
@@ -1063,7 +1085,7 @@ int64_t zfs_pread(zfs_file *h, uint64_t offset, void *buf, size_t len) {
 int zfs_stat(zfs *fs, const char *name, uint64_t *size) {
   pthread_mutex_lock(&fs->mu);
   fobj *f = find(fs, name, NULL);
-  if (f && size) *size = f->m.size + f->wlen - f->wdone;
+  if (f && size) *size = file_size_locked(f);
   pthread_mutex_unlock(&fs->mu);
   return f ? 0 : -ENOENT;
 }
@@ -1141,7 +1163,7 @@ int zfs_list(zfs *fs, const char *prefix, void (*fn)(const char *, uint64_t, voi
   for (size_t i = 0; i < fs->n_files; i++)
     for (uint32_t k = 0; k < fs->files[i]->m.n_names; k++)
       if (strncmp(fs->files[i]->m.names[k], prefix, pl) == 0)
-        fn(fs->files[i]->m.names[k], fs->files[i]->m.size + fs->files[i]->wlen - fs->files[i]->wdone, arg);
+        fn(fs->files[i]->m.names[k], file_size_locked(fs->files[i]), arg);
   pthread_mutex_unlock(&fs->mu);
   return 0;
 }
@@ -1312,7 +1334,7 @@ static int apply_file(zfs *fs, zfs_file_meta *m) {
       if (zfs_index_put_name(&fs->by_name, m->names[k], old)) return -ENOMEM;
     return 0;
   }
-  fobj *f = calloc(1, sizeof *f);
+  fobj *f = new_fobj();
   if (!f) return -ENOMEM;
   f->m = *m;
   f->persisted_extents = m->n_extents;
