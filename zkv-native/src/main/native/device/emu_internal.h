@@ -48,6 +48,7 @@ typedef struct emu_dev {
   pthread_mutex_t mu;
   zkv_pipe pipe;
   zkv_pipe *zone_pipes;
+  zkv_pipe bandwidth; /* device-wide write bandwidth over per-zone pipes (timing.h device_gap) */
   uint64_t rng;
   int reorder;           /* queues reorder concurrent appends to a zone (emu_queue.c) */
   uint64_t reorder_seed; /* each queue's reordering draws from its own stream, from this */
@@ -79,7 +80,7 @@ typedef struct emu_io {
   size_t len;
   size_t valid; /* reads: bytes below the write pointer */
   uint64_t submitted, deadline, nd_id, file_off;
-  int tailed; /* drew a tail delay (timing.c) */
+  uint32_t overtakers; /* later appends that may still complete before it (a tail delay, timing.c) */
   int64_t result;
 } emu_io;
 int emu_io_begin(emu_dev *dev, emu_io *io);

@@ -18,12 +18,14 @@
 static const zkv_profile PROFILES[] = {
     {.name = "instant"},
     {.name = "zn540",
-     .write_lat = {{US(14.7), US(15.0), US(22.6)}},
-     .append_lat = {{US(18.6), US(16.8), US(26.1)}},
-     .read_lat = {{US(70), US(75), US(85)}},
-     .write_gap = {{US(7.38), US(6.69), US(13.38)}},
-     .append_gap = {{US(7.38), US(6.69), US(13.38)}},
-     .read_gap = {{US(2.0), US(4.0), US(8.0)}},
+     /* From 32 KiB writes and appends are alike (ZWAL Fig. 2a: "similar at any QD"): both take the
+      * bandwidth's time, 32 KiB at 1.22 GB/s = 26.9 us, plus ~1 us. */
+     .write_lat = {{US(14.7), US(15.0), US(22.6), US(28)}},
+     .append_lat = {{US(18.6), US(16.8), US(26.1), US(28)}},
+     .read_lat = {{US(70), US(75), US(85), US(105)}},
+     .write_gap = {{US(7.38), US(6.69), US(13.38), US(26.8)}},
+     .append_gap = {{US(7.38), US(6.69), US(13.38), US(26.8)}},
+     .read_gap = {{US(2.0), US(4.0), US(8.0), US(16.0)}},
      .inflight_growth_ppm = 77000, /* 8 KiB QD2 mean 18.1 us vs QD1 16.8 us */
      .jitter_ppm = 190000,         /* QD1 p99 is ~19% above the mean (8 KiB append 20 vs 16.8 us, write 18 vs 15.0) */
      .reorders = 1,
@@ -33,29 +35,43 @@ static const zkv_profile PROFILES[] = {
      .p999_milli = {0, 2970, 4440, 8330, 6900, 6900, 6900},
      .report_ns = 50000,
      .mgmt_ns = 20000,
-     .flush_ns = 10000},
+     .flush_ns = 10000,
+     /* assumptions: 1 us per zone reported; a finish costs 2 ms per GiB it skips; a flush destages
+      * the dirty cache at the write bandwidth (1.22 GB/s: 860 us per MiB) */
+     .report_ns_per_zone = 1000,
+     .finish_ns_per_mib = 2000,
+     .flush_ns_per_mib = 860000},
     /* Samsung PM1731a (WALTZ): append ~93 us single-threaded, serialized per zone on the device;
      * single-zone report 6687 us. Writes assumed like appends (not given). */
     {.name = "pm1731a",
-     .write_lat = {{US(90), US(93), US(100)}},
-     .append_lat = {{US(90), US(93), US(100)}},
-     .read_lat = {{US(80), US(85), US(95)}},
-     .write_gap = {{US(90), US(93), US(100)}},
-     .append_gap = {{US(90), US(93), US(100)}},
-     .read_gap = {{US(2.0), US(4.0), US(8.0)}},
+     .write_lat = {{US(90), US(93), US(100), US(114)}},
+     .append_lat = {{US(90), US(93), US(100), US(114)}},
+     .read_lat = {{US(80), US(85), US(95), US(115)}},
+     .write_gap = {{US(90), US(93), US(100), US(114)}},
+     .append_gap = {{US(90), US(93), US(100), US(114)}},
+     .read_gap = {{US(2.0), US(4.0), US(8.0), US(16.0)}},
      .jitter_ppm = 30000,
      .per_zone_serial = 1,
      .report_ns = 6687000,
      .mgmt_ns = 50000,
-     .flush_ns = 20000},
+     .flush_ns = 20000,
+     /* assumptions: 10 us per further zone reported, finish 2 ms per GiB skipped; all zones share
+      * a 2 GB/s write bandwidth (the per-zone pipes alone scaled without bound with the zones
+      * written), and a flush destages at it (520 us per MiB) */
+     .report_ns_per_zone = 10000,
+     .finish_ns_per_mib = 2000,
+     .flush_ns_per_mib = 520000,
+     .device_gap = {{US(2.05), US(4.1), US(8.2), US(16.4)}}},
     /* ConfZNS / FEMU (ZWAL): 8 KiB append and write QD1 ~482 us; appends scale to QD32 at 35.5K IOPS. */
     {.name = "confzns",
-     .write_lat = {{US(480), US(482.5), US(487)}},
-     .append_lat = {{US(480), US(482.6), US(487)}},
-     .read_lat = {{US(480), US(482), US(487)}},
-     .write_gap = {{US(28.1), US(28.1), US(56.2)}},
-     .append_gap = {{US(28.1), US(28.1), US(56.2)}},
-     .read_gap = {{US(28.1), US(28.1), US(56.2)}},
+     .write_lat = {{US(480), US(482.5), US(487), US(496)}},
+     .append_lat = {{US(480), US(482.6), US(487), US(496)}},
+     /* Reads: sequential 64 KiB at ~417 MiB/s (ZWAL, fio), taken as QD1: 150 us per 64 KiB; the
+      * smaller sizes are assumptions (NAND page reads of FEMU's default timing). */
+     .read_lat = {{US(60), US(70), US(90), US(110)}},
+     .write_gap = {{US(28.1), US(28.1), US(56.2), US(112.4)}},
+     .append_gap = {{US(28.1), US(28.1), US(56.2), US(112.4)}},
+     .read_gap = {{US(28.1), US(28.1), US(56.2), US(75)}},
      /* Mean latency flat over QD1-2 (482.6 us), a step at QD4 (621.7 us, 6,420 IOPS), then slow
       * growth (643.7 us at QD8, 678.5 at QD16); from QD32 the throughput limit rules. */
      .inflight_growth_ppm = 12500,
@@ -69,7 +85,12 @@ static const zkv_profile PROFILES[] = {
      .p999_milli = {0, 0, 2100, 2052, 2003, 1954, 1905},
      .report_ns = 500000,
      .mgmt_ns = 500000,
-     .flush_ns = 100000},
+     .flush_ns = 100000,
+     /* assumptions: 5 us per zone reported, finish 20 ms per GiB skipped, flush at the saturated
+      * append bandwidth (291 MB/s: 3.6 ms per MiB) */
+     .report_ns_per_zone = 5000,
+     .finish_ns_per_mib = 20000,
+     .flush_ns_per_mib = 3600000},
 };
 
 const zkv_profile *zkv_profile_find(const char *name) {
@@ -83,22 +104,13 @@ const char *zkv_profile_names(void) { return "instant, zn540, pm1731a, confzns";
 int zkv_profile_is_instant(const zkv_profile *p) { return strcmp(p->name, "instant") == 0; }
 
 uint64_t zkv_curve_at(const zkv_curve *c, uint64_t bytes) {
-  /* points at 4, 8, 16 KiB; interpolate linearly in KiB, clamp the slope beyond 16 KiB */
+  /* points at 4, 8, 16, 32 KiB; linear in KiB between them, with the last slope beyond 32 KiB */
+  static const double KIB[ZKV_TIMING_POINTS] = {4, 8, 16, 32};
   double kib = (double)bytes / 1024.0;
-  double x0, x1, y0, y1;
-  if (kib <= 8) {
-    x0 = 4;
-    x1 = 8;
-    y0 = c->ns[0];
-    y1 = c->ns[1];
-  } else {
-    x0 = 8;
-    x1 = 16;
-    y0 = c->ns[1];
-    y1 = c->ns[2];
-  }
-  double y = y0 + (y1 - y0) * (kib - x0) / (x1 - x0);
-  if (kib < 4) y = c->ns[0] * (0.75 + 0.25 * kib / 4); /* small I/O: mostly fixed cost */
+  if (kib < 4) return (uint64_t)(c->ns[0] * (0.75 + 0.25 * kib / 4)); /* small I/O: mostly fixed cost */
+  int i = 0;
+  while (i + 2 < ZKV_TIMING_POINTS && kib > KIB[i + 1]) i++;
+  double y = c->ns[i] + ((double)c->ns[i + 1] - c->ns[i]) * (kib - KIB[i]) / (KIB[i + 1] - KIB[i]);
   return y < 0 ? 0 : (uint64_t)y;
 }
 
@@ -130,8 +142,8 @@ double zkv_tail_factor(const zkv_profile *p, uint32_t qd, double u) {
 }
 
 uint64_t zkv_timing_deadline(const zkv_profile *p, const zkv_curve *lat, const zkv_curve *gap, zkv_pipe *pipe,
-                             uint64_t bytes, uint32_t inflight, uint64_t now, uint64_t *rng, int *tailed) {
-  if (tailed) *tailed = 0;
+                             uint64_t bytes, uint32_t inflight, uint64_t now, uint64_t *rng, uint32_t *overtakers) {
+  if (overtakers) *overtakers = 0;
   if (zkv_profile_is_instant(p)) return 0;
   double l = (double)zkv_curve_at(lat, bytes);
   l *= 1.0 + (double)p->inflight_growth_ppm * inflight / 1e6 +
@@ -153,7 +165,7 @@ uint64_t zkv_timing_deadline(const zkv_profile *p, const zkv_curve *lat, const z
     double t = zkv_tail_factor(p, inflight + 1, unit(rng));
     if (t > 1) {
       done = now + (uint64_t)((double)(done - now) * t);
-      if (tailed) *tailed = 1;
+      if (overtakers) *overtakers = (uint32_t)((t - 1) * (inflight + 1)) + 1;
     }
   }
   return done;
@@ -177,6 +189,26 @@ void zkv_emu_lateness_get(zkv_emu_lateness *out) {
   out->completions = atomic_load(&timed_completions);
   out->late = atomic_load(&late_completions);
   out->worst_late_ns = atomic_load(&worst_late_ns);
+}
+
+uint64_t zkv_timing_device_slot(const zkv_profile *p, zkv_pipe *device, uint64_t bytes, uint64_t now,
+                                uint64_t deadline) {
+  if (!p->per_zone_serial || !p->device_gap.ns[0] || zkv_profile_is_instant(p)) return deadline;
+  uint64_t slot = (device->next_slot_ns > now ? device->next_slot_ns : now) + zkv_curve_at(&p->device_gap, bytes);
+  device->next_slot_ns = slot;
+  return slot > deadline ? slot : deadline;
+}
+
+uint64_t zkv_report_ns(const zkv_profile *p, uint32_t zones) {
+  return zkv_profile_is_instant(p) ? 0 : p->report_ns + (zones > 1 ? zones - 1 : 0) * p->report_ns_per_zone;
+}
+
+uint64_t zkv_finish_ns(const zkv_profile *p, uint64_t unwritten) {
+  return zkv_profile_is_instant(p) ? 0 : p->mgmt_ns + (uint64_t)((double)unwritten / (1 << 20) * p->finish_ns_per_mib);
+}
+
+uint64_t zkv_flush_ns(const zkv_profile *p, uint64_t dirty) {
+  return zkv_profile_is_instant(p) ? 0 : p->flush_ns + (uint64_t)((double)dirty / (1 << 20) * p->flush_ns_per_mib);
 }
 
 uint64_t zkv_now_ns(void) {

@@ -1590,6 +1590,63 @@ static void test_tail_shapes(void) {
   printf("  tail shapes ok; confzns mean at QD4 / QD1 %.2fx\n", m4 / m1);
 }
 
+/* Bytes per second of one request stream: a closed loop at QD1 (latency or the pipe, whichever is
+ * longer) or at a depth that saturates the pipe. */
+static double qd1_rate(const zkv_curve *lat, const zkv_curve *gap, uint64_t bytes) {
+  uint64_t l = zkv_curve_at(lat, bytes), g = zkv_curve_at(gap, bytes);
+  return (double)bytes / (double)(l > g ? l : g) * 1e9;
+}
+
+/* Request sizes: from 32 KiB writes and appends converge (ZN540 at any depth, ConfZNS at QD1);
+ * ConfZNS reads 64 KiB at about 417 MiB/s. */
+static void test_request_sizes(void) {
+  const zkv_profile *zn = zkv_profile_find("zn540"), *cz = zkv_profile_find("confzns");
+  /* 8 KiB: appends at depth reach 2.41x of QD1 writes (ZWAL Fig. 2a); from 32 KiB alike. */
+  double w8 = qd1_rate(&zn->write_lat, &zn->write_gap, 8 * KiB);
+  double a8 = 8.0 * KiB / (double)zkv_curve_at(&zn->append_gap, 8 * KiB) * 1e9;
+  CHECK(fabs(a8 / w8 / 2.24 - 1) < 0.1); /* 15.0 / 6.69 us; the paper's 2.41 includes fio's own costs */
+  for (uint64_t kib = 32; kib <= 1024; kib *= 2) {
+    double w = qd1_rate(&zn->write_lat, &zn->write_gap, kib * KiB);
+    double a = (double)(kib * KiB) / (double)zkv_curve_at(&zn->append_gap, kib * KiB) * 1e9;
+    CHECK(a / w < 1.1);
+    /* ConfZNS (ZWAL Fig. 2b): larger requests give similar write and append performance at QD1. */
+    w = qd1_rate(&cz->write_lat, &cz->write_gap, kib * KiB);
+    a = qd1_rate(&cz->append_lat, &cz->append_gap, kib * KiB);
+    CHECK(fabs(a / w - 1) < 0.02);
+  }
+  double r64 = qd1_rate(&cz->read_lat, &cz->read_gap, 64 * KiB) / MiB;
+  CHECK(fabs(r64 / 417 - 1) < 0.03);
+  printf("  request sizes ok: confzns 64 KiB reads %.0f MiB/s at QD1\n", r64);
+}
+
+/* Device-wide limits: a bandwidth shared by all zones, and costs that grow with the work. */
+static void test_device_limits(void) {
+  const zkv_profile *pm = zkv_profile_find("pm1731a"), *zn = zkv_profile_find("zn540");
+  /* 64 zones written at once: each zone's pipe alone would finish them all within ~100 us. */
+  enum { ZONES = 64 };
+  zkv_pipe zone_pipe[ZONES] = {{0}}, device = {0};
+  uint64_t rng = 1, now = 1000000000ull, last = 0;
+  for (int z = 0; z < ZONES; z++) {
+    uint64_t d = zkv_timing_deadline(pm, &pm->append_lat, &pm->append_gap, &zone_pipe[z], 16 * KiB, 0, now, &rng, NULL);
+    CHECK(d - now < 200000);
+    d = zkv_timing_device_slot(pm, &device, 16 * KiB, now, d);
+    if (d > last) last = d;
+  }
+  double gbps = (double)(ZONES * 16 * KiB) / (double)(last - now);
+  CHECK(gbps <= 2.0 * 1.001 && gbps > 1.9);
+  CHECK_EQ(zkv_timing_device_slot(zn, &device, 16 * KiB, now, 12345), 12345); /* zn540: one device pipe already */
+  /* Report, finish and flush costs grow with the zones reported, the capacity skipped, the dirty bytes. */
+  CHECK_EQ(zkv_report_ns(pm, 1), 6687000);
+  CHECK_EQ(zkv_report_ns(pm, 101), 6687000 + 100 * 10000);
+  CHECK(zkv_report_ns(zn, 1000) > zkv_report_ns(zn, 1));
+  CHECK_EQ(zkv_finish_ns(zn, 0), 20000);
+  CHECK_EQ(zkv_finish_ns(zn, 1024 * MiB), 20000 + 1024 * 2000);
+  CHECK_EQ(zkv_flush_ns(zn, 0), 10000);
+  CHECK_EQ(zkv_flush_ns(zn, 4 * MiB), 10000 + 4 * 860000);
+  CHECK_EQ(zkv_report_ns(zkv_profile_find("instant"), 1000), 0);
+  printf("  device limits ok: pm1731a, 64 zones at once: %.2f GB/s\n", gbps);
+}
+
 static void test_zn540(void) {
   const uint64_t Z = 32 * MiB;
   const size_t LEN = 8 * KiB;
@@ -1669,6 +1726,38 @@ static void test_zn540(void) {
   CHECK(l1.worst_late_ns >= 4000000);
   zkv_dev_close(d);
 
+  /* A queue kept full: an append with a tail delay lets a bounded number of later ones pass (at
+   * most ~(P99.9 factor x 1.25 - 1) x QD + 1 = 76 at QD8, plus the seeded overtakes), then holds
+   * its place; it never waits for the queue to drain. */
+  snprintf(opts, sizeof opts, "?profile=zn540&seed=%" PRIu64, seed);
+  d = open_dev(p, opts);
+  CHECK_EQ(zkv_dev_zone_mgmt(d, 1, ZKV_ZONE_RESET), 0);
+  {
+    int err2 = 0, submitted = 0, done = 0, worst = 0;
+    zkv_queue *fq = zkv_queue_create(d, QD, &err2);
+    CHECK(fq != NULL);
+    zkv_completion fc[QD];
+    while (done < TOTAL) {
+      while (submitted < TOTAL && zkv_queue_inflight(fq) < QD) {
+        zkv_request r = {.op = ZKV_OP_APPEND,
+                         .zone = 1,
+                         .buf = pool + (size_t)submitted * LEN,
+                         .len = LEN,
+                         .tag = (uint64_t)submitted};
+        CHECK_EQ(zkv_queue_submit(fq, &r), 0);
+        submitted++;
+      }
+      int n = zkv_queue_reap(fq, fc, 1, QD, -1);
+      CHECK(n >= 1);
+      for (int i = 0; i < n; i++, done++)
+        if (done - (int)fc[i].tag > worst) worst = done - (int)fc[i].tag;
+    }
+    zkv_queue_destroy(fq);
+    printf("  zn540 queue kept full: an append completed at most %d places after its submission\n", worst);
+    CHECK(worst <= 100);
+  }
+  zkv_dev_close(d);
+
   /* reorder=1 makes a profile that does not reorder by default (instant) reorder too. */
   d = open_dev(p, "?reorder=1&seed=7");
   CHECK_EQ(zkv_dev_zone_mgmt(d, 1, ZKV_ZONE_RESET), 0);
@@ -1701,6 +1790,8 @@ int main(void) {
   test_queue();
   test_threads();
   test_tail_shapes();
+  test_request_sizes();
+  test_device_limits();
   test_zn540();
   cleanup();
   TEST_DONE("test_emu");
