@@ -519,7 +519,7 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
         io->valid = rel >= w ? 0 : (w - rel < io->len ? w - rel : io->len);
       }
       io->deadline = zkv_timing_deadline(p, &p->read_lat, &p->read_gap, &dev->pipe, io->len, dev->inflight, now,
-                                         &dev->rng, &io->overtakers);
+                                         &dev->rng, &io->tailed);
       break;
     case ZKV_OP_WRITE:
     case ZKV_OP_APPEND: {
@@ -533,7 +533,7 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
       zkv_pipe *pipe = p->per_zone_serial ? &dev->zone_pipes[zone] : &dev->pipe;
       io->deadline =
           zkv_timing_deadline(p, append ? &p->append_lat : &p->write_lat, append ? &p->append_gap : &p->write_gap, pipe,
-                              io->len, dev->inflight, now, &dev->rng, &io->overtakers);
+                              io->len, dev->inflight, now, &dev->rng, &io->tailed);
       io->deadline = zkv_timing_device_slot(p, &dev->bandwidth, io->len, now, io->deadline);
       if (append)
         dev->stats.appends++, dev->stats.bytes_appended += io->len;

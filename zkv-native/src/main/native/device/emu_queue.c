@@ -104,17 +104,15 @@ static void insert_before(emu_queue *q, slot *b, int32_t idx, int32_t at) {
 }
 
 /* Puts `b` last among the in-flight appends to its zone, or (seeded) just before the last. When
- * the queue reorders, an append that drew a tail delay lets as many later appends pass it as the
- * model says complete during the delay, then holds its place (it must not starve). */
+ * the queue reorders, appends that drew a tail delay do not hold back those submitted after them. */
 static void enqueue_completion(emu_queue *q, slot *b, int32_t idx) {
   b->before = b->after = -1;
   for (uint32_t i = 0; i < q->depth; i++) {
     slot *t = &q->slots[i];
     if ((int32_t)i == idx || !same_zone_append(t, b->io.zone) || t->after >= 0) continue;
-    if (q->dev->reorder && t->io.overtakers) {
+    if (q->dev->reorder && t->io.tailed) {
       int32_t at = (int32_t)i;
-      while (q->slots[at].before >= 0 && q->slots[q->slots[at].before].io.overtakers) at = q->slots[at].before;
-      for (int32_t k = at; k >= 0; k = q->slots[k].after) q->slots[k].io.overtakers--; /* b passes them */
+      while (q->slots[at].before >= 0 && q->slots[q->slots[at].before].io.tailed) at = q->slots[at].before;
       insert_before(q, b, idx, at);
       return;
     }
@@ -175,13 +173,7 @@ static void finish(emu_queue *q, uint32_t idx, zkv_completion *out) {
   out->tag = s->tag;
   out->result = res;
   if (s->before >= 0) q->slots[s->before].after = s->after;
-  if (s->after >= 0) {
-    /* The next one waited for this one: the model's deadline for it is the later of the two (so a
-     * completion held back by the model does not count as the host's lateness). */
-    slot *next = &q->slots[s->after];
-    if (next->io.deadline < s->io.deadline) next->io.deadline = s->io.deadline;
-    next->before = s->before;
-  }
+  if (s->after >= 0) q->slots[s->after].before = s->before;
   s->used = 0;
   q->free_list[q->n_free++] = idx;
   q->inflight--;

@@ -142,8 +142,8 @@ double zkv_tail_factor(const zkv_profile *p, uint32_t qd, double u) {
 }
 
 uint64_t zkv_timing_deadline(const zkv_profile *p, const zkv_curve *lat, const zkv_curve *gap, zkv_pipe *pipe,
-                             uint64_t bytes, uint32_t inflight, uint64_t now, uint64_t *rng, uint32_t *overtakers) {
-  if (overtakers) *overtakers = 0;
+                             uint64_t bytes, uint32_t inflight, uint64_t now, uint64_t *rng, int *tailed) {
+  if (tailed) *tailed = 0;
   if (zkv_profile_is_instant(p)) return 0;
   double l = (double)zkv_curve_at(lat, bytes);
   l *= 1.0 + (double)p->inflight_growth_ppm * inflight / 1e6 +
@@ -165,7 +165,7 @@ uint64_t zkv_timing_deadline(const zkv_profile *p, const zkv_curve *lat, const z
     double t = zkv_tail_factor(p, inflight + 1, unit(rng));
     if (t > 1) {
       done = now + (uint64_t)((double)(done - now) * t);
-      if (overtakers) *overtakers = (uint32_t)((t - 1) * (inflight + 1)) + 1;
+      if (tailed) *tailed = 1;
     }
   }
   return done;

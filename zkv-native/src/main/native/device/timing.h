@@ -42,11 +42,10 @@ typedef struct zkv_pipe {
   uint64_t next_slot_ns;
 } zkv_pipe;
 
-/* Deadline for a request of `bytes` submitted at now_ns with `inflight` others in flight;
- * *overtakers (if not NULL) is how many requests submitted after it may complete before it: 0
- * unless it drew a tail delay, then about as many as complete during that delay. */
+/* Deadline for a request of `bytes` submitted at now_ns with `inflight` others in flight; *tailed
+ * (if not NULL) tells whether the request drew a tail delay. */
 uint64_t zkv_timing_deadline(const zkv_profile *p, const zkv_curve *lat, const zkv_curve *gap, zkv_pipe *pipe,
-                             uint64_t bytes, uint32_t inflight, uint64_t now_ns, uint64_t *rng, uint32_t *overtakers);
+                             uint64_t bytes, uint32_t inflight, uint64_t now_ns, uint64_t *rng, int *tailed);
 /* The device-wide bandwidth slot of a write or append of `bytes` (per_zone_serial profiles with a
  * device_gap; others return `deadline`): the later of the two. */
 uint64_t zkv_timing_device_slot(const zkv_profile *p, zkv_pipe *device, uint64_t bytes, uint64_t now_ns,
