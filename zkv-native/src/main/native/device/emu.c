@@ -534,22 +534,17 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
       io->deadline =
           zkv_timing_deadline(p, append ? &p->append_lat : &p->write_lat, append ? &p->append_gap : &p->write_gap, pipe,
                               io->len, dev->inflight, now, &dev->rng, &io->tailed);
-      io->deadline = zkv_timing_device_slot(p, &dev->bandwidth, io->len, now, io->deadline);
       if (append)
         dev->stats.appends++, dev->stats.bytes_appended += io->len;
       else
         dev->stats.writes++, dev->stats.bytes_written += io->len;
       break;
     }
-    case ZKV_OP_FLUSH: {
-      uint64_t dirty = 0; /* completed, not yet durable: what the flush destages */
-      for (size_t i = 0; i < dev->nd_len; i++)
-        if (!dev->nd[i].inflight) dirty += dev->nd[i].len;
+    case ZKV_OP_FLUSH:
       emu_nd_flush(dev); /* assumption: a flush covers what completed before it was submitted */
-      io->deadline = zkv_profile_is_instant(p) ? 0 : now + zkv_flush_ns(p, dirty);
+      io->deadline = zkv_profile_is_instant(p) ? 0 : now + p->flush_ns;
       dev->stats.flushes++;
       break;
-    }
     default: return -EINVAL;
   }
   dev->inflight++;
@@ -626,7 +621,7 @@ static int emu_report(zkv_dev *d, uint32_t first, zkv_zone *out, uint32_t n) {
         .start = start, .cap = dev->base.geo.zone_cap, .wp = start + z->written, .cond = z->cond, .index = i};
   }
   dev->stats.reports++;
-  uint64_t deadline = zkv_profile_is_instant(dev->prof) ? 0 : zkv_now_ns() + zkv_report_ns(dev->prof, count);
+  uint64_t deadline = zkv_profile_is_instant(dev->prof) ? 0 : zkv_now_ns() + dev->prof->report_ns;
   pthread_mutex_unlock(&dev->mu);
   zkv_wait_until(deadline);
   return rc ? rc : (int)count;
@@ -657,10 +652,7 @@ static int emu_zone_mgmt(zkv_dev *d, uint32_t zone, int action) {
     if (before < dev->base.geo.zone_cap) punch(dev, zone, before, dev->base.geo.zone_cap - before);
     dev->stats.finishes++;
   }
-  uint64_t cost = !rc && action == ZKV_ZONE_FINISH && before < dev->base.geo.zone_cap
-                      ? zkv_finish_ns(dev->prof, dev->base.geo.zone_cap - before)
-                      : dev->prof->mgmt_ns;
-  uint64_t deadline = zkv_profile_is_instant(dev->prof) ? 0 : zkv_now_ns() + cost;
+  uint64_t deadline = zkv_profile_is_instant(dev->prof) ? 0 : zkv_now_ns() + dev->prof->mgmt_ns;
   pthread_mutex_unlock(&dev->mu);
   zkv_wait_until(deadline);
   return rc;

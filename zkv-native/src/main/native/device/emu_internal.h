@@ -48,7 +48,6 @@ typedef struct emu_dev {
   pthread_mutex_t mu;
   zkv_pipe pipe;
   zkv_pipe *zone_pipes;
-  zkv_pipe bandwidth; /* device-wide write bandwidth over per-zone pipes (timing.h device_gap) */
   uint64_t rng;
   int reorder;           /* queues reorder concurrent appends to a zone (emu_queue.c) */
   uint64_t reorder_seed; /* each queue's reordering draws from its own stream, from this */

@@ -35,12 +35,7 @@ static const zkv_profile PROFILES[] = {
      .p999_milli = {0, 2970, 4440, 8330, 6900, 6900, 6900},
      .report_ns = 50000,
      .mgmt_ns = 20000,
-     .flush_ns = 10000,
-     /* assumptions: 1 us per zone reported; a finish costs 2 ms per GiB it skips; a flush destages
-      * the dirty cache at the write bandwidth (1.22 GB/s: 860 us per MiB) */
-     .report_ns_per_zone = 1000,
-     .finish_ns_per_mib = 2000,
-     .flush_ns_per_mib = 860000},
+     .flush_ns = 10000},
     /* Samsung PM1731a (WALTZ): append ~93 us single-threaded, serialized per zone on the device;
      * single-zone report 6687 us. Writes assumed like appends (not given). */
     {.name = "pm1731a",
@@ -54,14 +49,7 @@ static const zkv_profile PROFILES[] = {
      .per_zone_serial = 1,
      .report_ns = 6687000,
      .mgmt_ns = 50000,
-     .flush_ns = 20000,
-     /* assumptions: 10 us per further zone reported, finish 2 ms per GiB skipped; all zones share
-      * a 2 GB/s write bandwidth (the per-zone pipes alone scaled without bound with the zones
-      * written), and a flush destages at it (520 us per MiB) */
-     .report_ns_per_zone = 10000,
-     .finish_ns_per_mib = 2000,
-     .flush_ns_per_mib = 520000,
-     .device_gap = {{US(2.05), US(4.1), US(8.2), US(16.4)}}},
+     .flush_ns = 20000},
     /* ConfZNS / FEMU (ZWAL): 8 KiB append and write QD1 ~482 us; appends scale to QD32 at 35.5K IOPS. */
     {.name = "confzns",
      .write_lat = {{US(480), US(482.5), US(487), US(496)}},
@@ -85,12 +73,7 @@ static const zkv_profile PROFILES[] = {
      .p999_milli = {0, 0, 2100, 2052, 2003, 1954, 1905},
      .report_ns = 500000,
      .mgmt_ns = 500000,
-     .flush_ns = 100000,
-     /* assumptions: 5 us per zone reported, finish 20 ms per GiB skipped, flush at the saturated
-      * append bandwidth (291 MB/s: 3.6 ms per MiB) */
-     .report_ns_per_zone = 5000,
-     .finish_ns_per_mib = 20000,
-     .flush_ns_per_mib = 3600000},
+     .flush_ns = 100000},
 };
 
 const zkv_profile *zkv_profile_find(const char *name) {
@@ -189,26 +172,6 @@ void zkv_emu_lateness_get(zkv_emu_lateness *out) {
   out->completions = atomic_load(&timed_completions);
   out->late = atomic_load(&late_completions);
   out->worst_late_ns = atomic_load(&worst_late_ns);
-}
-
-uint64_t zkv_timing_device_slot(const zkv_profile *p, zkv_pipe *device, uint64_t bytes, uint64_t now,
-                                uint64_t deadline) {
-  if (!p->per_zone_serial || !p->device_gap.ns[0] || zkv_profile_is_instant(p)) return deadline;
-  uint64_t slot = (device->next_slot_ns > now ? device->next_slot_ns : now) + zkv_curve_at(&p->device_gap, bytes);
-  device->next_slot_ns = slot;
-  return slot > deadline ? slot : deadline;
-}
-
-uint64_t zkv_report_ns(const zkv_profile *p, uint32_t zones) {
-  return zkv_profile_is_instant(p) ? 0 : p->report_ns + (zones > 1 ? zones - 1 : 0) * p->report_ns_per_zone;
-}
-
-uint64_t zkv_finish_ns(const zkv_profile *p, uint64_t unwritten) {
-  return zkv_profile_is_instant(p) ? 0 : p->mgmt_ns + (uint64_t)((double)unwritten / (1 << 20) * p->finish_ns_per_mib);
-}
-
-uint64_t zkv_flush_ns(const zkv_profile *p, uint64_t dirty) {
-  return zkv_profile_is_instant(p) ? 0 : p->flush_ns + (uint64_t)((double)dirty / (1 << 20) * p->flush_ns_per_mib);
 }
 
 uint64_t zkv_now_ns(void) {

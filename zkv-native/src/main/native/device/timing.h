@@ -27,9 +27,6 @@ typedef struct zkv_profile {
    * (0 = no tail at that depth); docs/timing-model.md. */
   uint16_t p99_milli[ZKV_TAIL_DEPTHS], p999_milli[ZKV_TAIL_DEPTHS];
   uint64_t report_ns, mgmt_ns, flush_ns;
-  /* Costs that grow: per zone reported, per MiB a finish skips, per MiB of dirty cache flushed. */
-  uint64_t report_ns_per_zone, finish_ns_per_mib, flush_ns_per_mib;
-  zkv_curve device_gap; /* per_zone_serial devices: one device-wide bandwidth shared by all zones */
 } zkv_profile;
 
 const zkv_profile *zkv_profile_find(const char *name);
@@ -46,14 +43,6 @@ typedef struct zkv_pipe {
  * (if not NULL) tells whether the request drew a tail delay. */
 uint64_t zkv_timing_deadline(const zkv_profile *p, const zkv_curve *lat, const zkv_curve *gap, zkv_pipe *pipe,
                              uint64_t bytes, uint32_t inflight, uint64_t now_ns, uint64_t *rng, int *tailed);
-/* The device-wide bandwidth slot of a write or append of `bytes` (per_zone_serial profiles with a
- * device_gap; others return `deadline`): the later of the two. */
-uint64_t zkv_timing_device_slot(const zkv_profile *p, zkv_pipe *device, uint64_t bytes, uint64_t now_ns,
-                                uint64_t deadline);
-/* Service times of the slow commands. */
-uint64_t zkv_report_ns(const zkv_profile *p, uint32_t zones);
-uint64_t zkv_finish_ns(const zkv_profile *p, uint64_t unwritten_bytes);
-uint64_t zkv_flush_ns(const zkv_profile *p, uint64_t dirty_bytes);
 /* The tail's factor on the service time at queue depth `qd` for a uniform draw u in [0, 1). */
 double zkv_tail_factor(const zkv_profile *p, uint32_t qd, double u);
 

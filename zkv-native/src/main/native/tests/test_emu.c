@@ -1619,34 +1619,6 @@ static void test_request_sizes(void) {
   printf("  request sizes ok: confzns 64 KiB reads %.0f MiB/s at QD1\n", r64);
 }
 
-/* Device-wide limits: a bandwidth shared by all zones, and costs that grow with the work. */
-static void test_device_limits(void) {
-  const zkv_profile *pm = zkv_profile_find("pm1731a"), *zn = zkv_profile_find("zn540");
-  /* 64 zones written at once: each zone's pipe alone would finish them all within ~100 us. */
-  enum { ZONES = 64 };
-  zkv_pipe zone_pipe[ZONES] = {{0}}, device = {0};
-  uint64_t rng = 1, now = 1000000000ull, last = 0;
-  for (int z = 0; z < ZONES; z++) {
-    uint64_t d = zkv_timing_deadline(pm, &pm->append_lat, &pm->append_gap, &zone_pipe[z], 16 * KiB, 0, now, &rng, NULL);
-    CHECK(d - now < 200000);
-    d = zkv_timing_device_slot(pm, &device, 16 * KiB, now, d);
-    if (d > last) last = d;
-  }
-  double gbps = (double)(ZONES * 16 * KiB) / (double)(last - now);
-  CHECK(gbps <= 2.0 * 1.001 && gbps > 1.9);
-  CHECK_EQ(zkv_timing_device_slot(zn, &device, 16 * KiB, now, 12345), 12345); /* zn540: one device pipe already */
-  /* Report, finish and flush costs grow with the zones reported, the capacity skipped, the dirty bytes. */
-  CHECK_EQ(zkv_report_ns(pm, 1), 6687000);
-  CHECK_EQ(zkv_report_ns(pm, 101), 6687000 + 100 * 10000);
-  CHECK(zkv_report_ns(zn, 1000) > zkv_report_ns(zn, 1));
-  CHECK_EQ(zkv_finish_ns(zn, 0), 20000);
-  CHECK_EQ(zkv_finish_ns(zn, 1024 * MiB), 20000 + 1024 * 2000);
-  CHECK_EQ(zkv_flush_ns(zn, 0), 10000);
-  CHECK_EQ(zkv_flush_ns(zn, 4 * MiB), 10000 + 4 * 860000);
-  CHECK_EQ(zkv_report_ns(zkv_profile_find("instant"), 1000), 0);
-  printf("  device limits ok: pm1731a, 64 zones at once: %.2f GB/s\n", gbps);
-}
-
 static void test_zn540(void) {
   const uint64_t Z = 32 * MiB;
   const size_t LEN = 8 * KiB;
@@ -1759,7 +1731,6 @@ int main(void) {
   test_threads();
   test_tail_shapes();
   test_request_sizes();
-  test_device_limits();
   test_zn540();
   cleanup();
   TEST_DONE("test_emu");
