@@ -18,14 +18,12 @@
 static const zkv_profile PROFILES[] = {
     {.name = "instant"},
     {.name = "zn540",
-     /* From 32 KiB writes and appends are alike (ZWAL Fig. 2a: "similar at any QD"): both take the
-      * bandwidth's time, 32 KiB at 1.22 GB/s = 26.9 us, plus ~1 us. */
-     .write_lat = {{US(14.7), US(15.0), US(22.6), US(28)}},
-     .append_lat = {{US(18.6), US(16.8), US(26.1), US(28)}},
-     .read_lat = {{US(70), US(75), US(85), US(105)}},
-     .write_gap = {{US(7.38), US(6.69), US(13.38), US(26.8)}},
-     .append_gap = {{US(7.38), US(6.69), US(13.38), US(26.8)}},
-     .read_gap = {{US(2.0), US(4.0), US(8.0), US(16.0)}},
+     .write_lat = {{US(14.7), US(15.0), US(22.6)}},
+     .append_lat = {{US(18.6), US(16.8), US(26.1)}},
+     .read_lat = {{US(70), US(75), US(85)}},
+     .write_gap = {{US(7.38), US(6.69), US(13.38)}},
+     .append_gap = {{US(7.38), US(6.69), US(13.38)}},
+     .read_gap = {{US(2.0), US(4.0), US(8.0)}},
      .inflight_growth_ppm = 77000, /* 8 KiB QD2 mean 18.1 us vs QD1 16.8 us */
      .jitter_ppm = 190000,         /* QD1 p99 is ~19% above the mean (8 KiB append 20 vs 16.8 us, write 18 vs 15.0) */
      .reorders = 1,
@@ -39,12 +37,12 @@ static const zkv_profile PROFILES[] = {
     /* Samsung PM1731a (WALTZ): append ~93 us single-threaded, serialized per zone on the device;
      * single-zone report 6687 us. Writes assumed like appends (not given). */
     {.name = "pm1731a",
-     .write_lat = {{US(90), US(93), US(100), US(114)}},
-     .append_lat = {{US(90), US(93), US(100), US(114)}},
-     .read_lat = {{US(80), US(85), US(95), US(115)}},
-     .write_gap = {{US(90), US(93), US(100), US(114)}},
-     .append_gap = {{US(90), US(93), US(100), US(114)}},
-     .read_gap = {{US(2.0), US(4.0), US(8.0), US(16.0)}},
+     .write_lat = {{US(90), US(93), US(100)}},
+     .append_lat = {{US(90), US(93), US(100)}},
+     .read_lat = {{US(80), US(85), US(95)}},
+     .write_gap = {{US(90), US(93), US(100)}},
+     .append_gap = {{US(90), US(93), US(100)}},
+     .read_gap = {{US(2.0), US(4.0), US(8.0)}},
      .jitter_ppm = 30000,
      .per_zone_serial = 1,
      .report_ns = 6687000,
@@ -52,14 +50,12 @@ static const zkv_profile PROFILES[] = {
      .flush_ns = 20000},
     /* ConfZNS / FEMU (ZWAL): 8 KiB append and write QD1 ~482 us; appends scale to QD32 at 35.5K IOPS. */
     {.name = "confzns",
-     .write_lat = {{US(480), US(482.5), US(487), US(496)}},
-     .append_lat = {{US(480), US(482.6), US(487), US(496)}},
-     /* Reads: sequential 64 KiB at ~417 MiB/s (ZWAL, fio), taken as QD1: 150 us per 64 KiB; the
-      * smaller sizes are assumptions (NAND page reads of FEMU's default timing). */
-     .read_lat = {{US(60), US(70), US(90), US(110)}},
-     .write_gap = {{US(28.1), US(28.1), US(56.2), US(112.4)}},
-     .append_gap = {{US(28.1), US(28.1), US(56.2), US(112.4)}},
-     .read_gap = {{US(28.1), US(28.1), US(56.2), US(75)}},
+     .write_lat = {{US(480), US(482.5), US(487)}},
+     .append_lat = {{US(480), US(482.6), US(487)}},
+     .read_lat = {{US(480), US(482), US(487)}},
+     .write_gap = {{US(28.1), US(28.1), US(56.2)}},
+     .append_gap = {{US(28.1), US(28.1), US(56.2)}},
+     .read_gap = {{US(28.1), US(28.1), US(56.2)}},
      /* Mean latency flat over QD1-2 (482.6 us), a step at QD4 (621.7 us, 6,420 IOPS), then slow
       * growth (643.7 us at QD8, 678.5 at QD16); from QD32 the throughput limit rules. */
      .inflight_growth_ppm = 12500,
@@ -87,13 +83,22 @@ const char *zkv_profile_names(void) { return "instant, zn540, pm1731a, confzns";
 int zkv_profile_is_instant(const zkv_profile *p) { return strcmp(p->name, "instant") == 0; }
 
 uint64_t zkv_curve_at(const zkv_curve *c, uint64_t bytes) {
-  /* points at 4, 8, 16, 32 KiB; linear in KiB between them, with the last slope beyond 32 KiB */
-  static const double KIB[ZKV_TIMING_POINTS] = {4, 8, 16, 32};
+  /* points at 4, 8, 16 KiB; interpolate linearly in KiB, clamp the slope beyond 16 KiB */
   double kib = (double)bytes / 1024.0;
-  if (kib < 4) return (uint64_t)(c->ns[0] * (0.75 + 0.25 * kib / 4)); /* small I/O: mostly fixed cost */
-  int i = 0;
-  while (i + 2 < ZKV_TIMING_POINTS && kib > KIB[i + 1]) i++;
-  double y = c->ns[i] + ((double)c->ns[i + 1] - c->ns[i]) * (kib - KIB[i]) / (KIB[i + 1] - KIB[i]);
+  double x0, x1, y0, y1;
+  if (kib <= 8) {
+    x0 = 4;
+    x1 = 8;
+    y0 = c->ns[0];
+    y1 = c->ns[1];
+  } else {
+    x0 = 8;
+    x1 = 16;
+    y0 = c->ns[1];
+    y1 = c->ns[2];
+  }
+  double y = y0 + (y1 - y0) * (kib - x0) / (x1 - x0);
+  if (kib < 4) y = c->ns[0] * (0.75 + 0.25 * kib / 4); /* small I/O: mostly fixed cost */
   return y < 0 ? 0 : (uint64_t)y;
 }
 

@@ -7,9 +7,9 @@
 #define ZKV_TIMING_H
 #include <stdint.h>
 
-#define ZKV_TIMING_POINTS 4
+#define ZKV_TIMING_POINTS 3
 #define ZKV_TAIL_DEPTHS 7  /* QD 1, 2, 4, 8, 16, 32, 64 */
-typedef struct zkv_curve { /* ns at 4, 8, 16 and 32 KiB; linear in between and beyond */
+typedef struct zkv_curve { /* ns at 4, 8 and 16 KiB; linear in between and beyond */
   uint32_t ns[ZKV_TIMING_POINTS];
 } zkv_curve;
 
