@@ -8,10 +8,7 @@ import io.zkv.device.HostLateness;
 import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
 import io.zkv.util.LatencyRecorder;
-import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.nio.file.Path;
 
 /**
  * One fio-like measurement on a device, as fio's io_uring engine with {@code zonemode=zbd,
@@ -31,8 +28,7 @@ final class FioLikeRun {
       long ops,
       double seconds,
       LatencyRecorder.Summary latency,
-      HostLateness lateness,
-      double runQueueShare) {
+      HostLateness lateness) {
     double iops() {
       return ops / seconds;
     }
@@ -59,7 +55,6 @@ final class FioLikeRun {
     Completions done = new Completions(qd);
     long ops = 0;
     HostLateness lateBefore = EmulatedDevice.lateness();
-    long waitedBefore = runQueueWaitNanos();
     long start = System.nanoTime();
     long end = start + (long) (seconds * 1e9);
     try (AsyncQueue q = dev.newQueue(qd)) {
@@ -86,29 +81,8 @@ final class FioLikeRun {
       }
     }
     double elapsed = (System.nanoTime() - start) / 1e9;
-    double waited = (runQueueWaitNanos() - waitedBefore) / 1e9;
     return new Result(
-        op,
-        bs,
-        qd,
-        ops,
-        elapsed,
-        rec.summary(),
-        EmulatedDevice.lateness().since(lateBefore),
-        waited / elapsed);
-  }
-
-  /**
-   * Time this thread spent runnable but waiting for a CPU (Linux schedstat's run_delay), or 0 where
-   * the kernel does not say: the share of a run the host took away from the measuring thread.
-   */
-  static long runQueueWaitNanos() {
-    try {
-      String[] f = Files.readString(Path.of("/proc/thread-self/schedstat")).trim().split(" ");
-      return Long.parseLong(f[1]);
-    } catch (IOException | RuntimeException e) {
-      return 0;
-    }
+        op, bs, qd, ops, elapsed, rec.summary(), EmulatedDevice.lateness().since(lateBefore));
   }
 
   private void submit(AsyncQueue q, Op op, ByteBuffer buf, int bs, int slot, long[] submitted)
