@@ -518,8 +518,8 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
         uint64_t rel = io->offset % g->zone_size, w = dev->zs.zones[io->offset / g->zone_size].written;
         io->valid = rel >= w ? 0 : (w - rel < io->len ? w - rel : io->len);
       }
-      io->deadline = zkv_timing_deadline(p, &p->read_lat, &p->read_gap, &dev->pipe, io->len, dev->inflight, now,
-                                         &dev->rng, &io->tailed);
+      io->deadline =
+          zkv_timing_deadline(p, &p->read_lat, &p->read_gap, &dev->pipe, io->len, dev->inflight, now, &dev->rng);
       break;
     case ZKV_OP_WRITE:
     case ZKV_OP_APPEND: {
@@ -533,7 +533,7 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
       zkv_pipe *pipe = p->per_zone_serial ? &dev->zone_pipes[zone] : &dev->pipe;
       io->deadline =
           zkv_timing_deadline(p, append ? &p->append_lat : &p->write_lat, append ? &p->append_gap : &p->write_gap, pipe,
-                              io->len, dev->inflight, now, &dev->rng, &io->tailed);
+                              io->len, dev->inflight, now, &dev->rng);
       if (append)
         dev->stats.appends++, dev->stats.bytes_appended += io->len;
       else

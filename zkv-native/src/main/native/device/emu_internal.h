@@ -79,7 +79,6 @@ typedef struct emu_io {
   size_t len;
   size_t valid; /* reads: bytes below the write pointer */
   uint64_t submitted, deadline, nd_id, file_off;
-  int tailed; /* drew a tail delay (timing.c) */
   int64_t result;
 } emu_io;
 int emu_io_begin(emu_dev *dev, emu_io *io);

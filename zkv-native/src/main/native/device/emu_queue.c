@@ -96,28 +96,16 @@ static slot *swap_offsets(emu_queue *q, slot *b) {
   return NULL;
 }
 
-static void insert_before(emu_queue *q, slot *b, int32_t idx, int32_t at) {
-  slot *t = &q->slots[at];
-  b->before = t->before, b->after = at;
-  if (t->before >= 0) q->slots[t->before].after = idx;
-  t->before = idx;
-}
-
-/* Puts `b` last among the in-flight appends to its zone, or (seeded) just before the last. When
- * the queue reorders, appends that drew a tail delay do not hold back those submitted after them. */
+/* Puts `b` last among the in-flight appends to its zone, or (seeded) just before the last. */
 static void enqueue_completion(emu_queue *q, slot *b, int32_t idx) {
   b->before = b->after = -1;
   for (uint32_t i = 0; i < q->depth; i++) {
     slot *t = &q->slots[i];
     if ((int32_t)i == idx || !same_zone_append(t, b->io.zone) || t->after >= 0) continue;
-    if (q->dev->reorder && t->io.tailed) {
-      int32_t at = (int32_t)i;
-      while (q->slots[at].before >= 0 && q->slots[q->slots[at].before].io.tailed) at = q->slots[at].before;
-      insert_before(q, b, idx, at);
-      return;
-    }
     if (draw(q, OVERTAKE_PPM)) {
-      insert_before(q, b, idx, (int32_t)i);
+      b->before = t->before, b->after = (int32_t)i;
+      if (t->before >= 0) q->slots[t->before].after = idx;
+      t->before = idx;
     } else {
       b->before = (int32_t)i;
       t->after = idx;

@@ -27,10 +27,6 @@ static const zkv_profile PROFILES[] = {
      .inflight_growth_ppm = 77000, /* 8 KiB QD2 mean 18.1 us vs QD1 16.8 us */
      .jitter_ppm = 190000,         /* QD1 p99 is ~19% above the mean (8 KiB append 20 vs 16.8 us, write 18 vs 15.0) */
      .reorders = 1,
-     /* 8 KiB append P99 / mean: QD4 77/26.0, QD8 293/52.8, QD16 489/106.3 (ZWAL artifact). QD1 is
-      * the jitter alone; QD2 interpolated, QD32-64 as QD16, P99.9 = 1.5 x P99: assumptions. */
-     .p99_milli = {0, 1980, 2960, 5550, 4600, 4600, 4600},
-     .p999_milli = {0, 2970, 4440, 8330, 6900, 6900, 6900},
      .report_ns = 50000,
      .mgmt_ns = 20000,
      .flush_ns = 10000},
@@ -56,17 +52,9 @@ static const zkv_profile PROFILES[] = {
      .write_gap = {{US(28.1), US(28.1), US(56.2)}},
      .append_gap = {{US(28.1), US(28.1), US(56.2)}},
      .read_gap = {{US(28.1), US(28.1), US(56.2)}},
-     /* Mean latency flat over QD1-2 (482.6 us), a step at QD4 (621.7 us, 6,420 IOPS), then slow
-      * growth (643.7 us at QD8, 678.5 at QD16); from QD32 the throughput limit rules. */
-     .inflight_growth_ppm = 12500,
-     .step_at = 2,
-     .step_ppm = 250000,
+     .inflight_growth_ppm = 27000, /* mean latency 482.6 us at QD1 -> 898.6 us at QD32 */
      .jitter_ppm = 10000,
      .reorders = 1,
-     /* P99 872 us at QD4 (1.40 x the mean) to 2,277 us at QD64 (1.27 x), between them
-      * interpolated; P99.9 = 1.5 x P99 and QD1-2 without a tail: assumptions. */
-     .p99_milli = {0, 0, 1400, 1368, 1335, 1303, 1270},
-     .p999_milli = {0, 0, 2100, 2052, 2003, 1954, 1905},
      .report_ns = 500000,
      .mgmt_ns = 500000,
      .flush_ns = 100000},
@@ -109,33 +97,11 @@ uint64_t zkv_rng_next(uint64_t *s) { /* splitmix64 */
   return z ^ (z >> 31);
 }
 
-static double unit(uint64_t *rng) { return (double)(zkv_rng_next(rng) >> 11) / 9007199254740992.0; /* [0,1) */ }
-
-#define TAIL_SHARE 0.02
-
-double zkv_tail_factor(const zkv_profile *p, uint32_t qd, double u) {
-  if (u < 1 - TAIL_SHARE) return 1;
-  /* depth index in log2(qd), interpolated between the knots at 1, 2, 4, ... 64 */
-  int i = 0;
-  while (i + 1 < ZKV_TAIL_DEPTHS && (1u << (i + 1)) <= qd) i++;
-  int j = i + 1 < ZKV_TAIL_DEPTHS ? i + 1 : i;
-  double f = j == i ? 0 : (double)(qd - (1u << i)) / (double)(1u << i);
-  double r99 = (p->p99_milli[i] + f * (p->p99_milli[j] - p->p99_milli[i])) / 1000.0;
-  double r999 = (p->p999_milli[i] + f * (p->p999_milli[j] - p->p999_milli[i])) / 1000.0;
-  if (r99 <= 1) return 1;
-  /* piecewise linear in u: 1 at P98, r99 at P99, r999 at P99.9, 1.25 x r999 at the end */
-  if (u < 0.99) return 1 + (r99 - 1) * (u - 0.98) / 0.01;
-  if (u < 0.999) return r99 + (r999 - r99) * (u - 0.99) / 0.009;
-  return r999 * (1 + 0.25 * (u - 0.999) / 0.001);
-}
-
 uint64_t zkv_timing_deadline(const zkv_profile *p, const zkv_curve *lat, const zkv_curve *gap, zkv_pipe *pipe,
-                             uint64_t bytes, uint32_t inflight, uint64_t now, uint64_t *rng, int *tailed) {
-  if (tailed) *tailed = 0;
+                             uint64_t bytes, uint32_t inflight, uint64_t now, uint64_t *rng) {
   if (zkv_profile_is_instant(p)) return 0;
   double l = (double)zkv_curve_at(lat, bytes);
-  l *= 1.0 + (double)p->inflight_growth_ppm * inflight / 1e6 +
-       (p->step_ppm && inflight >= p->step_at ? p->step_ppm / 1e6 : 0);
+  l *= 1.0 + (double)p->inflight_growth_ppm * inflight / 1e6;
   uint64_t done = now + (uint64_t)l;
   uint64_t g = pipe ? zkv_curve_at(gap, bytes) : 0;
   if (g) {
@@ -146,15 +112,9 @@ uint64_t zkv_timing_deadline(const zkv_profile *p, const zkv_curve *lat, const z
   /* Jitter (+-jitter_ppm of the latency) goes on after the throughput limit: applied to the
    * latency alone, the pipe's strictly increasing slots hid it whenever the device was saturated,
    * so completions there were always in submission order. |jitter| < l keeps done > now. */
-  if (p->jitter_ppm) done = (uint64_t)((double)done + (2 * unit(rng) - 1) * p->jitter_ppm / 1e6 * l);
-  /* The tail stretches the whole time to completion (queueing included: at saturation that is
-   * what the published percentiles measure); it delays this request only, not the pipe. */
-  if (p->p99_milli[ZKV_TAIL_DEPTHS - 1]) {
-    double t = zkv_tail_factor(p, inflight + 1, unit(rng));
-    if (t > 1) {
-      done = now + (uint64_t)((double)(done - now) * t);
-      if (tailed) *tailed = 1;
-    }
+  if (p->jitter_ppm) {
+    double u = (double)(zkv_rng_next(rng) >> 11) / 9007199254740992.0; /* [0,1) */
+    done = (uint64_t)((double)done + (2 * u - 1) * p->jitter_ppm / 1e6 * l);
   }
   return done;
 }

@@ -8,7 +8,6 @@
 #include <stdint.h>
 
 #define ZKV_TIMING_POINTS 3
-#define ZKV_TAIL_DEPTHS 7  /* QD 1, 2, 4, 8, 16, 32, 64 */
 typedef struct zkv_curve { /* ns at 4, 8 and 16 KiB; linear in between and beyond */
   uint32_t ns[ZKV_TIMING_POINTS];
 } zkv_curve;
@@ -18,14 +17,9 @@ typedef struct zkv_profile {
   zkv_curve write_lat, append_lat, read_lat;
   zkv_curve write_gap, append_gap, read_gap; /* 0 = no throughput limit */
   uint32_t inflight_growth_ppm;              /* latency grows by this per other request in flight */
-  uint32_t step_at, step_ppm;                /* and by step_ppm once step_at or more others are in flight */
   uint32_t jitter_ppm;                       /* +- uniform jitter on latency */
   uint32_t per_zone_serial;                  /* appends/writes serialize per zone (gap applies per zone) */
   uint32_t reorders; /* concurrent appends to a zone are reordered by default (emu_queue.c; URI reorder=) */
-  /* Tail: the slowest 2% of requests at queue depth 1, 2, 4, ..., 64 (requests in flight, this
-   * one included) take P99 and P99.9 of this many thousandths of the typical service time
-   * (0 = no tail at that depth); docs/timing-model.md. */
-  uint16_t p99_milli[ZKV_TAIL_DEPTHS], p999_milli[ZKV_TAIL_DEPTHS];
   uint64_t report_ns, mgmt_ns, flush_ns;
 } zkv_profile;
 
@@ -39,12 +33,9 @@ typedef struct zkv_pipe {
   uint64_t next_slot_ns;
 } zkv_pipe;
 
-/* Deadline for a request of `bytes` submitted at now_ns with `inflight` others in flight; *tailed
- * (if not NULL) tells whether the request drew a tail delay. */
+/* Deadline for a request of `bytes` submitted at now_ns with `inflight` others in flight. */
 uint64_t zkv_timing_deadline(const zkv_profile *p, const zkv_curve *lat, const zkv_curve *gap, zkv_pipe *pipe,
-                             uint64_t bytes, uint32_t inflight, uint64_t now_ns, uint64_t *rng, int *tailed);
-/* The tail's factor on the service time at queue depth `qd` for a uniform draw u in [0, 1). */
-double zkv_tail_factor(const zkv_profile *p, uint32_t qd, double u);
+                             uint64_t bytes, uint32_t inflight, uint64_t now_ns, uint64_t *rng);
 
 uint64_t zkv_now_ns(void);
 /* Accounts a timed request's completion as observed at `observed` (zkv_emu_lateness_get). */

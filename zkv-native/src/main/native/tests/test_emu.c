@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -1528,68 +1527,6 @@ static void run_batches(zkv_dev *d, uint32_t zone, size_t len, uint8_t *pool, qd
   free(rb);
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* Quantile q of n samples (sorted in place). */
-static double quantile(double *v, int n, double q) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return v[(int)(q * (n - 1))];
-}
-
-/* The service-time distribution the model draws, per profile and queue depth, without the clock:
- * deadlines at a fixed `now` with a given number of requests in flight and no throughput limit. */
-static void service_quantiles(const char *profile, uint32_t qd, double *mean, double *p50, double *p99, double *p999) {
-  enum { N = 200000 };
-  const zkv_profile *p = zkv_profile_find(profile);
-  double *v = malloc(sizeof *v * N);
-  CHECK(v != NULL);
-  uint64_t rng = 42, now = 1000000000ull, sum = 0;
-  for (int i = 0; i < N; i++) {
-    uint64_t t = zkv_timing_deadline(p, &p->append_lat, &p->append_gap, NULL, 8 * KiB, qd - 1, now, &rng, NULL) - now;
-    v[i] = (double)t;
-    sum += t;
-  }
-  *mean = (double)sum / N;
-  *p50 = quantile(v, N, 0.5), *p99 = quantile(v, N, 0.99), *p999 = quantile(v, N, 0.999);
-  free(v);
-}
-
-/* Tails shaped per profile and queue depth (docs/timing-model.md), and ConfZNS's step at QD4. */
-static void test_tail_shapes(void) {
-  const zkv_profile *zn = zkv_profile_find("zn540");
-  for (double u = 0; u < 0.98; u += 0.01) CHECK(zkv_tail_factor(zn, 8, u) == 1.0);
-  CHECK(zkv_tail_factor(zn, 1, 0.995) == 1.0); /* QD1: the jitter alone */
-  CHECK(fabs(zkv_tail_factor(zn, 4, 0.99) - 2.96) < 1e-9);
-  CHECK(fabs(zkv_tail_factor(zn, 8, 0.99) - 5.55) < 1e-9);
-  CHECK(fabs(zkv_tail_factor(zn, 16, 0.99) - 4.60) < 1e-9);
-  CHECK(fabs(zkv_tail_factor(zn, 12, 0.99) - (5.55 + 4.60) / 2) < 1e-9); /* between knots */
-  CHECK(fabs(zkv_tail_factor(zn, 8, 0.999) - 8.33) < 1e-9);
-  double mean, p50, p99, p999;
-  struct {
-    const char *profile;
-    uint32_t qd;
-    double p99_ratio; /* P99 / P50 of the service time the model draws */
-  } want[] = {{"zn540", 1, 1.18}, {"zn540", 4, 2.96},   {"zn540", 8, 5.55},
-              {"zn540", 16, 4.6}, {"confzns", 4, 1.40}, {"confzns", 64, 1.27}};
-  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-    service_quantiles(want[i].profile, want[i].qd, &mean, &p50, &p99, &p999);
-    printf("  %s QD%u: P99/P50 %.3f (want %.2f)\n", want[i].profile, want[i].qd, p99 / p50, want[i].p99_ratio);
-    CHECK(fabs(p99 / p50 / want[i].p99_ratio - 1) < 0.06); /* the jitter blurs the knots a little */
-    CHECK(p999 >= p99 && p99 >= p50);
-  }
-  /* ConfZNS: flat from QD1 to QD2, then a step at QD4 (482.6 -> 621.7 us in the paper). */
-  double m1, m2, m4;
-  service_quantiles("confzns", 1, &m1, &p50, &p99, &p999);
-  service_quantiles("confzns", 2, &m2, &p50, &p99, &p999);
-  service_quantiles("confzns", 4, &m4, &p50, &p99, &p999);
-  CHECK(m2 / m1 < 1.02);
-  CHECK(fabs(m4 / m1 - 621.7 / 482.6) < 0.03);
-  printf("  tail shapes ok; confzns mean at QD4 / QD1 %.2fx\n", m4 / m1);
-}
-
 static void test_zn540(void) {
   const uint64_t Z = 32 * MiB;
   const size_t LEN = 8 * KiB;
@@ -1601,17 +1538,8 @@ static void test_zn540(void) {
   zkv_dev *d = open_dev(p, opts);
   CHECK(strcmp(zkv_dev_profile_name(d), "zn540") == 0);
 
-  /* QD8: the model reorders concurrent appends to a zone (on by default for zn540): some get a
-   * lower offset than the append submitted before them, some complete before an earlier one. The
-   * draws depend on the seed and the device's history of requests, not on timing. */
-  uint8_t *pool = malloc((size_t)TOTAL * LEN);
-  qd_run *run = malloc(sizeof *run), *again = malloc(sizeof *again);
-  CHECK(pool != NULL && run != NULL && again != NULL);
-  for (int i = 0; i < TOTAL; i++) fill(pool + (size_t)i * LEN, LEN, 10000 + (uint64_t)i);
-  run_batches(d, 1, LEN, pool, run);
-
-  /* QD1 append latency (after the batches, which a reopen repeats below): never below the model
-   * (16.8 us less 19% jitter); how far above depends on the host, so it is printed only. */
+  /* QD1 append latency: never below the model (16.8 us less 19% jitter); how far above depends on
+   * the host, so it is printed, not asserted (speed claims belong to `calibrate`). */
   uint8_t buf[8192];
   fill(buf, sizeof buf, 1);
   for (int i = 0; i < 20; i++) CHECK(zkv_dev_append(d, 0, buf, LEN, 0) >= 0);
@@ -1621,9 +1549,17 @@ static void test_zn540(void) {
   double avg_us = (double)(now_ns() - t0) / QD1_N / 1000.0;
   CHECK(avg_us >= 13.0);
 
+  /* QD8: the model reorders concurrent appends to a zone (on by default for zn540): some get a
+   * lower offset than the append submitted before them, some complete before an earlier one. */
+  uint8_t *pool = malloc((size_t)TOTAL * LEN);
+  qd_run *run = malloc(sizeof *run), *again = malloc(sizeof *again);
+  CHECK(pool != NULL && run != NULL && again != NULL);
+  for (int i = 0; i < TOTAL; i++) fill(pool + (size_t)i * LEN, LEN, 10000 + (uint64_t)i);
+  run_batches(d, 1, LEN, pool, run);
   printf(
       "  zn540: QD1 8 KiB append %.1f us; QD8 (batches of 8) %.1f us per append; of %d appends %d got a lower offset "
-      "than the one submitted before, %d completed after a later one\n",
+      "than "
+      "the one submitted before, %d completed after a later one\n",
       avg_us, run->us_per_append, TOTAL, run->offset_swaps, run->late_finishes);
   CHECK(run->offset_swaps > 0);
   CHECK(run->late_finishes > 0);
@@ -1700,7 +1636,6 @@ int main(void) {
   test_power_cut_random();
   test_queue();
   test_threads();
-  test_tail_shapes();
   test_zn540();
   cleanup();
   TEST_DONE("test_emu");
