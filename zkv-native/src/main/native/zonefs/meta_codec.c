@@ -33,7 +33,7 @@ int zfs_superblock_encode(const zfs_superblock *sb, uint8_t *out, size_t cap) {
   return ZFS_SUPERBLOCK_SIZE;
 }
 
-static int all_zero(const uint8_t *p, size_t n) {
+int zfs_all_zero(const uint8_t *p, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (p[i]) return 0;
   return 1;
@@ -41,7 +41,7 @@ static int all_zero(const uint8_t *p, size_t n) {
 
 int zfs_superblock_decode(const uint8_t *in, size_t len, zfs_superblock *sb, char *err, size_t errlen) {
   if (len < ZFS_SUPERBLOCK_SIZE) return fail(ZFS_TORN, err, errlen, "superblock truncated (%zu bytes)", len);
-  if (all_zero(in, ZFS_SUPERBLOCK_SIZE)) return fail(ZFS_EMPTY, err, errlen, "no superblock (zone is empty)");
+  if (zfs_all_zero(in, ZFS_SUPERBLOCK_SIZE)) return fail(ZFS_EMPTY, err, errlen, "no superblock (zone is empty)");
   if (memcmp(in, SB_MAGIC, 8) != 0)
     return fail(ZFS_CORRUPT, err, errlen, "not a zkv file system (bad superblock magic)");
   if (zkv_crc32c(0, in, SB_CRC_OFF) != get32(in + SB_CRC_OFF))
@@ -96,7 +96,7 @@ int64_t zfs_record_encode(uint16_t type, uint64_t seq, const uint8_t *payload, u
 int64_t zfs_record_decode(const uint8_t *in, size_t avail, uint32_t block, zfs_record *rec, char *err, size_t errlen) {
   if (block == 0) return fail(ZFS_CORRUPT, err, errlen, "block size 0");
   size_t hdr = avail < ZFS_RECORD_HEADER ? avail : ZFS_RECORD_HEADER;
-  if (all_zero(in, hdr)) return fail(ZFS_EMPTY, err, errlen, "end of log");
+  if (zfs_all_zero(in, hdr)) return fail(ZFS_EMPTY, err, errlen, "end of log");
   if (avail < ZFS_RECORD_HEADER) return fail(ZFS_TORN, err, errlen, "record header cut short");
   if (get32(in) != REC_MAGIC) return fail(ZFS_CORRUPT, err, errlen, "bad record magic 0x%08x", get32(in));
   uint16_t type = get16(in + 4);

@@ -76,6 +76,8 @@ typedef struct zfs_record {
 int zfs_superblock_encode(const zfs_superblock *sb, uint8_t *out, size_t cap);
 int zfs_superblock_decode(const uint8_t *in, size_t len, zfs_superblock *sb, char *err, size_t errlen);
 
+/* Whether n bytes are all zero (unwritten space). */
+int zfs_all_zero(const uint8_t *p, size_t n);
 /* Bytes a record of `payload_len` takes once padded to `block`. */
 size_t zfs_record_size(uint32_t payload_len, uint32_t block);
 /* Writes header + payload + zero padding; returns the padded size or a negative error. */

@@ -1371,12 +1371,6 @@ static int apply_extend(zfs *fs, const zfs_file_extend *x, char *err, size_t err
   return 0;
 }
 
-static int all_zero(const uint8_t *p, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    if (p[i]) return 0;
-  return 1;
-}
-
 /* Decides what a record that does not decode at `off` of a log (read up to the zone's write
  * pointer, `len` bytes) means. Returns NULL when it is the end of the log: unwritten space (zeros)
  * or a torn last write, i.e. the one write in flight at a crash, which the device persisted only
@@ -1403,7 +1397,7 @@ static const char *log_tail_problem(const zfs *fs, const uint8_t *log, size_t le
   size_t span = zfs_record_size(get32(log + off + 8), block);
   if (span > len - off) return NULL; /* reaches past the write pointer: the write in flight */
   for (size_t b = block; b < span; b += block)
-    if (all_zero(log + off + b, span - b)) return NULL; /* a persisted prefix, zeros after it */
+    if (zfs_all_zero(log + off + b, span - b)) return NULL; /* a persisted prefix, zeros after it */
   return "the record lies wholly written below the write pointer, so it is not a torn last write";
 }
 

@@ -100,23 +100,7 @@ class FsCommandsTest {
   @Test
   void fsckReportsDamageAtTheTailOfTheLog() throws Exception {
     createWithData();
-    long writePointer;
-    try (ZonedDevice dev = ZonedDevice.open(uri())) {
-      writePointer =
-          dev.report(0, 3).stream()
-              .filter(z -> z.condition() != ZoneCondition.EMPTY)
-              .findFirst()
-              .orElseThrow()
-              .writePointer();
-    }
-    long dataOffset = 1L << 20; // emulated-device format: header + zone table, rounded to 1 MiB
-    try (RandomAccessFile f = new RandomAccessFile(dir.resolve("dev.zkvemu").toFile(), "rw")) {
-      long at = dataOffset + writePointer - 2 * 4096 + 30; // the record before the end record
-      f.seek(at);
-      int b = f.read();
-      f.seek(at);
-      f.write(b ^ 0x5A);
-    }
+    flip(metaLogZone().writePointer() - 2 * 4096 + 30, -1); // the record before the end record
     assertEquals(1, zkv("fsck", "--device", uri()));
     assertTrue(out().contains("valid records follow it"), out());
   }
@@ -124,23 +108,8 @@ class FsCommandsTest {
   @Test
   void fsckReportsACorruptMetadataZone() throws Exception {
     createWithData();
-    long logStart;
-    try (ZonedDevice dev = ZonedDevice.open(uri())) {
-      Zone meta =
-          dev.report(0, 3).stream()
-              .filter(z -> z.condition() != ZoneCondition.EMPTY)
-              .findFirst()
-              .orElseThrow();
-      logStart = meta.start();
-    }
-    long dataOffset = 1L << 20; // emulated-device format: header + zone table, rounded to 1 MiB
-    try (RandomAccessFile f = new RandomAccessFile(dir.resolve("dev.zkvemu").toFile(), "rw")) {
-      long at = dataOffset + logStart + 4096 + 30; // inside the snapshot after the superblock
-      f.seek(at);
-      int b = f.read();
-      f.seek(at);
-      f.write(b ^ 0x5A);
-    }
+    long logStart = metaLogZone().start();
+    flip(logStart + 4096 + 30, -1); // inside the snapshot after the superblock
     assertEquals(1, zkv("fsck", "--device", uri()));
     assertTrue(out().contains("metadata log damaged at device offset"), out());
     assertTrue(out().contains("nothing was changed"), out());
@@ -148,7 +117,7 @@ class FsCommandsTest {
     assertTrue(err.toString(StandardCharsets.UTF_8).contains("damaged"), err.toString());
     // a damaged superblock is named too
     try (RandomAccessFile f = new RandomAccessFile(dir.resolve("dev.zkvemu").toFile(), "rw")) {
-      f.seek(dataOffset + logStart + 8);
+      f.seek(DATA_OFFSET + logStart + 8);
       f.write(0x77);
     }
     assertEquals(1, zkv("fsck", "--device", uri()));
@@ -270,15 +239,28 @@ class FsCommandsTest {
     assertTrue(Files.exists(dir.resolve("dev.zkvemu")), "an existing device is never deleted");
   }
 
+  /** Emulated-device format: where device offset 0 lies in the file (header + zone table). */
+  private static final long DATA_OFFSET = 1L << 20;
+
+  /** The meta zone holding the metadata log (the one written). */
+  private Zone metaLogZone() throws Exception {
+    try (ZonedDevice dev = ZonedDevice.open(uri())) {
+      return dev.report(0, 3).stream()
+          .filter(z -> z.condition() != ZoneCondition.EMPTY)
+          .findFirst()
+          .orElseThrow();
+    }
+  }
+
   /**
-   * Flips a byte of the emulated device's data at device offset {@code at}; returns the old one.
+   * Flips a byte of the emulated device's data at device offset {@code at} (or writes {@code old}
+   * back when it is not negative); returns the old one.
    */
   private int flip(long at, int old) throws Exception {
-    long dataOffset = 1L << 20; // emulated-device format: header + zone table, rounded to 1 MiB
     try (RandomAccessFile f = new RandomAccessFile(dir.resolve("dev.zkvemu").toFile(), "rw")) {
-      f.seek(dataOffset + at);
+      f.seek(DATA_OFFSET + at);
       int b = f.read();
-      f.seek(dataOffset + at);
+      f.seek(DATA_OFFSET + at);
       f.write(old >= 0 ? old : b ^ 0x5A);
       return b;
     }
