@@ -1,0 +1,173 @@
+/* Zone allocation: the active-zone limit and a full device, an external placement policy and
+ * the checks on its decisions, and the reserves a policy cannot take. */
+#include "zfs_fixture.h"
+
+static void test_active_limit_and_full_device(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  enum { W = 9 };
+  zfs_file *w[W];
+  uint8_t *buf = malloc(1 << 20);
+  for (int i = 0; i < W; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "/db/w%d.sst", i);
+    int rc = 0;
+    w[i] = zfs_create(fs, name, (uint32_t)(2 + i % 4), &rc);
+    CHECK(w[i] != NULL);
+  }
+  for (int round = 0; round < 3; round++)
+    for (int i = 0; i < W; i++) {
+      fill(buf, 100 + (uint64_t)i, (uint64_t)round << 20, 1 << 20);
+      CHECK_EQ(zfs_append(w[i], buf, 1 << 20), 0);
+      CHECK_EQ(zfs_sync(w[i]), 0);
+    }
+  for (int i = 0; i < W; i++) CHECK_EQ(zfs_close(w[i]), 0);
+  /* contents intact */
+  for (int i = 0; i < W; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "/db/w%d.sst", i);
+    check_file(fs, name, 100 + (uint64_t)i, 3 << 20);
+  }
+  /* fill the device: the error is ENOSPC, nothing already written is harmed */
+  int rc = 0, filled = 0;
+  zfs_file *f = zfs_create(fs, "/db/filler", 2, &rc);
+  CHECK(f != NULL);
+  for (int i = 0; i < 200 && !rc; i++) {
+    fill(buf, 999, (uint64_t)i << 20, 1 << 20);
+    rc = zfs_append(f, buf, 1 << 20);
+    filled += !rc;
+  }
+  CHECK_EQ(rc, -ENOSPC);
+  CHECK(filled > 20);
+  zfs_close(f);
+  CHECK_EQ(zfs_delete(fs, "/db/filler"), 0);
+  for (int i = 0; i < W; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "/db/w%d.sst", i);
+    check_file(fs, name, 100 + (uint64_t)i, 3 << 20);
+    CHECK_EQ(zfs_delete(fs, name), 0);
+  }
+  /* after deletes, writes resume */
+  write_file(fs, "/db/again.sst", 8, 5 << 20, 0);
+  check_file(fs, "/db/again.sst", 8, 5 << 20);
+  free(buf);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+typedef struct test_policy {
+  int mode; /* 0 highest zone, 1 a meta zone (invalid), 2 no space, 3 lowest empty zone finishing the rest */
+  int calls;
+  uint64_t last_file;
+} test_policy;
+
+static int test_allocator(void *ctx, const zfs_alloc_request *req, const zfs_zone_info *zones, uint32_t n,
+                          uint32_t active_limit, zfs_alloc_decision *out) {
+  (void)active_limit;
+  test_policy *p = ctx;
+  p->calls++;
+  p->last_file = req->file_id;
+  if (p->mode == 1) {
+    *out = (zfs_alloc_decision){.action = ZFS_ALLOC_USE, .zone = 0};
+    return 0;
+  }
+  if (p->mode == 2) {
+    *out = (zfs_alloc_decision){.action = ZFS_ALLOC_NO_SPACE};
+    return 0;
+  }
+  if (p->mode == 3) {
+    *out = (zfs_alloc_decision){.action = ZFS_ALLOC_NO_SPACE};
+    for (uint32_t z = 0; z < n; z++) {
+      if (zones[z].meta || zones[z].busy) continue;
+      if (zones[z].wp == zones[z].start && out->action != ZFS_ALLOC_OPEN_EMPTY) {
+        out->action = ZFS_ALLOC_OPEN_EMPTY;
+        out->zone = z;
+      } else if (zones[z].wp > zones[z].start && zones[z].wp < zones[z].start + zones[z].capacity &&
+                 out->n_finish < ZFS_ALLOC_MAX_FINISH) {
+        out->finish[out->n_finish++] = z;
+      }
+    }
+    return 0;
+  }
+  for (uint32_t z = n; z-- > 0;) {
+    if (zones[z].meta || zones[z].busy || zones[z].wp - zones[z].start >= zones[z].capacity) continue;
+    out->action = zones[z].wp == zones[z].start ? ZFS_ALLOC_OPEN_EMPTY : ZFS_ALLOC_USE;
+    out->zone = z;
+    return 0;
+  }
+  out->action = ZFS_ALLOC_NO_SPACE;
+  return 0;
+}
+
+static void record_zones(const zfs_file_meta *m, void *arg) {
+  uint32_t *lowest = arg;
+  for (uint32_t i = 0; i < m->n_extents; i++) {
+    uint32_t z = (uint32_t)(m->extents[i].start / GEO.zone_size);
+    if (z < *lowest) *lowest = z;
+  }
+}
+
+/* The file system asks the installed policy at every allocation, and checks what it answers. */
+static void test_external_allocator(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  test_policy p = {0};
+  zfs_set_allocator(fs, test_allocator, &p);
+  write_file(fs, "/db/p.sst", 41, 4 << 20, 0); /* two zones' worth: two allocations at least */
+  CHECK(p.calls >= 2);
+  uint32_t lowest = UINT32_MAX;
+  zfs_walk_files(fs, record_zones, &lowest);
+  CHECK(lowest >= GEO.nr_zones - 2); /* the policy's choice, not the built-in rule's (zone 3 up) */
+  check_file(fs, "/db/p.sst", 41, 4 << 20);
+  p.mode = 1; /* a policy bug: a meta zone */
+  int rc = 0;
+  zfs_file *f = zfs_create(fs, "/db/bad.sst", 3, &rc);
+  uint8_t buf[8192] = {1};
+  CHECK_EQ(zfs_append(f, buf, sizeof buf), 0);
+  CHECK_EQ(zfs_sync(f), -EINVAL);
+  p.mode = 2; /* the policy finds no zone, but zones have room: the built-in rule places the data */
+  CHECK_EQ(zfs_sync(f), 0);
+  zfs_set_allocator(fs, NULL, NULL); /* the built-in rule again */
+  CHECK_EQ(zfs_append(f, buf, sizeof buf), 0);
+  CHECK_EQ(zfs_sync(f), 0);
+  CHECK_EQ(zfs_close(f), 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+/* Only the reserved empty zones are left and one zone has room: a policy asking for an empty zone
+ * (and finishing the partly written one to get a token, as LIZA does) must not make the write fail
+ * or waste that room. The file system writes into the room instead and finishes nothing. */
+static void test_policy_refused_the_reserve(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  uint64_t cap = GEO.zone_cap, data_zones = GEO.nr_zones - 3;
+  write_file(fs, "/db/big.sst", 61, (data_zones - 2) * cap - cap / 2, 0);
+  zfs_stats s;
+  zfs_stats_get(fs, &s);
+  CHECK_EQ(s.empty_zones, 2);
+  test_policy p = {.mode = 3};
+  zfs_set_allocator(fs, test_allocator, &p);
+  write_file(fs, "/db/small.sst", 62, cap / 4, 0);
+  CHECK(p.calls >= 1);
+  zfs_stats_get(fs, &s);
+  CHECK_EQ(s.empty_zones, 2); /* the reserves are intact */
+  CHECK_EQ(s.open_zones, 1);  /* the room was used, not finished */
+  check_file(fs, "/db/small.sst", 62, cap / 4);
+  check_file(fs, "/db/big.sst", 61, (data_zones - 2) * cap - cap / 2);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+int main(void) {
+  make_temp_dir();
+  printf("test_zonefs_alloc seed=%llu\n", (unsigned long long)rng);
+  test_active_limit_and_full_device();
+  test_external_allocator();
+  test_policy_refused_the_reserve();
+  remove_temp_dir();
+  TEST_DONE("test_zonefs_alloc");
+  return 0;
+}

@@ -1,0 +1,223 @@
+/* Garbage collection: making room, an external victim policy and the background level, and
+ * metadata writes on a full device. */
+#include "zfs_fixture.h"
+
+/* Zones holding interleaved data of two files: deleting one leaves every zone half live, so new
+ * writes only fit after garbage collection moves the survivors. */
+enum { PAIRS = 19, CHUNK = 256 << 10, CHUNKS = 6 }; /* 19 pairs x 2 x 1.5 MiB = 57 of 63 MiB */
+
+static void fill_half_garbage(zfs *fs) {
+  uint8_t *buf = malloc(CHUNK);
+  for (int p = 0; p < PAIRS; p++) {
+    char an[32], bn[32];
+    snprintf(an, sizeof an, "/db/a%02d.sst", p);
+    snprintf(bn, sizeof bn, "/db/b%02d.sst", p);
+    int rc = 0;
+    zfs_file *a = zfs_create(fs, an, 3, &rc), *b = zfs_create(fs, bn, 3, &rc);
+    CHECK(a && b);
+    for (int c = 0; c < CHUNKS; c++) {
+      fill(buf, 300 + (uint64_t)p, (uint64_t)c * CHUNK, CHUNK);
+      CHECK_EQ(zfs_append(a, buf, CHUNK), 0);
+      CHECK_EQ(zfs_sync(a), 0);
+      fill(buf, 400 + (uint64_t)p, (uint64_t)c * CHUNK, CHUNK);
+      CHECK_EQ(zfs_append(b, buf, CHUNK), 0);
+      CHECK_EQ(zfs_sync(b), 0);
+    }
+    CHECK_EQ(zfs_close(a), 0);
+    CHECK_EQ(zfs_close(b), 0);
+  }
+  for (int p = 0; p < PAIRS; p++) {
+    char an[32];
+    snprintf(an, sizeof an, "/db/a%02d.sst", p);
+    CHECK_EQ(zfs_delete(fs, an), 0);
+  }
+  free(buf);
+}
+
+static void check_b_files(zfs *fs) {
+  for (int p = 0; p < PAIRS; p++) {
+    char bn[32];
+    snprintf(bn, sizeof bn, "/db/b%02d.sst", p);
+    check_file(fs, bn, 400 + (uint64_t)p, (uint64_t)CHUNKS * CHUNK);
+  }
+}
+
+static void test_gc_makes_room(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  int rc = 0;
+  zfs *fs = zfs_mount(d, &rc, err, sizeof err); /* no background GC until zfs_start_gc */
+  CHECK(fs != NULL);
+  fill_half_garbage(fs);
+  zfs_stats s;
+  zfs_stats_get(fs, &s);
+  CHECK(s.empty_zones <= 2);
+  usleep(300000); /* three of the GC thread's check intervals, had it been started */
+  zfs_stats_get(fs, &s);
+  CHECK_EQ(s.gc_bytes, 0);
+  CHECK_EQ(zfs_start_gc(fs), 0);
+  CHECK_EQ(zfs_start_gc(fs), 0); /* idempotent */
+  /* free space is under 20%: background GC reclaims the half-garbage zones without any write */
+  for (int i = 0; i < 1000 && s.gc_bytes == 0; i++) { /* up to 20 s: a loaded host delays the thread */
+    usleep(20000);
+    zfs_stats_get(fs, &s);
+  }
+  CHECK(s.gc_bytes > 0);
+  CHECK(s.resets > s.resets_without_copy);
+  write_file(fs, "/db/new.sst", 500, 20 << 20, 0); /* more than the free space without GC */
+  zfs_stats_get(fs, &s);
+  CHECK(s.gc_bytes > 0);
+  CHECK(s.resets > s.resets_without_copy);
+  check_file(fs, "/db/new.sst", 500, 20 << 20);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+  d = open_dev();
+  fs = mount_ok(d);
+  check_b_files(fs);
+  check_file(fs, "/db/new.sst", 500, 20 << 20);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+/* A victim policy for the test: the eligible zone with the highest index (not greedy's choice),
+ * or a fixed, wrong answer. Records what it was offered and what it chose. */
+typedef struct victim_probe {
+  int calls, wrong_answer, offered_ineligible;
+  uint32_t last;
+} victim_probe;
+
+static int highest_victim(void *ctx, const zfs_zone_info *zones, uint32_t n, uint32_t *victim) {
+  victim_probe *p = ctx;
+  p->calls++;
+  if (p->wrong_answer) {
+    *victim = 0; /* a metadata zone: never a valid victim */
+    return 0;
+  }
+  int64_t best = -1;
+  for (uint32_t z = 0; z < n; z++) {
+    if (!zones[z].victim_ok) continue;
+    p->offered_ineligible += zones[z].meta || zones[z].busy || zones[z].wp < zones[z].start + zones[z].capacity;
+    best = z;
+  }
+  if (best < 0) return -ENOSPC;
+  *victim = p->last = (uint32_t)best;
+  return 0;
+}
+
+static void test_victim_policy_and_gc_level(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  CHECK_EQ(zfs_set_gc_start_percent(fs, 101), -EINVAL);
+  CHECK_EQ(zfs_set_gc_start_percent(fs, 0), 0); /* background GC off */
+  victim_probe probe = {0};
+  zfs_set_victim_chooser(fs, highest_victim, &probe);
+  fill_half_garbage(fs);
+  zfs_stats s;
+  usleep(400000); /* four rounds of the background worker: it must stay idle at level 0 */
+  zfs_stats_get(fs, &s);
+  CHECK_EQ(s.gc_bytes, 0);
+  CHECK_EQ(probe.calls, 0);
+  /* a policy answering a zone it was not offered fails the collection; nothing is reset */
+  probe.wrong_answer = 1;
+  uint64_t free_before = zfs_free_bytes(fs), resets_before = s.resets;
+  CHECK_EQ(zfs_reclaim(fs, UINT64_MAX), free_before);
+  zfs_stats_get(fs, &s);
+  CHECK_EQ(s.resets, resets_before);
+  CHECK(probe.calls == 1);
+  probe.wrong_answer = 0;
+  /* at 100% the background worker collects the half-garbage zones the policy picks, highest first */
+  CHECK_EQ(zfs_set_gc_start_percent(fs, 100), 0);
+  for (int i = 0; i < 100 && s.gc_bytes == 0; i++) {
+    usleep(20000);
+    zfs_stats_get(fs, &s);
+  }
+  CHECK(s.gc_bytes > 0);
+  CHECK(probe.calls > 1);
+  CHECK_EQ(probe.offered_ineligible, 0);
+  zfs_zone_info zi;
+  CHECK_EQ(zfs_zone_info_get(fs, probe.last, &zi), 0);
+  CHECK(zi.wp < zi.start + zi.capacity); /* reset (and maybe refilled by GC's copies) */
+  CHECK_EQ(zfs_set_gc_start_percent(fs, 0), 0);
+  zfs_set_victim_chooser(fs, NULL, NULL);
+  check_b_files(fs);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+static void test_metadata_writes_on_a_full_device(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  enum { BIG = (3 << 20) - (256 << 10), SMALL = 256 << 10 };
+  uint8_t *buf = malloc(3 << 20);
+  int rc = 0, pairs = 0;
+  for (; !rc; pairs++) { /* each zone: a big file's chunk, then a small file filling it up */
+    char a[32], b[32];
+    snprintf(a, sizeof a, "/db/a%02d.sst", pairs);
+    snprintf(b, sizeof b, "/db/b%02d.sst", pairs);
+    zfs_file *fa = zfs_create(fs, a, 3, &rc), *fb = zfs_create(fs, b, 3, &rc);
+    CHECK(fa && fb);
+    fill(buf, 600 + (uint64_t)pairs, 0, BIG);
+    rc = zfs_append(fa, buf, BIG);
+    if (!rc) rc = zfs_sync(fa);
+    fill(buf, 700 + (uint64_t)pairs, 0, SMALL);
+    if (!rc) rc = zfs_append(fb, buf, SMALL);
+    if (!rc) rc = zfs_sync(fb);
+    zfs_close(fa);
+    zfs_close(fb);
+  }
+  CHECK_EQ(rc, -ENOSPC);
+  /* a metadata file may take all but the last empty zone */
+  zfs_file *m = zfs_create(fs, "/db/MANIFEST-000001", 0, &rc);
+  CHECK(m != NULL);
+  fill(buf, 800, 0, 3 << 20);
+  CHECK_EQ(zfs_append(m, buf, 3 << 20), 0);
+  CHECK_EQ(zfs_close(m), 0);
+  for (int p = 0; p < pairs; p++) {
+    char b[32];
+    snprintf(b, sizeof b, "/db/b%02d.sst", p);
+    zfs_delete(fs, b); /* the last pair's may not exist */
+  }
+  zfs_stats st;
+  zfs_stats_get(fs, &st);
+  CHECK_EQ(st.empty_zones, 1);
+  uint64_t gc_before = st.gc_bytes;
+  /* the MANIFEST edit: GC takes a zone of little garbage into the last empty zone */
+  m = zfs_create(fs, "/db/MANIFEST-000002", 0, &rc);
+  CHECK(m != NULL);
+  fill(buf, 801, 0, 64 << 10);
+  CHECK_EQ(zfs_append(m, buf, 64 << 10), 0);
+  CHECK_EQ(zfs_sync(m), 0);
+  CHECK_EQ(zfs_close(m), 0);
+  zfs_stats_get(fs, &st);
+  CHECK(st.gc_bytes > gc_before);
+  /* data: no victim is 1/8 garbage, so NoSpace once the room GC left is used, without copying */
+  zfs_file *x = zfs_create(fs, "/db/x.sst", 3, &rc);
+  CHECK(x != NULL);
+  fill(buf, 802, 0, 1 << 20);
+  rc = zfs_append(x, buf, 1 << 20);
+  if (!rc) rc = zfs_sync(x);
+  CHECK_EQ(rc, -ENOSPC);
+  zfs_stats s2;
+  zfs_stats_get(fs, &s2);
+  CHECK_EQ(s2.gc_bytes, st.gc_bytes);
+  zfs_close(x);
+  check_file(fs, "/db/MANIFEST-000002", 801, 64 << 10);
+  check_file(fs, "/db/a00.sst", 600, BIG);
+  free(buf);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+/* A test policy: the highest-numbered usable zone; or a deliberately wrong or refusing one. */
+
+int main(void) {
+  make_temp_dir();
+  printf("test_zonefs_gc seed=%llu\n", (unsigned long long)rng);
+  test_gc_makes_room();
+  test_victim_policy_and_gc_level();
+  test_metadata_writes_on_a_full_device();
+  remove_temp_dir();
+  TEST_DONE("test_zonefs_gc");
+  return 0;
+}

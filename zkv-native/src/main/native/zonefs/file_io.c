@@ -1,0 +1,190 @@
+/* File I/O: appends through the writer's buffer, write-out into zones, syncs, and reads. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zonefs_internal.h"
+
+/* Records `logical` bytes written at device offset `at` in the file's extent list. */
+static int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
+  zfs_file_meta *m = &f->m;
+  if (m->n_extents) {
+    zfs_extent *last = &m->extents[m->n_extents - 1];
+    /* Contiguous on the device is not enough: with zone capacity equal to zone size the next
+     * zone starts where this one ends, and an extent must never cross a zone boundary. */
+    if (last->start + last->len == at && last->len % fs->g.lba_size == 0 &&
+        zone_of(fs, last->start) == zone_of(fs, at)) {
+      last->len += logical;
+      m->size += logical;
+      return 0;
+    }
+  }
+  zfs_extent *n = realloc(m->extents, (m->n_extents + 1) * sizeof *n);
+  if (!n) return -ENOMEM;
+  m->extents = n;
+  m->extents[m->n_extents++] = (zfs_extent){at, logical};
+  m->size += logical;
+  return 0;
+}
+/* Writes wbuf[0, n) (n whole blocks, or the padded tail when `logical` < n) into zones. */
+static int write_out(zfs *fs, fobj *f, size_t n, size_t logical) {
+  size_t done = f->wdone; /* after a failed attempt, what already reached the device stays */
+  while (done < n) {
+    pthread_mutex_lock(&fs->mu);
+    uint32_t z = 0;
+    int rc = take_zone(fs, f, &z);
+    uint64_t at = rc ? 0 : fs->zones[z].wp, room = rc ? 0 : zone_end(fs, z) - at;
+    if (!rc) f->zone = (int32_t)z;
+    int metadata = purpose_of(f->m.n_names ? f->m.names[0] : "", 0) == FOR_METADATA; /* names need the lock */
+    pthread_mutex_unlock(&fs->mu);
+    if (rc == -ENOSPC) {
+      /* A data writer's GC needs a victim at least 1/8 garbage: on a nearly full device, copying a
+       * whole zone to win a few blocks, which the writer then fills, would repeat for every few
+       * blocks written (a copy spiral of thousands of bytes per byte written). NoSpace is the
+       * answer then. RocksDB's metadata files (the MANIFEST edit that deletes files) and
+       * zfs_reclaim (resume) take any garbage: their writes are small and are what frees space. */
+      if (collect_garbage(fs, metadata ? UINT64_MAX : fs->g.zone_cap - fs->g.zone_cap / 8) == 0) continue;
+      return rc;
+    }
+    if (rc) return rc;
+    size_t chunk = n - done < room ? n - done : (size_t)room;
+    if (chunk > fs->g.zasl) chunk = fs->g.zasl / fs->g.lba_size * fs->g.lba_size;
+    rc = zkv_dev_write(fs->dev, at, f->wbuf + done, chunk, 0);
+    size_t real = done + chunk <= logical ? chunk : (logical > done ? logical - done : 0);
+    pthread_mutex_lock(&fs->mu);
+    zone_state *zs = &fs->zones[z];
+    zs->busy = 0;
+    if (!rc) {
+      zs->wp = at + chunk;
+      zs->live += real;
+      if (real) zs->live_phys += chunk;
+      pthread_mutex_lock(&f->wmu);
+      rc = real ? add_extent(fs, f, at, real) : 0;
+      f->wdone += real;
+      pthread_mutex_unlock(&f->wmu);
+      fs->st.host_bytes += real;
+      fs->data_gen++;
+      fs->st.padding_bytes += chunk - real;
+    }
+    pthread_cond_broadcast(&fs->zone_released);
+    pthread_mutex_unlock(&fs->mu);
+    if (rc) return rc;
+    done += chunk;
+  }
+  return 0;
+}
+int zfs_append(zfs_file *h, const void *buf, size_t len) {
+  if (!h->writer) return -EBADF;
+  if (h->fs->readonly) return -EROFS;
+  fobj *f = h->f;
+  zfs *fs = h->fs;
+  const uint8_t *p = buf;
+  while (len) {
+    size_t take = WRITE_BUFFER - f->wlen < len ? WRITE_BUFFER - f->wlen : len;
+    pthread_mutex_lock(&f->wmu); /* readers may be copying from wbuf */
+    memcpy(f->wbuf + f->wlen, p, take);
+    f->wlen += take;
+    pthread_mutex_unlock(&f->wmu);
+    p += take, len -= take;
+    if (f->wlen == WRITE_BUFFER) {
+      int rc = write_out(fs, f, WRITE_BUFFER, WRITE_BUFFER);
+      if (rc) return rc;
+      pthread_mutex_lock(&f->wmu);
+      f->wlen = f->wdone = 0;
+      pthread_mutex_unlock(&f->wmu);
+    }
+  }
+  return 0;
+}
+int zfs_sync(zfs_file *h) {
+  if (!h->writer) return 0;
+  fobj *f = h->f;
+  zfs *fs = h->fs;
+  if (f->wlen) {
+    size_t padded = round_up(f->wlen, fs->g.lba_size);
+    memset(f->wbuf + f->wlen, 0, padded - f->wlen);
+    int rc = write_out(fs, f, padded, f->wlen);
+    if (rc) return rc;
+    pthread_mutex_lock(&f->wmu);
+    f->wlen = f->wdone = 0;
+    pthread_mutex_unlock(&f->wmu);
+  }
+  /* data durable before the metadata that points at it; the flush runs outside the lock, and
+   * persist_file flushes again only if other writers wrote meanwhile */
+  pthread_mutex_lock(&fs->mu);
+  uint64_t gen = fs->data_gen;
+  pthread_mutex_unlock(&fs->mu);
+  int rc = zkv_dev_flush(fs->dev);
+  if (rc) return rc;
+  pthread_mutex_lock(&fs->mu);
+  if (gen > fs->durable_gen) fs->durable_gen = gen;
+  f->m.mtime = now_us();
+  rc = persist_sync(fs, f);
+  pthread_mutex_unlock(&fs->mu);
+  return rc;
+}
+void zfs_set_lifetime(zfs_file *h, uint32_t lifetime) {
+  pthread_mutex_lock(&h->fs->mu);
+  h->f->m.lifetime = lifetime;
+  pthread_mutex_unlock(&h->fs->mu);
+}
+uint64_t zfs_file_size(zfs_file *h) { return file_size_locked(h->f); }
+int64_t zfs_pread(zfs_file *h, uint64_t offset, void *buf, size_t len) {
+  zfs *fs = h->fs;
+  fobj *f = h->f;
+  uint8_t *out = buf;
+  size_t done = 0;
+  uint32_t block = fs->g.lba_size;
+  uint8_t *bounce = NULL;
+  size_t bounce_len = 0;
+  int64_t rc = 0;
+  pthread_rwlock_rdlock(&fs->io_lock); /* GC does not move data under a reader */
+  while (done < len) {
+    uint64_t pos = offset + done;
+    pthread_mutex_lock(&fs->mu);
+    pthread_mutex_lock(&f->wmu);
+    uint64_t size = f->m.size + f->wlen - f->wdone;
+    if (pos >= size) {
+      pthread_mutex_unlock(&f->wmu);
+      pthread_mutex_unlock(&fs->mu);
+      break;
+    }
+    size_t want = len - done < size - pos ? len - done : (size_t)(size - pos);
+    if (pos >= f->m.size) { /* not written out yet: from the writer's buffer */
+      memcpy(out + done, f->wbuf + f->wdone + (pos - f->m.size), want);
+      pthread_mutex_unlock(&f->wmu);
+      pthread_mutex_unlock(&fs->mu);
+      done += want;
+      continue;
+    }
+    pthread_mutex_unlock(&f->wmu);
+    uint64_t skip = pos, dev_off = 0, n = 0;
+    for (uint32_t i = 0; i < f->m.n_extents; i++) {
+      if (skip < f->m.extents[i].len) {
+        dev_off = f->m.extents[i].start + skip;
+        n = f->m.extents[i].len - skip;
+        break;
+      }
+      skip -= f->m.extents[i].len;
+    }
+    pthread_mutex_unlock(&fs->mu);
+    if (n > want) n = want;
+    uint64_t a = dev_off / block * block, e = round_up(dev_off + n, block);
+    if (e - a > bounce_len) {
+      free(bounce);
+      bounce_len = e - a;
+      if (!(bounce = malloc(bounce_len))) {
+        rc = -ENOMEM;
+        break;
+      }
+    }
+    if ((rc = zkv_dev_read(fs->dev, a, bounce, e - a))) break;
+    memcpy(out + done, bounce + (dev_off - a), n);
+    done += n;
+  }
+  pthread_rwlock_unlock(&fs->io_lock);
+  free(bounce);
+  return rc ? rc : (int64_t)done;
+}

@@ -1,0 +1,131 @@
+/* The metadata log: records appended to the current meta zone, the roll to a fresh zone with a
+ * snapshot, and what each namespace change or sync persists (format: docs/formats/zone-fs.md). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zonefs_internal.h"
+
+static int write_meta(zfs *fs, const uint8_t *buf, size_t len) {
+  int rc = zkv_dev_write(fs->dev, fs->meta_wp, buf, len, ZKV_IO_FUA);
+  if (rc) return rc;
+  fs->meta_wp += len;
+  fs->st.meta_bytes += len;
+  return 0;
+}
+static uint8_t *encode_snapshot(zfs *fs, size_t *len) {
+  size_t n = 12;
+  uint32_t count = 0;
+  for (size_t i = 0; i < fs->n_files; i++)
+    if (in_namespace(fs->files[i])) n += zfs_file_encoded_size(&fs->files[i]->m), count++;
+  uint8_t *p = malloc(n);
+  if (!p) return NULL;
+  memcpy(p, &fs->next_file_id, 8);
+  memcpy(p + 8, &count, 4);
+  size_t off = 12;
+  for (size_t i = 0; i < fs->n_files; i++)
+    if (in_namespace(fs->files[i])) off += (size_t)zfs_file_encode(&fs->files[i]->m, p + off, n - off);
+  *len = n;
+  return p;
+}
+/* Rule 1 of docs/zone-fs.md ("Order of writes"): file data is durable before any record that may
+ * point at it. Every data write bumps data_gen; a flush that started at generation g makes
+ * everything up to g durable. Called with fs->mu held. */
+static int make_data_durable(zfs *fs) {
+  if (fs->durable_gen == fs->data_gen) return 0;
+  uint64_t gen = fs->data_gen;
+  int rc = zkv_dev_flush(fs->dev);
+  if (!rc && gen > fs->durable_gen) fs->durable_gen = gen;
+  return rc;
+}
+static int append_record_raw(zfs *fs, uint16_t type, const uint8_t *payload, size_t len) {
+  /* A file record or a snapshot names extents, also those of writers that have data on the device
+   * without a sync yet (a rename or a log roll while they write). */
+  if (type == ZFS_REC_FILE_UPDATE || type == ZFS_REC_FILE_EXTEND || type == ZFS_REC_SNAPSHOT) {
+    int rc = make_data_durable(fs);
+    if (rc) return rc;
+  }
+  size_t size = zfs_record_size((uint32_t)len, fs->g.lba_size);
+  uint8_t *rec = malloc(size);
+  if (!rec) return -ENOMEM;
+  zfs_record_encode(type, ++fs->meta_seq, payload, (uint32_t)len, fs->g.lba_size, rec, size);
+  int rc = write_meta(fs, rec, size);
+  free(rec);
+  return rc;
+}
+/* Starts a fresh meta zone: superblock with the next sequence, then the complete snapshot. The
+ * old zone is reset only once the new one is durable, so a crash leaves one valid log. */
+int roll_meta(zfs *fs) {
+  uint32_t old = fs->meta_zone, next = (old + 1) % fs->sb.meta_zones;
+  /* The old log is finished first (its data stays readable; a FULL zone is not active), so a roll
+   * needs one active zone, not two: after a crash the data zones left open may take every other
+   * active zone, and the mount's roll must still go through. */
+  int rc = 0;
+  if (old != next && fs->meta_wp > fs->zones[old].start && fs->meta_wp < zone_end(fs, old)) {
+    if ((rc = zkv_dev_zone_mgmt(fs->dev, old, ZKV_ZONE_FINISH))) return rc;
+    fs->meta_wp = zone_end(fs, old);
+  }
+  rc = zkv_dev_zone_mgmt(fs->dev, next, ZKV_ZONE_RESET);
+  if (rc) return rc;
+  fs->meta_zone = next;
+  fs->meta_wp = fs->zones[next].start;
+  fs->sb.sequence++;
+  uint8_t sbuf[ZFS_SUPERBLOCK_SIZE];
+  zfs_superblock_encode(&fs->sb, sbuf, sizeof sbuf);
+  if ((rc = write_meta(fs, sbuf, sizeof sbuf))) return rc;
+  size_t len;
+  uint8_t *snap = encode_snapshot(fs, &len);
+  if (!snap) return -ENOMEM;
+  if (zfs_record_size((uint32_t)len, fs->g.lba_size) + ZFS_SUPERBLOCK_SIZE > fs->g.zone_cap) {
+    free(snap);
+    return -EFBIG; /* the file table no longer fits a meta zone */
+  }
+  rc = append_record_raw(fs, ZFS_REC_SNAPSHOT, snap, len);
+  free(snap);
+  if (rc) return rc;
+  fs->st.meta_rolls++;
+  return old == next ? 0 : zkv_dev_zone_mgmt(fs->dev, old, ZKV_ZONE_RESET);
+}
+int append_record(zfs *fs, uint16_t type, const uint8_t *payload, size_t len) {
+  if (fs->meta_wp + zfs_record_size((uint32_t)len, fs->g.lba_size) > zone_end(fs, fs->meta_zone)) {
+    int rc = roll_meta(fs);
+    if (rc) return rc;
+  }
+  return append_record_raw(fs, type, payload, len);
+}
+int persist_file(zfs *fs, fobj *f) {
+  if (!in_namespace(f)) return 0; /* deleted while open: nothing of it is persisted any more */
+  size_t len = zfs_file_encoded_size(&f->m);
+  uint8_t *p = malloc(len);
+  if (!p) return -ENOMEM;
+  zfs_file_encode(&f->m, p, len);
+  int rc = append_record(fs, ZFS_REC_FILE_UPDATE, p, len);
+  free(p);
+  if (!rc) f->persisted_extents = f->m.n_extents;
+  return rc;
+}
+/* What a sync persists: the new size and the extents gained since the file's last record, in a
+ * record of constant size (a full record would re-encode every extent on every sync: metadata
+ * growing with the square of a WAL's syncs). */
+int persist_sync(zfs *fs, fobj *f) {
+  if (!in_namespace(f)) return 0;
+  uint32_t first = f->persisted_extents ? f->persisted_extents - 1 : 0;
+  zfs_file_extend x = {.id = f->m.id,
+                       .size = f->m.size,
+                       .mtime = f->m.mtime,
+                       .lifetime = f->m.lifetime,
+                       .first = first,
+                       .n_extents = f->m.n_extents - first,
+                       .extents = f->m.extents + first};
+  size_t len = zfs_extend_encoded_size(x.n_extents);
+  uint8_t small[256], *p = len <= sizeof small ? small : malloc(len);
+  if (!p) return -ENOMEM;
+  zfs_extend_encode(&x, p, len);
+  int rc = append_record(fs, ZFS_REC_FILE_EXTEND, p, len);
+  if (p != small) free(p);
+  if (!rc) f->persisted_extents = f->m.n_extents;
+  return rc;
+}
+int persist_delete(zfs *fs, uint64_t id) { return append_record(fs, ZFS_REC_FILE_DELETE, (uint8_t *)&id, 8); }

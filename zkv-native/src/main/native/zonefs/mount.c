@@ -1,0 +1,408 @@
+/* mkfs, mount (superblock choice, log replay, the checks a mount makes) and unmount. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zonefs_internal.h"
+
+static void fill_uuid(uint8_t uuid[16]) {
+  FILE *r = fopen("/dev/urandom", "rb");
+  size_t got = r ? fread(uuid, 1, 16, r) : 0;
+  if (r) fclose(r);
+  for (size_t i = got; i < 16; i++) uuid[i] = (uint8_t)(now_us() >> (i % 8 * 8));
+}
+static zfs *alloc_fs(zkv_dev *dev) {
+  zfs *fs = calloc(1, sizeof *fs);
+  if (!fs) return NULL;
+  fs->dev = dev;
+  zkv_dev_geometry(dev, &fs->g);
+  fs->zones = calloc(fs->g.nr_zones, sizeof *fs->zones);
+  fs->alloc_view = calloc(fs->g.nr_zones, sizeof *fs->alloc_view);
+  if (!fs->zones || !fs->alloc_view) {
+    free(fs->zones);
+    free(fs->alloc_view);
+    free(fs);
+    return NULL;
+  }
+  pthread_mutex_init(&fs->mu, NULL);
+  pthread_cond_init(&fs->zone_released, NULL);
+  pthread_rwlock_init(&fs->io_lock, NULL);
+  pthread_cond_init(&fs->gc_wake, NULL);
+  fs->gc_free_percent = 20;
+  return fs;
+}
+static void free_fs(zfs *fs) {
+  stop_gc(fs);
+  pthread_cond_destroy(&fs->gc_wake);
+  clear_files(fs);
+  zfs_index_free(&fs->by_name);
+  zfs_index_free(&fs->by_id);
+  free(fs->files);
+  free(fs->zones);
+  free(fs->alloc_view);
+  pthread_mutex_destroy(&fs->mu);
+  pthread_cond_destroy(&fs->zone_released);
+  pthread_rwlock_destroy(&fs->io_lock);
+  free(fs);
+}
+static int load_zones(zfs *fs) {
+  zkv_zone *rep = calloc(fs->g.nr_zones, sizeof *rep);
+  if (!rep) return -ENOMEM;
+  int n = zkv_dev_report(fs->dev, 0, rep, fs->g.nr_zones);
+  for (int i = 0; i < n; i++) {
+    fs->zones[i].start = rep[i].start;
+    fs->zones[i].wp = rep[i].cond == ZKV_ZONE_FULL ? rep[i].start + fs->g.zone_cap : rep[i].wp;
+  }
+  free(rep);
+  return n < 0 ? n : 0;
+}
+/* The smallest devices the file system (and the placement policy ZonedEnv installs) can use; the
+ * reasons are docs/zone-fs.md's "Reserves" and "Active-zone limit". */
+static int check_geometry(const zkv_geometry *g, uint32_t meta, char *err, size_t errlen) {
+  if (g->lba_size > ZFS_SUPERBLOCK_SIZE)
+    return fail(-EINVAL, err, errlen, "block size %u is above the %u-byte superblock", g->lba_size,
+                ZFS_SUPERBLOCK_SIZE);
+  if (meta < 2 || meta > ZFS_MAX_META_ZONES)
+    return fail(-EINVAL, err, errlen, "%u meta zones: the metadata log needs 2 to %u (one written, one to roll to)",
+                meta, ZFS_MAX_META_ZONES);
+  if (g->nr_zones < meta + 3)
+    return fail(-EINVAL, err, errlen,
+                "%u zones are too few: the file system needs at least %u (%u meta zones plus 3 data zones: data files "
+                "never take the last two empty zones, kept for RocksDB's metadata files and for GC)",
+                g->nr_zones, meta + 3, meta);
+  if (g->max_active && g->max_active < 3)
+    return fail(-EINVAL, err, errlen,
+                "max active zones %u is too low: the file system needs no limit (0) or at least 3 (one zone for "
+                "data, one for the metadata log, one for GC migration)",
+                g->max_active);
+  if (g->max_open && g->max_open < 4)
+    return fail(-EINVAL, err, errlen,
+                "max open zones %u is too low: zkv needs no limit (0) or at least 4 (the placement policy keeps "
+                "two for the metadata log and GC, one for the WAL, one for other files)",
+                g->max_open);
+  return 0;
+}
+int zfs_mkfs(zkv_dev *dev, const zfs_options *opt, char *err, size_t errlen) {
+  zfs *fs = alloc_fs(dev);
+  if (!fs) return fail(-ENOMEM, err, errlen, "out of memory");
+  uint32_t meta = opt && opt->meta_zones ? opt->meta_zones : 3;
+  int rc = check_geometry(&fs->g, meta, err, errlen);
+  for (uint32_t z = 0; !rc && z < fs->g.nr_zones; z++) {
+    rc = zkv_dev_zone_mgmt(dev, z, ZKV_ZONE_RESET);
+    if (rc) fail(rc, err, errlen, "cannot reset zone %u: %s", z, zkv_status_message(rc));
+  }
+  if (!rc) rc = load_zones(fs);
+  if (!rc) {
+    fs->sb = (zfs_superblock){.version = ZFS_FORMAT_VERSION,
+                              .sequence = 0,
+                              .block_size = fs->g.lba_size,
+                              .nr_zones = fs->g.nr_zones,
+                              .zone_size = fs->g.zone_size,
+                              .zone_cap = fs->g.zone_cap,
+                              .meta_zones = meta,
+                              .finish_threshold = opt ? opt->finish_threshold : 0};
+    fill_uuid(fs->sb.uuid);
+    fs->next_file_id = 1;
+    fs->meta_zone = meta - 1; /* roll_meta moves to zone 0 */
+    rc = roll_meta(fs);
+    if (rc) fail(rc, err, errlen, "cannot write the superblock: %s", zkv_status_message(rc));
+  }
+  free_fs(fs);
+  return rc;
+}
+/* A file record claims its names: a rename over an existing file writes the renamed file's record
+ * first and the replaced file's delete after it, so a crash between the two leaves the name with
+ * the record written last. A file left without names is gone (its delete was under way). */
+static void claim_names(zfs *fs, const zfs_file_meta *m) {
+  for (uint32_t k = 0; k < m->n_names; k++) {
+    uint32_t j = 0;
+    fobj *other = file_find(fs, m->names[k], &j);
+    if (!other || other->m.id == m->id) continue;
+    drop_name(fs, other, j);
+    if (other->m.n_names == 0) {
+      remove_file(fs, other);
+      free_fobj(other);
+    }
+  }
+}
+static int apply_file(zfs *fs, zfs_file_meta *m) {
+  claim_names(fs, m);
+  fobj *old = file_find_id(fs, m->id);
+  if (old) {
+    unindex_names(fs, old);
+    zfs_file_free(&old->m);
+    old->m = *m;
+    old->persisted_extents = m->n_extents;
+    for (uint32_t k = 0; k < m->n_names; k++)
+      if (zfs_index_put_name(&fs->by_name, m->names[k], old)) return -ENOMEM;
+    return 0;
+  }
+  fobj *f = new_fobj();
+  if (!f) return -ENOMEM;
+  f->m = *m;
+  f->persisted_extents = m->n_extents;
+  f->zone = -1;
+  if (m->id >= fs->next_file_id) fs->next_file_id = m->id + 1;
+  int rc = add_file(fs, f);
+  if (rc) free_fobj(f);
+  return rc;
+}
+/* Applies a sync's record. A file the log no longer has was dropped by a later claim of its name
+ * (see claim_names): nothing to apply. */
+static int apply_extend(zfs *fs, const zfs_file_extend *x, char *err, size_t errlen) {
+  fobj *f = file_find_id(fs, x->id);
+  if (!f) return 0;
+  if (x->first > f->m.n_extents)
+    return fail(-EUCLEAN, err, errlen, "extend record of file %llu starts at extent %u of %u",
+                (unsigned long long)x->id, x->first, f->m.n_extents);
+  uint32_t n = x->first + x->n_extents;
+  zfs_extent *e = n ? realloc(f->m.extents, n * sizeof *e) : f->m.extents;
+  if (n && !e) return -ENOMEM;
+  if (x->n_extents) memcpy(e + x->first, x->extents, x->n_extents * sizeof *e);
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < n; i++) total += e[i].len;
+  f->m.extents = e;
+  f->m.n_extents = n;
+  if (x->size > total)
+    return fail(-EUCLEAN, err, errlen, "extend record gives file %llu %llu bytes, its extents hold %llu",
+                (unsigned long long)x->id, (unsigned long long)x->size, (unsigned long long)total);
+  f->m.size = x->size;
+  f->m.mtime = x->mtime;
+  f->m.lifetime = x->lifetime;
+  f->persisted_extents = n;
+  return 0;
+}
+/* Decides what a record that does not decode at `off` of a log (read up to the zone's write
+ * pointer, `len` bytes) means. Returns NULL when it is the end of the log: unwritten space (zeros)
+ * or a torn last write, i.e. the one write in flight at a crash, which the device persisted only
+ * as a prefix of its blocks. Returns the reason otherwise: the record is damage, and data that was
+ * acknowledged would silently vanish if the log were cut there.
+ * - A valid record with a higher sequence after it: the log went on past it.
+ * - A record that lies wholly below the write pointer with every block written (no zero suffix):
+ *   the device completed that write, so it cannot be torn. A torn write either ends beyond the
+ *   write pointer (the pointer fell back over the lost blocks) or, in a zone that reached Full,
+ *   reads zeros from the first lost block on.
+ * Residual ambiguity: damage to the length field of the very last record of a crashed log, making
+ * it reach past the write pointer, looks like a torn write. */
+static const char *log_tail_problem(const zfs *fs, const uint8_t *log, size_t len, size_t off, uint64_t last_seq,
+                                    int zero_header) {
+  uint32_t block = fs->g.lba_size;
+  for (size_t o = off + block; o < len; o += block) {
+    zfs_record later;
+    if (zfs_record_decode(log + o, len - o, block, &later, NULL, 0) > 0 && later.seq > last_seq)
+      return "valid records follow it";
+  }
+  if (zero_header) return NULL; /* unwritten space */
+  if (len - off < ZFS_RECORD_HEADER || memcmp(log + off, "ZKVR", 4) != 0)
+    return "its first block is neither a record nor unwritten, below the write pointer";
+  size_t span = zfs_record_size(get32(log + off + 8), block);
+  if (span > len - off) return NULL; /* reaches past the write pointer: the write in flight */
+  for (size_t b = block; b < span; b += block)
+    if (zfs_all_zero(log + off + b, span - b)) return NULL; /* a persisted prefix, zeros after it */
+  return "the record lies wholly written below the write pointer, so it is not a torn last write";
+}
+/* Replays one meta zone's log; returns 0, ZFS_EMPTY (no snapshot: try an older zone) or an error. */
+static int replay(zfs *fs, const uint8_t *log, size_t len, uint64_t base, char *err, size_t errlen) {
+  size_t off = 0;
+  int have_snapshot = 0;
+  uint64_t last_seq = 0;
+  char msg[256];
+  while (off < len) {
+    zfs_record r;
+    int64_t n = zfs_record_decode(log + off, len - off, fs->g.lba_size, &r, msg, sizeof msg);
+    if (n == ZFS_UNSUPPORTED)
+      return fail(-EPROTO, err, errlen, "metadata log at %llu: %s", (unsigned long long)(base + off), msg);
+    if (n < 0) { /* the end of the log, a torn last write, or damage: see log_tail_problem */
+      const char *why = log_tail_problem(fs, log, len, off, last_seq, n == ZFS_EMPTY);
+      if (why)
+        return fail(-EUCLEAN, err, errlen, "metadata log damaged at device offset %llu (%s): %s",
+                    (unsigned long long)(base + off), msg, why);
+      if (n != ZFS_EMPTY)
+        snprintf(fs->log_tail, sizeof fs->log_tail, "torn record at device offset %llu (%.180s)",
+                 (unsigned long long)(base + off), msg);
+      break;
+    }
+    /* Sequence numbers only grow within a log: an older one is data of the zone's previous life
+     * below the write pointer (a write that was under way when the process died), i.e. the end. */
+    if (r.seq <= last_seq) break;
+    last_seq = r.seq;
+    if (r.seq > fs->meta_seq) fs->meta_seq = r.seq;
+    if (r.type == ZFS_REC_SNAPSHOT) {
+      uint64_t next;
+      uint32_t count;
+      if (zfs_snapshot_header_decode(r.payload, r.len, &next, &count) < 0)
+        return fail(-EUCLEAN, err, errlen, "snapshot header truncated");
+      clear_files(fs);
+      fs->next_file_id = next;
+      size_t p = 12;
+      for (uint32_t i = 0; i < count; i++) {
+        zfs_file_meta m;
+        int64_t used = zfs_file_decode(r.payload + p, r.len - p, &m, msg, sizeof msg);
+        if (used < 0) return fail(-EUCLEAN, err, errlen, "snapshot file %u: %s", i, msg);
+        if (apply_file(fs, &m)) return -ENOMEM;
+        p += (size_t)used;
+      }
+      have_snapshot = 1;
+    } else if (!have_snapshot) {
+      return ZFS_EMPTY;
+    } else if (r.type == ZFS_REC_FILE_UPDATE) {
+      zfs_file_meta m;
+      if (zfs_file_decode(r.payload, r.len, &m, msg, sizeof msg) < 0)
+        return fail(-EUCLEAN, err, errlen, "file record at %llu: %s", (unsigned long long)(base + off), msg);
+      if (apply_file(fs, &m)) return -ENOMEM;
+    } else if (r.type == ZFS_REC_FILE_EXTEND) {
+      zfs_file_extend x;
+      if (zfs_extend_decode(r.payload, r.len, &x, msg, sizeof msg) < 0)
+        return fail(-EUCLEAN, err, errlen, "sync record at %llu: %s", (unsigned long long)(base + off), msg);
+      int rc = apply_extend(fs, &x, err, errlen);
+      free(x.extents);
+      if (rc) return rc;
+    } else if (r.type == ZFS_REC_FILE_DELETE) {
+      uint64_t id;
+      if (r.len != 8) return fail(-EUCLEAN, err, errlen, "delete record of %u bytes", r.len);
+      memcpy(&id, r.payload, 8);
+      fobj *f = file_find_id(fs, id);
+      if (f) {
+        remove_file(fs, f);
+        free_fobj(f);
+      }
+    } else if (r.type == ZFS_REC_END) {
+      break;
+    }
+    off += (size_t)n;
+  }
+  return have_snapshot ? 0 : ZFS_EMPTY;
+}
+zfs *zfs_mount(zkv_dev *dev, int *rc, char *err, size_t errlen) { return zfs_mount_flags(dev, 0, rc, err, errlen); }
+zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen) {
+  zfs *fs = alloc_fs(dev);
+  if (!fs) {
+    *rc = fail(-ENOMEM, err, errlen, "out of memory");
+    return NULL;
+  }
+  char msg[256];
+  if ((*rc = load_zones(fs))) {
+    fail(*rc, err, errlen, "zone report failed: %s", zkv_status_message(*rc));
+    goto fail;
+  }
+  /* Candidate superblocks: the meta zone count is read from the first valid one. */
+  zfs_superblock cands[8];
+  uint32_t zones_of[8], n = 0, meta = 8, corrupt = 0;
+  uint64_t max_seq = 0;
+  uint8_t sbuf[ZFS_SUPERBLOCK_SIZE];
+  for (uint32_t z = 0; z < meta && z < fs->g.nr_zones && n < 8; z++) {
+    if (fs->zones[z].wp < fs->zones[z].start + ZFS_SUPERBLOCK_SIZE) continue;
+    if ((*rc = zkv_dev_read(dev, fs->zones[z].start, sbuf, sizeof sbuf))) goto fail;
+    int d = zfs_superblock_decode(sbuf, sizeof sbuf, &cands[n], msg, sizeof msg);
+    if (z < ZFS_MAX_META_ZONES) {
+      zfs_meta_status *ms = &fs->meta_status[z];
+      ms->state = d >= 0 ? ZFS_META_VALID : ZFS_META_CORRUPT;
+      ms->sequence = d >= 0 ? cands[n].sequence : 0;
+      snprintf(ms->message, sizeof ms->message, "%s", d >= 0 ? "" : msg);
+    }
+    if (d == ZFS_UNSUPPORTED) {
+      *rc = fail(-EPROTO, err, errlen, "zone %u: %s", z, msg);
+      goto fail;
+    }
+    if (d < 0) {
+      corrupt++;
+      continue;
+    }
+    if (meta == 8) meta = cands[n].meta_zones;
+    if (cands[n].sequence > max_seq) max_seq = cands[n].sequence;
+    zones_of[n++] = z;
+  }
+  if (n == 0) {
+    *rc = corrupt ? fail(-EUCLEAN, err, errlen, "no valid superblock: %s", msg)
+                  : fail(-ENODATA, err, errlen, "no zkv file system on this device (run mkfs)");
+    goto fail;
+  }
+  for (uint32_t i = 0; i < n; i++)
+    if (cands[i].nr_zones != fs->g.nr_zones || cands[i].zone_size != fs->g.zone_size ||
+        cands[i].zone_cap != fs->g.zone_cap || cands[i].block_size != fs->g.lba_size) {
+      *rc = fail(-EINVAL, err, errlen, "file system geometry (%u zones of %llu) differs from the device's (%u of %llu)",
+                 cands[i].nr_zones, (unsigned long long)cands[i].zone_size, fs->g.nr_zones,
+                 (unsigned long long)fs->g.zone_size);
+      goto fail;
+    }
+  /* Newest first; fall back to an older log only if the newest has no snapshot (crash in a roll). */
+  *rc = ZFS_EMPTY;
+  for (uint32_t tries = 0; tries < n && *rc == ZFS_EMPTY; tries++) {
+    uint32_t best = 0;
+    for (uint32_t i = 1; i < n; i++)
+      if (cands[i].sequence > cands[best].sequence) best = i;
+    uint32_t z = zones_of[best];
+    uint64_t from = fs->zones[z].start + ZFS_SUPERBLOCK_SIZE, len = fs->zones[z].wp - from;
+    uint8_t *log = len ? malloc(len) : NULL;
+    if (len && !log) {
+      *rc = -ENOMEM;
+      goto fail;
+    }
+    *rc = len ? zkv_dev_read(dev, from, log, len) : 0;
+    if (*rc == 0) {
+      fs->sb = cands[best];
+      fs->meta_zone = z;
+      fs->meta_wp = fs->zones[z].wp;
+      *rc = replay(fs, log, len, from, err, errlen);
+    }
+    free(log);
+    cands[best].sequence = 0, cands[best].nr_zones = 0; /* tried */
+    if (*rc == ZFS_EMPTY) { clear_files(fs); }
+  }
+  if (*rc == ZFS_EMPTY) *rc = fail(-EUCLEAN, err, errlen, "no metadata log holds a snapshot");
+  if (*rc) goto fail;
+  fs->sb.sequence = max_seq; /* the roll below must outrank every superblock on the device */
+  for (uint32_t z = 0; z < fs->sb.meta_zones; z++) fs->zones[z].meta = 1;
+  for (size_t i = 0; i < fs->n_files; i++) {
+    zfs_file_meta *m = &fs->files[i]->m;
+    for (uint32_t k = 0; k < m->n_extents; k++) {
+      uint32_t z = zone_of(fs, m->extents[k].start);
+      if (z < fs->sb.meta_zones || z >= fs->g.nr_zones || m->extents[k].start + m->extents[k].len > fs->zones[z].wp) {
+        *rc = fail(-EUCLEAN, err, errlen, "file '%s' has an extent at %llu beyond its zone's written data", m->names[0],
+                   (unsigned long long)m->extents[k].start);
+        goto fail;
+      }
+      fs->zones[z].live += m->extents[k].len;
+      fs->zones[z].live_phys += round_up(m->extents[k].len, fs->g.lba_size);
+      if (m->lifetime > fs->zones[z].lifetime) fs->zones[z].lifetime = m->lifetime;
+    }
+  }
+  fs->readonly = flags & ZFS_MOUNT_READONLY;
+  if (fs->readonly) return fs; /* inspection: change nothing on the device */
+  /* Data written but never synced has no file: its zones are reset. */
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
+    if (fs->zones[z].live == 0 && fs->zones[z].wp > fs->zones[z].start) {
+      if ((*rc = zkv_dev_zone_mgmt(dev, z, ZKV_ZONE_RESET))) goto fail;
+      fs->zones[z].wp = fs->zones[z].start;
+      fs->st.resets++;
+      fs->st.resets_without_copy++;
+    }
+  /* Two zones of the active limit stay free: one for the metadata log, one for GC migration. */
+  fs->active_limit = fs->g.max_active ? (fs->g.max_active > 3 ? fs->g.max_active - 2 : 1) : 0;
+  /* Start a fresh log, so a torn tail is never followed by new records; it is written in the
+   * current format (a version 1 log is a valid version 2 log). */
+  fs->sb.version = ZFS_FORMAT_VERSION;
+  if ((*rc = roll_meta(fs))) {
+    fail(*rc, err, errlen, "cannot roll the metadata log: %s", zkv_status_message(*rc));
+    goto fail;
+  }
+  return fs; /* background GC starts with zfs_start_gc, once the policies are installed */
+fail:
+  free_fs(fs);
+  return NULL;
+}
+/* Closes the log with an end record: a log that ends cleanly cannot have a torn tail, so any
+ * record that fails before it is damage (log_tail_problem). A failure here (a dead device) only
+ * means the next mount treats the log as a crashed one. */
+void zfs_unmount(zfs *fs) {
+  if (!fs) return;
+  stop_gc(fs);
+  if (!fs->readonly) {
+    pthread_mutex_lock(&fs->mu);
+    append_record(fs, ZFS_REC_END, NULL, 0);
+    pthread_mutex_unlock(&fs->mu);
+  }
+  free_fs(fs);
+}

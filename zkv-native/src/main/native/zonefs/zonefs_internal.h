@@ -1,0 +1,148 @@
+/* The zone file system core's private header: the state every part shares and the functions the
+ * parts call across files. The API is zonefs.h, the format docs/formats/zone-fs.md. Where what is:
+ *   meta_log.c   the metadata log: records, the roll, what each change persists
+ *   file_table.c file objects and their indexes (file_index.c), dropping a file's space
+ *   zone_alloc.c the reserves, the placement call-out and carrying out its decision
+ *   gc.c         garbage collection: victims, moving extents, the background worker
+ *   file_io.c    appends, write-out into zones, syncs, reads
+ *   namespace.c  create/open/close, stat, delete, rename, link, list
+ *   mount.c      mkfs, mount and log replay, unmount
+ *   inspect.c    statistics and the consistency check
+ *
+ * Assumptions of this version (named so they are not mistaken for features):
+ * - Zone allocation asks the installed placement policy (the Java SPI through zkv_env.cc) or
+ *   falls back to a built-in lifetime-matching rule modeled on ZenFS's LIZA. A zone is held only
+ *   for one write, not for a file's life (ZenFS's ownership model is the core rework's next step).
+ * - A sync persists a constant-size extend record (size and the extents gained since the file's
+ *   last record); ZenFS's sparse WAL format, which avoids even that, may come with the WAL policies.
+ * - A zone is reset as soon as its last live extent is deleted. Garbage collection (moving live
+ *   extents out of a full zone with garbage) runs when an allocation would fail, before NoSpace is
+ *   returned; it stops the world (readers and writers wait while it runs).
+ * - Files are found by name and by id through hash tables (file_index.c).
+ * - Mount reads a whole meta zone into memory.
+ * The order of device writes in every structural change is docs/zone-fs.md's "Order of writes". */
+#ifndef ZKV_ZONEFS_INTERNAL_H
+#define ZKV_ZONEFS_INTERNAL_H
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "file_index.h"
+#include "le_bytes.h"
+#include "meta_codec.h"
+#include "zonefs.h"
+
+#define WRITE_BUFFER (1u << 20) /* bytes a writer gathers before writing full blocks */
+
+typedef struct zone_state {
+  uint64_t start, wp; /* device bytes */
+  uint64_t live;      /* bytes of live file data in the zone */
+  uint64_t live_phys; /* blocks those extents occupy, in bytes (sync padding included): what GC must copy */
+  uint32_t lifetime;
+  uint8_t busy; /* a write is in progress in it */
+  uint8_t meta;
+} zone_state;
+typedef struct fobj {
+  zfs_file_meta m;
+  uint32_t refs;
+  uint8_t has_writer;
+  int32_t zone; /* the zone the writer used last (preferred for its next write), or -1 */
+  /* The writer's buffer: wbuf, wlen and wdone change under wmu (and m.size together with wdone),
+   * so appends of different files do not contend on the file system's lock; lock order fs->mu,
+   * then wmu. Only the file's one writer appends. */
+  pthread_mutex_t wmu;
+  uint8_t *wbuf;
+  size_t wlen;                /* bytes in wbuf */
+  size_t wdone;               /* of those, bytes already on the device (during a write-out) */
+  uint32_t persisted_extents; /* extents the log knows (the last of them may have grown since) */
+  size_t slot;                /* position in zfs.files */
+} fobj;
+struct zfs_file {
+  zfs *fs;
+  fobj *f;
+  int writer;
+};
+struct zfs {
+  zkv_dev *dev;
+  zkv_geometry g;
+  zfs_superblock sb;
+  pthread_mutex_t mu;
+  pthread_cond_t zone_released; /* a write finished: its zone may be taken */
+  pthread_rwlock_t io_lock;     /* readers share it; GC takes it alone before moving data */
+  zone_state *zones;
+  fobj **files;
+  size_t n_files, cap_files;
+  zfs_index by_name, by_id; /* the files by each of their names, and by id */
+  uint64_t next_file_id;
+  uint32_t meta_zone;
+  uint64_t meta_wp, meta_seq;
+  uint32_t active_limit; /* data zones that may be partially written at once, 0 = no limit */
+  int readonly;
+  zfs_allocator allocator;
+  void *allocator_ctx;
+  zfs_zone_info *alloc_view; /* scratch table handed to the allocator and the victim chooser */
+  zfs_victim_chooser victim_chooser;
+  void *victim_chooser_ctx;
+  pthread_t gc_thread;
+  int gc_running, gc_stop;
+  pthread_cond_t gc_wake;
+  uint32_t gc_free_percent; /* background GC starts when free space falls to this percent */
+  zfs_meta_status meta_status[ZFS_MAX_META_ZONES];
+  char log_tail[256];             /* how the replayed log ended when it did not end cleanly, for fsck */
+  uint64_t data_gen, durable_gen; /* data writes made / made durable by a flush (make_data_durable) */
+  zfs_stats st;
+};
+static inline uint64_t now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+static inline uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+static inline uint64_t zone_end(const zfs *fs, uint32_t z) { return fs->zones[z].start + fs->g.zone_cap; }
+static inline uint32_t zone_of(const zfs *fs, uint64_t off) { return (uint32_t)(off / fs->g.zone_size); }
+
+/* A file whose last name is gone (deleted while a handle is open) is not in the namespace any
+ * more: its delete record is durable, and no snapshot or update may bring it back (a file record
+ * needs at least one name; writing one would make the log unreadable). It lives in memory until
+ * its last handle closes. */
+static inline int in_namespace(const fobj *f) { return f->m.n_names > 0; }
+
+/* Who may take the last empty zones: GC may take any; RocksDB's small metadata files (MANIFEST,
+ * CURRENT, OPTIONS, ...) all but the last; data files (SST, WAL) all but the last two. So a full
+ * device still accepts the MANIFEST edit that deletes files, and GC can always run. */
+enum { FOR_DATA = 0, FOR_GC = 1, FOR_METADATA = 2 };
+
+/* metadata log (meta_log.c) */
+int roll_meta(zfs *fs);
+int append_record(zfs *fs, uint16_t type, const uint8_t *payload, size_t len);
+int persist_file(zfs *fs, fobj *f);
+int persist_sync(zfs *fs, fobj *f);
+int persist_delete(zfs *fs, uint64_t id);
+
+/* file table (file_table.c) */
+fobj *file_find(zfs *fs, const char *name, uint32_t *name_index);
+fobj *file_find_id(zfs *fs, uint64_t id);
+fobj *new_fobj(void);
+void free_fobj(fobj *f);
+uint64_t file_size_locked(fobj *f);
+void unindex_names(zfs *fs, const fobj *f);
+int add_file(zfs *fs, fobj *f);
+void remove_file(zfs *fs, fobj *f);
+void clear_files(zfs *fs);
+void drop_name(zfs *fs, fobj *f, uint32_t k);
+void drop_file(zfs *fs, fobj *f);
+int remove_name(zfs *fs, fobj *f, uint32_t k);
+
+/* zone allocation (zone_alloc.c) */
+int purpose_of(const char *file_name, int for_gc);
+int victim_eligible(zfs *fs, uint32_t zone, uint64_t max_live);
+void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out);
+int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, uint32_t *out);
+int allocate_zone_for(zfs *fs, uint32_t lifetime, int purpose, uint32_t *out);
+int take_zone(zfs *fs, fobj *f, uint32_t *out);
+
+/* garbage collection (gc.c) */
+int collect_garbage(zfs *fs, uint64_t max_live);
+void stop_gc(zfs *fs);
+
+#endif
