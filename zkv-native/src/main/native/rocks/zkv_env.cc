@@ -311,17 +311,33 @@ JNI_EXPORT jstring JNICALL Java_org_rocksdb_ZkvEnv_nLastError(JNIEnv* env, jclas
   return env->NewStringUTF(zkv::last_error.c_str());
 }
 
-// Zone file system counters, in the order of ZkvEnv.ZoneStats.
+// Zone file system counters, in the order of ZkvEnv.ZoneStats; returns how many it wrote (the Java
+// side checks the count, so the two sides cannot silently disagree on the layout).
 JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nZoneStats(JNIEnv* env, jclass, jlong handle, jlongArray out) {
   auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
   if (!h->zone_fs) return -EINVAL;
   zfs_stats s;
   zfs_stats_get(h->zone_fs, &s);
-  jlong v[14] = {(jlong)s.host_bytes, (jlong)s.padding_bytes, (jlong)s.gc_bytes,
-                 (jlong)s.meta_bytes, (jlong)s.resets,        (jlong)s.resets_without_copy,
-                 (jlong)s.meta_rolls, (jlong)s.live_bytes,    (jlong)s.used_zone_bytes,
-                 (jlong)s.files,      (jlong)s.data_zones,    (jlong)s.empty_zones,
-                 (jlong)s.full_zones, (jlong)s.open_zones};
-  env->SetLongArrayRegion(out, 0, 14, v);
-  return 0;
+  jlong v[] = {(jlong)s.host_bytes,
+               (jlong)s.padding_bytes,
+               (jlong)s.gc_bytes,
+               (jlong)s.meta_bytes,
+               (jlong)s.resets,
+               (jlong)s.resets_without_copy,
+               (jlong)s.meta_rolls,
+               (jlong)s.live_bytes,
+               (jlong)s.used_zone_bytes,
+               (jlong)s.files,
+               (jlong)s.data_zones,
+               (jlong)s.empty_zones,
+               (jlong)s.full_zones,
+               (jlong)s.open_zones,
+               (jlong)s.owned_zones,
+               (jlong)s.policy_decisions,
+               (jlong)s.fallback_allocations,
+               (jlong)s.zone_steals};
+  jsize n = static_cast<jsize>(sizeof v / sizeof v[0]);
+  if (env->GetArrayLength(out) < n) return -EINVAL;
+  env->SetLongArrayRegion(out, 0, n, v);
+  return n;
 }

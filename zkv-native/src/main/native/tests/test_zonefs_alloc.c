@@ -161,12 +161,171 @@ static void test_policy_refused_the_reserve(void) {
   zkv_dev_close(d);
 }
 
+/* ---------- zone ownership ---------- */
+
+static void count_problem(const char *msg, void *arg) {
+  (void)arg;
+  fprintf(stderr, "fsck: %s\n", msg);
+}
+
+typedef struct zone_masks {
+  const char *names[8];
+  uint32_t bits[8]; /* zones each named file has extents in (24 zones fit) */
+  int n;
+} zone_masks;
+
+static void collect_masks(const zfs_file_meta *m, void *arg) {
+  zone_masks *zm = arg;
+  for (int i = 0; i < zm->n; i++)
+    if (strcmp(m->names[0], zm->names[i]) == 0)
+      for (uint32_t k = 0; k < m->n_extents; k++) zm->bits[i] |= 1u << (m->extents[k].start / GEO.zone_size);
+}
+
+/* Interleaves synced 64 KiB appends of `n` open writers (each sync writes the file's data out, so
+ * every writer allocates while the others hold zones), checks the data, and returns the zones
+ * each file has extents in. */
+static zone_masks write_interleaved(zfs *fs, int n, int rounds, uint32_t *owned_while_open) {
+  static char names[8][32];
+  zone_masks zm = {.n = n};
+  zfs_file *w[8];
+  int rc = 0;
+  for (int i = 0; i < n; i++) {
+    snprintf(names[i], sizeof names[i], "/db/w%d.sst", i);
+    zm.names[i] = names[i];
+    CHECK((w[i] = zfs_create(fs, names[i], 3, &rc)) != NULL);
+  }
+  uint8_t *buf = malloc(64 << 10);
+  for (int r = 0; r < rounds; r++)
+    for (int i = 0; i < n; i++) {
+      fill(buf, 700 + (uint64_t)i, (uint64_t)r * (64 << 10), 64 << 10);
+      CHECK_EQ(zfs_append(w[i], buf, 64 << 10), 0);
+      CHECK_EQ(zfs_sync(w[i]), 0);
+    }
+  free(buf);
+  zfs_stats s;
+  zfs_stats_get(fs, &s);
+  *owned_while_open = s.owned_zones;
+  for (int i = 0; i < n; i++) CHECK_EQ(zfs_close(w[i]), 0);
+  for (int i = 0; i < n; i++) check_file(fs, names[i], 700 + (uint64_t)i, (uint64_t)rounds * (64 << 10));
+  zfs_walk_files(fs, collect_masks, &zm);
+  return zm;
+}
+
+/* ZenFS's ownership: a writer holds its zone from allocation to close, so files written at the same
+ * time never share a zone while open tokens allow (GEO: max open 6, 2 kept back: 4 writers). The
+ * zones go back at close, explicitly closed on the device (still active, no longer open). Under
+ * the built-in rule and under an installed policy alike. */
+static void test_writers_own_their_zones(void) {
+  for (int with_policy = 0; with_policy < 2; with_policy++) {
+    fresh("");
+    zkv_dev *d = open_dev();
+    zfs *fs = mount_ok(d);
+    test_policy p = {0};
+    if (with_policy) zfs_set_allocator(fs, test_allocator, &p);
+    uint32_t owned = 0;
+    zone_masks zm = write_interleaved(fs, 4, 12, &owned);
+    CHECK_EQ(owned, 4);
+    uint32_t all = 0;
+    for (int i = 0; i < zm.n; i++) {
+      CHECK(zm.bits[i] != 0);
+      CHECK_EQ(zm.bits[i] & all, 0); /* no zone shared with another file */
+      all |= zm.bits[i];
+    }
+    zfs_stats s;
+    zfs_stats_get(fs, &s);
+    CHECK_EQ(s.owned_zones, 0);
+    CHECK_EQ(s.zone_steals, 0);
+    CHECK_EQ(s.policy_decisions, with_policy ? 4u : 0u); /* one allocation per file */
+    zkv_zone rep[24];
+    CHECK_EQ(zkv_dev_report(d, 0, rep, GEO.nr_zones), (int)GEO.nr_zones);
+    for (uint32_t z = 0; z < GEO.nr_zones; z++)
+      if (all & (1u << z)) CHECK_EQ(rep[z].cond, ZKV_ZONE_CLOSED);
+    zfs_unmount(fs);
+    zkv_dev_close(d);
+  }
+}
+
+/* More writers than open tokens: writing goes on (a writer takes the zone of the owner that wrote
+ * least recently and is not writing, and says so in zone_steals), and every byte reads back. */
+static void test_more_writers_than_tokens(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  uint32_t owned = 0;
+  write_interleaved(fs, 6, 8, &owned);
+  CHECK(owned <= 4);
+  zfs_stats s;
+  zfs_stats_get(fs, &s);
+  CHECK(s.zone_steals > 0);
+  CHECK_EQ(zfs_check(fs, count_problem, NULL), 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+/* A full zone goes back at once (its active token with it); the writer goes on in a new zone. */
+static void test_full_zone_is_released(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  int rc = 0;
+  zfs_file *f = zfs_create(fs, "/db/long.sst", 3, &rc);
+  CHECK(f != NULL);
+  uint64_t total = GEO.zone_cap + (2 << 20); /* whole MiB: the loop appends 1 MiB at a time */
+  uint8_t *buf = malloc(1 << 20);
+  for (uint64_t done = 0; done < total; done += 1 << 20) {
+    fill(buf, 71, done, 1 << 20);
+    CHECK_EQ(zfs_append(f, buf, 1 << 20), 0);
+  }
+  CHECK_EQ(zfs_sync(f), 0);
+  zfs_stats s;
+  zfs_stats_get(fs, &s);
+  CHECK_EQ(s.full_zones, 1);
+  CHECK_EQ(s.owned_zones, 1);
+  CHECK_EQ(zfs_close(f), 0);
+  zfs_stats_get(fs, &s);
+  CHECK_EQ(s.owned_zones, 0);
+  check_file(fs, "/db/long.sst", 71, total);
+  free(buf);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+/* A file deleted while its writer still holds a zone: the zone is not reset under the writer, and
+ * is reset when the writer lets it go (nothing in it is live any more). */
+static void test_zone_of_a_deleted_writer_resets_at_close(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  zfs_stats before, s;
+  zfs_stats_get(fs, &before);
+  int rc = 0;
+  zfs_file *f = zfs_create(fs, "/db/gone.sst", 3, &rc);
+  uint8_t buf[8192] = {7};
+  CHECK_EQ(zfs_append(f, buf, sizeof buf), 0);
+  CHECK_EQ(zfs_sync(f), 0);
+  CHECK_EQ(zfs_delete(fs, "/db/gone.sst"), 0);
+  zfs_stats_get(fs, &s);
+  CHECK_EQ(s.empty_zones, before.empty_zones - 1); /* still held */
+  CHECK_EQ(zfs_append(f, buf, sizeof buf), 0);
+  CHECK_EQ(zfs_sync(f), 0);
+  CHECK_EQ(zfs_close(f), 0);
+  zfs_stats_get(fs, &s);
+  CHECK_EQ(s.empty_zones, before.empty_zones);
+  CHECK_EQ(s.resets_without_copy, before.resets_without_copy + 1);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
 int main(void) {
   make_temp_dir();
   printf("test_zonefs_alloc seed=%llu\n", (unsigned long long)rng);
   test_active_limit_and_full_device();
   test_external_allocator();
   test_policy_refused_the_reserve();
+  test_writers_own_their_zones();
+  test_more_writers_than_tokens();
+  test_full_zone_is_released();
+  test_zone_of_a_deleted_writer_resets_at_close();
   remove_temp_dir();
   TEST_DONE("test_zonefs_alloc");
   return 0;

@@ -6,25 +6,29 @@
  * writes only fit after garbage collection moves the survivors. */
 enum { PAIRS = 19, CHUNK = 256 << 10, CHUNKS = 6 }; /* 19 pairs x 2 x 1.5 MiB = 57 of 63 MiB */
 
+/* Appends one chunk and closes: a closed file gives its zone back, and once the active zones are
+ * all taken the next file of the same lifetime writes into the zone the other one released. */
+static void append_chunk(zfs *fs, const char *name, int first, uint64_t seed, int c, uint8_t *buf) {
+  int rc = 0;
+  zfs_file *f = first ? zfs_create(fs, name, 3, &rc) : zfs_reopen(fs, name, &rc);
+  CHECK(f != NULL);
+  fill(buf, seed, (uint64_t)c * CHUNK, CHUNK);
+  CHECK_EQ(zfs_append(f, buf, CHUNK), 0);
+  CHECK_EQ(zfs_close(f), 0);
+}
+
+/* Writes pairs of interleaved files a/b, then deletes every a: the zones end up full and half
+ * garbage, with free space under 20%. */
 static void fill_half_garbage(zfs *fs) {
   uint8_t *buf = malloc(CHUNK);
   for (int p = 0; p < PAIRS; p++) {
     char an[32], bn[32];
     snprintf(an, sizeof an, "/db/a%02d.sst", p);
     snprintf(bn, sizeof bn, "/db/b%02d.sst", p);
-    int rc = 0;
-    zfs_file *a = zfs_create(fs, an, 3, &rc), *b = zfs_create(fs, bn, 3, &rc);
-    CHECK(a && b);
     for (int c = 0; c < CHUNKS; c++) {
-      fill(buf, 300 + (uint64_t)p, (uint64_t)c * CHUNK, CHUNK);
-      CHECK_EQ(zfs_append(a, buf, CHUNK), 0);
-      CHECK_EQ(zfs_sync(a), 0);
-      fill(buf, 400 + (uint64_t)p, (uint64_t)c * CHUNK, CHUNK);
-      CHECK_EQ(zfs_append(b, buf, CHUNK), 0);
-      CHECK_EQ(zfs_sync(b), 0);
+      append_chunk(fs, an, c == 0, 300 + (uint64_t)p, c, buf);
+      append_chunk(fs, bn, c == 0, 400 + (uint64_t)p, c, buf);
     }
-    CHECK_EQ(zfs_close(a), 0);
-    CHECK_EQ(zfs_close(b), 0);
   }
   for (int p = 0; p < PAIRS; p++) {
     char an[32];

@@ -28,6 +28,7 @@ static int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
   m->size += logical;
   return 0;
 }
+
 /* Writes wbuf[0, n) (n whole blocks, or the padded tail when `logical` < n) into zones. */
 static int write_out(zfs *fs, fobj *f, size_t n, size_t logical) {
   size_t done = f->wdone; /* after a failed attempt, what already reached the device stays */
@@ -36,7 +37,10 @@ static int write_out(zfs *fs, fobj *f, size_t n, size_t logical) {
     uint32_t z = 0;
     int rc = take_zone(fs, f, &z);
     uint64_t at = rc ? 0 : fs->zones[z].wp, room = rc ? 0 : zone_end(fs, z) - at;
-    if (!rc) f->zone = (int32_t)z;
+    if (!rc) {
+      fs->zones[z].busy = 1; /* a write in flight: nobody finishes, collects or takes the zone */
+      f->last_write = ++fs->write_clock;
+    }
     int metadata = purpose_of(f->m.n_names ? f->m.names[0] : "", 0) == FOR_METADATA; /* names need the lock */
     pthread_mutex_unlock(&fs->mu);
     if (rc == -ENOSPC) {
@@ -68,6 +72,11 @@ static int write_out(zfs *fs, fobj *f, size_t n, size_t logical) {
       fs->data_gen++;
       fs->st.padding_bytes += chunk - real;
     }
+    /* A full zone goes back (its active token with it); after a failed write the zone's write
+     * pointer is unknown here, so the writer asks for another zone next time. */
+    if (rc || zone_end(fs, z) - zs->wp < fs->g.lba_size) {
+      if (f->zone == (int32_t)z) release_zone(fs, f);
+    }
     pthread_cond_broadcast(&fs->zone_released);
     pthread_mutex_unlock(&fs->mu);
     if (rc) return rc;
@@ -75,6 +84,7 @@ static int write_out(zfs *fs, fobj *f, size_t n, size_t logical) {
   }
   return 0;
 }
+
 int zfs_append(zfs_file *h, const void *buf, size_t len) {
   if (!h->writer) return -EBADF;
   if (h->fs->readonly) return -EROFS;
@@ -98,6 +108,7 @@ int zfs_append(zfs_file *h, const void *buf, size_t len) {
   }
   return 0;
 }
+
 int zfs_sync(zfs_file *h) {
   if (!h->writer) return 0;
   fobj *f = h->f;
@@ -125,12 +136,15 @@ int zfs_sync(zfs_file *h) {
   pthread_mutex_unlock(&fs->mu);
   return rc;
 }
+
 void zfs_set_lifetime(zfs_file *h, uint32_t lifetime) {
   pthread_mutex_lock(&h->fs->mu);
   h->f->m.lifetime = lifetime;
   pthread_mutex_unlock(&h->fs->mu);
 }
+
 uint64_t zfs_file_size(zfs_file *h) { return file_size_locked(h->f); }
+
 int64_t zfs_pread(zfs_file *h, uint64_t offset, void *buf, size_t len) {
   zfs *fs = h->fs;
   fobj *f = h->f;

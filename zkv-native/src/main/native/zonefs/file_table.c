@@ -15,18 +15,22 @@ fobj *file_find(zfs *fs, const char *name, uint32_t *name_index) {
       if (strcmp(f->m.names[k], name) == 0) *name_index = k;
   return f;
 }
+
 fobj *file_find_id(zfs *fs, uint64_t id) { return zfs_index_get_id(&fs->by_id, id); }
+
 fobj *new_fobj(void) {
   fobj *f = calloc(1, sizeof *f);
   if (f) pthread_mutex_init(&f->wmu, NULL);
   return f;
 }
+
 void free_fobj(fobj *f) {
   zfs_file_free(&f->m);
   free(f->wbuf);
   pthread_mutex_destroy(&f->wmu);
   free(f);
 }
+
 /* Bytes of the file, also those still in the writer's buffer. */
 uint64_t file_size_locked(fobj *f) {
   pthread_mutex_lock(&f->wmu);
@@ -34,10 +38,12 @@ uint64_t file_size_locked(fobj *f) {
   pthread_mutex_unlock(&f->wmu);
   return n;
 }
+
 /* Takes the names of f out of the name index (those that still lead to f). */
 void unindex_names(zfs *fs, const fobj *f) {
   for (uint32_t k = 0; k < f->m.n_names; k++) zfs_index_del_name(&fs->by_name, f->m.names[k], f);
 }
+
 /* Adds a file to the table and both indexes; a name another file holds now leads to this one. */
 int add_file(zfs *fs, fobj *f) {
   if (fs->n_files == fs->cap_files) {
@@ -57,6 +63,7 @@ int add_file(zfs *fs, fobj *f) {
   fs->files[fs->n_files++] = f;
   return 0;
 }
+
 /* Takes a file out of the table and the indexes (the caller frees it). */
 void remove_file(zfs *fs, fobj *f) {
   unindex_names(fs, f);
@@ -65,18 +72,21 @@ void remove_file(zfs *fs, fobj *f) {
   fs->files[f->slot] = last;
   last->slot = f->slot;
 }
+
 void clear_files(zfs *fs) {
   for (size_t i = 0; i < fs->n_files; i++) free_fobj(fs->files[i]);
   fs->n_files = 0;
   zfs_index_clear(&fs->by_name);
   zfs_index_clear(&fs->by_id);
 }
+
 /* Name k of f goes away (from the index too, where it still leads to f). */
 void drop_name(zfs *fs, fobj *f, uint32_t k) {
   zfs_index_del_name(&fs->by_name, f->m.names[k], f);
   free(f->m.names[k]);
   f->m.names[k] = f->m.names[--f->m.n_names];
 }
+
 /* Drops a file that has no names and no handles: its zones lose live bytes, empty ones reset. */
 static void release_space(zfs *fs, fobj *f) {
   for (uint32_t i = 0; i < f->m.n_extents; i++) {
@@ -85,21 +95,29 @@ static void release_space(zfs *fs, fobj *f) {
     uint64_t phys = round_up(f->m.extents[i].len, fs->g.lba_size);
     zs->live -= f->m.extents[i].len < zs->live ? f->m.extents[i].len : zs->live;
     zs->live_phys -= phys < zs->live_phys ? phys : zs->live_phys;
-    if (zs->live_phys == 0 && !zs->busy && zs->wp > zs->start) {
-      if (zkv_dev_zone_mgmt(fs->dev, z, ZKV_ZONE_RESET) == 0) {
-        zs->wp = zs->start;
-        zs->lifetime = 0;
-        fs->st.resets++;
-        fs->st.resets_without_copy++;
-      }
-    }
+    reset_if_unused(fs, z);
   }
 }
+
+/* A data zone nobody holds whose live data is all gone is reset at once (ZenFS's
+ * ResetUnusedIOZones); a failed reset leaves it for GC. */
+void reset_if_unused(zfs *fs, uint32_t z) {
+  zone_state *zs = &fs->zones[z];
+  if (zs->live_phys || zone_held(zs) || zs->wp == zs->start) return;
+  if (zkv_dev_zone_mgmt(fs->dev, z, ZKV_ZONE_RESET) == 0) {
+    zs->wp = zs->start;
+    zs->lifetime = 0;
+    fs->st.resets++;
+    fs->st.resets_without_copy++;
+  }
+}
+
 void drop_file(zfs *fs, fobj *f) {
   remove_file(fs, f);
   release_space(fs, f);
   free_fobj(f);
 }
+
 int remove_name(zfs *fs, fobj *f, uint32_t k) {
   drop_name(fs, f, k);
   if (f->m.n_names > 0) return persist_file(fs, f);

@@ -24,13 +24,14 @@ static int move_extent(zfs *fs, zfs_extent e, const fobj *f, int64_t *gc_zone, z
     /* GC keeps writing into the zone it wrote last while it has room (as a writer keeps its zone);
      * asking for a zone per chunk opened a new zone for every chunk, up to the active limit. */
     zone_state *last = *gc_zone >= 0 ? &fs->zones[*gc_zone] : NULL;
-    if (last && !last->busy && last->wp > last->start && zone_end(fs, (uint32_t)*gc_zone) - last->wp >= block) {
+    if (last && !zone_held(last) && last->wp > last->start && zone_end(fs, (uint32_t)*gc_zone) - last->wp >= block) {
       z = (uint32_t)*gc_zone;
-      last->busy = 1;
     } else if ((rc = fs->allocator ? allocate_by_policy(fs, &req, &z)
                                    : allocate_zone_for(fs, f->m.lifetime, FOR_GC, &z))) {
+      if (rc == ALLOC_WAIT) rc = -ENOSPC; /* GC writes on its own token: a wait means no zone */
       break;
     }
+    fs->zones[z].busy = 1;
     *gc_zone = z;
     uint64_t at = fs->zones[z].wp, room = zone_end(fs, z) - at;
     uint64_t chunk = padded - moved < room ? padded - moved : room;
@@ -56,6 +57,7 @@ static int move_extent(zfs *fs, zfs_extent e, const fobj *f, int64_t *gc_zone, z
   free(buf);
   return rc;
 }
+
 /* The built-in victim: the eligible zone with the fewest blocks to copy (greedy, lowest index on a
  * tie), or -1. */
 static int64_t greedy_victim(zfs *fs, uint64_t max_live) {
@@ -65,6 +67,7 @@ static int64_t greedy_victim(zfs *fs, uint64_t max_live) {
       victim = z;
   return victim;
 }
+
 /* Asks the external policy. A full data zone nobody writes that is not eligible this time (over
  * the bound, or all live) declines the collection (-ENOSPC); any other zone is a policy bug and
  * fails it (-EINVAL): the file system never resets a zone on a policy's mistake. */
@@ -76,7 +79,7 @@ static int64_t policy_victim(zfs *fs, uint64_t max_live, int *rc) {
   uint32_t victim = 0;
   *rc = fs->victim_chooser(fs->victim_chooser_ctx, fs->alloc_view, fs->g.nr_zones, &victim);
   if (*rc) return -1;
-  int full_and_idle = victim >= fs->sb.meta_zones && victim < fs->g.nr_zones && !fs->zones[victim].busy &&
+  int full_and_idle = victim >= fs->sb.meta_zones && victim < fs->g.nr_zones && !zone_held(&fs->zones[victim]) &&
                       fs->zones[victim].wp >= zone_end(fs, victim);
   if (!full_and_idle || !victim_eligible(fs, victim, max_live)) {
     *rc = full_and_idle ? -ENOSPC : -EINVAL; /* all live or over this collection's bound: declined */
@@ -84,6 +87,7 @@ static int64_t policy_victim(zfs *fs, uint64_t max_live, int *rc) {
   }
   return victim;
 }
+
 /* Reclaims one full zone whose live data is at most `max_live`, chosen by the victim policy
  * (greedy unless one is installed). Returns 0 when a zone became empty, -ENOSPC when no zone
  * qualifies. Called with fs->mu and io_lock (write) held. */
@@ -147,6 +151,7 @@ static int gc_one_zone(zfs *fs, uint64_t max_live) {
   if (!copied) fs->st.resets_without_copy++;
   return 0;
 }
+
 /* Runs GC from outside the lock (lock order: io_lock, then mu) on a zone holding at most
  * `max_live` bytes of live blocks. */
 int collect_garbage(zfs *fs, uint64_t max_live) {
@@ -157,6 +162,7 @@ int collect_garbage(zfs *fs, uint64_t max_live) {
   pthread_rwlock_unlock(&fs->io_lock);
   return rc;
 }
+
 /* Background GC: when free space falls to gc_free_percent, reclaim zones that are at least half
  * garbage (ZenFS's GC worker starts at 20% free; the half-garbage bar keeps it from copying
  * mostly-live zones while there is no pressure). Checks every 100 ms. */
@@ -185,6 +191,7 @@ static void *gc_worker(void *arg) {
   pthread_mutex_unlock(&fs->mu);
   return NULL;
 }
+
 uint64_t zfs_free_bytes(zfs *fs) {
   pthread_mutex_lock(&fs->mu);
   uint64_t n = 0;
@@ -199,12 +206,14 @@ uint64_t zfs_free_bytes(zfs *fs) {
   pthread_mutex_unlock(&fs->mu);
   return n;
 }
+
 uint64_t zfs_reclaim(zfs *fs, uint64_t want) {
   uint64_t free_bytes;
   /* terminates: each round turns at least one block of garbage into free space */
   while ((free_bytes = zfs_free_bytes(fs)) < want && !fs->readonly && collect_garbage(fs, UINT64_MAX) == 0) {}
   return free_bytes;
 }
+
 int zfs_start_gc(zfs *fs) {
   if (fs->readonly) return -EROFS;
   pthread_mutex_lock(&fs->mu);
@@ -216,6 +225,7 @@ int zfs_start_gc(zfs *fs) {
   pthread_mutex_unlock(&fs->mu);
   return rc;
 }
+
 void stop_gc(zfs *fs) {
   if (!fs->gc_running) return;
   pthread_mutex_lock(&fs->mu);

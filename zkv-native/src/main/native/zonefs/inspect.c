@@ -13,12 +13,13 @@ int zfs_stats_get(zfs *fs, zfs_stats *out) {
   zfs_stats s = fs->st;
   s.files = (uint32_t)fs->n_files;
   s.live_bytes = s.used_zone_bytes = 0;
-  s.data_zones = s.empty_zones = s.full_zones = s.open_zones = 0;
+  s.data_zones = s.empty_zones = s.full_zones = s.open_zones = s.owned_zones = 0;
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
     zone_state *zs = &fs->zones[z];
     s.data_zones++;
     s.live_bytes += zs->live;
     s.used_zone_bytes += zs->wp - zs->start;
+    s.owned_zones += zs->owner != NULL;
     if (zs->wp == zs->start)
       s.empty_zones++;
     else if (zs->wp >= zone_end(fs, z))
@@ -30,16 +31,20 @@ int zfs_stats_get(zfs *fs, zfs_stats *out) {
   *out = s;
   return 0;
 }
+
 int zfs_superblock_get(zfs *fs, zfs_superblock *out) {
   *out = fs->sb;
   return 0;
 }
+
 const char *zfs_log_end(zfs *fs) { return fs->log_tail; }
+
 int zfs_meta_status_get(zfs *fs, uint32_t zone, zfs_meta_status *out) {
   if (zone >= ZFS_MAX_META_ZONES) return -EINVAL;
   *out = fs->meta_status[zone];
   return 0;
 }
+
 int zfs_zone_info_get(zfs *fs, uint32_t zone, zfs_zone_info *out) {
   if (zone >= fs->g.nr_zones) return -EINVAL;
   pthread_mutex_lock(&fs->mu);
@@ -47,6 +52,7 @@ int zfs_zone_info_get(zfs *fs, uint32_t zone, zfs_zone_info *out) {
   pthread_mutex_unlock(&fs->mu);
   return 0;
 }
+
 int zfs_walk_files(zfs *fs, void (*fn)(const zfs_file_meta *m, void *arg), void *arg) {
   pthread_mutex_lock(&fs->mu);
   for (size_t i = 0; i < fs->n_files; i++)
@@ -54,14 +60,17 @@ int zfs_walk_files(zfs *fs, void (*fn)(const zfs_file_meta *m, void *arg), void 
   pthread_mutex_unlock(&fs->mu);
   return 0;
 }
+
 typedef struct owned_extent {
   zfs_extent e;
   const char *file;
 } owned_extent;
+
 static int by_start(const void *a, const void *b) {
   const owned_extent *x = a, *y = b;
   return x->e.start < y->e.start ? -1 : x->e.start > y->e.start;
 }
+
 int zfs_check(zfs *fs, void (*problem)(const char *msg, void *arg), void *arg) {
   char msg[512];
   int problems = 0;

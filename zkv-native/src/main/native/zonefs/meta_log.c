@@ -15,6 +15,7 @@ static int write_meta(zfs *fs, const uint8_t *buf, size_t len) {
   fs->st.meta_bytes += len;
   return 0;
 }
+
 static uint8_t *encode_snapshot(zfs *fs, size_t *len) {
   size_t n = 12;
   uint32_t count = 0;
@@ -30,6 +31,7 @@ static uint8_t *encode_snapshot(zfs *fs, size_t *len) {
   *len = n;
   return p;
 }
+
 /* Rule 1 of docs/zone-fs.md ("Order of writes"): file data is durable before any record that may
  * point at it. Every data write bumps data_gen; a flush that started at generation g makes
  * everything up to g durable. Called with fs->mu held. */
@@ -40,6 +42,7 @@ static int make_data_durable(zfs *fs) {
   if (!rc && gen > fs->durable_gen) fs->durable_gen = gen;
   return rc;
 }
+
 static int append_record_raw(zfs *fs, uint16_t type, const uint8_t *payload, size_t len) {
   /* A file record or a snapshot names extents, also those of writers that have data on the device
    * without a sync yet (a rename or a log roll while they write). */
@@ -55,6 +58,7 @@ static int append_record_raw(zfs *fs, uint16_t type, const uint8_t *payload, siz
   free(rec);
   return rc;
 }
+
 /* Starts a fresh meta zone: superblock with the next sequence, then the complete snapshot. The
  * old zone is reset only once the new one is durable, so a crash leaves one valid log. */
 int roll_meta(zfs *fs) {
@@ -88,6 +92,7 @@ int roll_meta(zfs *fs) {
   fs->st.meta_rolls++;
   return old == next ? 0 : zkv_dev_zone_mgmt(fs->dev, old, ZKV_ZONE_RESET);
 }
+
 int append_record(zfs *fs, uint16_t type, const uint8_t *payload, size_t len) {
   if (fs->meta_wp + zfs_record_size((uint32_t)len, fs->g.lba_size) > zone_end(fs, fs->meta_zone)) {
     int rc = roll_meta(fs);
@@ -95,6 +100,7 @@ int append_record(zfs *fs, uint16_t type, const uint8_t *payload, size_t len) {
   }
   return append_record_raw(fs, type, payload, len);
 }
+
 int persist_file(zfs *fs, fobj *f) {
   if (!in_namespace(f)) return 0; /* deleted while open: nothing of it is persisted any more */
   size_t len = zfs_file_encoded_size(&f->m);
@@ -106,6 +112,7 @@ int persist_file(zfs *fs, fobj *f) {
   if (!rc) f->persisted_extents = f->m.n_extents;
   return rc;
 }
+
 /* What a sync persists: the new size and the extents gained since the file's last record, in a
  * record of constant size (a full record would re-encode every extent on every sync: metadata
  * growing with the square of a WAL's syncs). */
@@ -128,4 +135,5 @@ int persist_sync(zfs *fs, fobj *f) {
   if (!rc) f->persisted_extents = f->m.n_extents;
   return rc;
 }
+
 int persist_delete(zfs *fs, uint64_t id) { return append_record(fs, ZFS_REC_FILE_DELETE, (uint8_t *)&id, 8); }

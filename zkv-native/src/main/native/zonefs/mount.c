@@ -13,6 +13,7 @@ static void fill_uuid(uint8_t uuid[16]) {
   if (r) fclose(r);
   for (size_t i = got; i < 16; i++) uuid[i] = (uint8_t)(now_us() >> (i % 8 * 8));
 }
+
 static zfs *alloc_fs(zkv_dev *dev) {
   zfs *fs = calloc(1, sizeof *fs);
   if (!fs) return NULL;
@@ -33,6 +34,7 @@ static zfs *alloc_fs(zkv_dev *dev) {
   fs->gc_free_percent = 20;
   return fs;
 }
+
 static void free_fs(zfs *fs) {
   stop_gc(fs);
   pthread_cond_destroy(&fs->gc_wake);
@@ -47,6 +49,7 @@ static void free_fs(zfs *fs) {
   pthread_rwlock_destroy(&fs->io_lock);
   free(fs);
 }
+
 static int load_zones(zfs *fs) {
   zkv_zone *rep = calloc(fs->g.nr_zones, sizeof *rep);
   if (!rep) return -ENOMEM;
@@ -58,6 +61,7 @@ static int load_zones(zfs *fs) {
   free(rep);
   return n < 0 ? n : 0;
 }
+
 /* The smallest devices the file system (and the placement policy ZonedEnv installs) can use; the
  * reasons are docs/zone-fs.md's "Reserves" and "Active-zone limit". */
 static int check_geometry(const zkv_geometry *g, uint32_t meta, char *err, size_t errlen) {
@@ -84,6 +88,7 @@ static int check_geometry(const zkv_geometry *g, uint32_t meta, char *err, size_
                 g->max_open);
   return 0;
 }
+
 int zfs_mkfs(zkv_dev *dev, const zfs_options *opt, char *err, size_t errlen) {
   zfs *fs = alloc_fs(dev);
   if (!fs) return fail(-ENOMEM, err, errlen, "out of memory");
@@ -112,6 +117,7 @@ int zfs_mkfs(zkv_dev *dev, const zfs_options *opt, char *err, size_t errlen) {
   free_fs(fs);
   return rc;
 }
+
 /* A file record claims its names: a rename over an existing file writes the renamed file's record
  * first and the replaced file's delete after it, so a crash between the two leaves the name with
  * the record written last. A file left without names is gone (its delete was under way). */
@@ -127,6 +133,7 @@ static void claim_names(zfs *fs, const zfs_file_meta *m) {
     }
   }
 }
+
 static int apply_file(zfs *fs, zfs_file_meta *m) {
   claim_names(fs, m);
   fobj *old = file_find_id(fs, m->id);
@@ -149,6 +156,7 @@ static int apply_file(zfs *fs, zfs_file_meta *m) {
   if (rc) free_fobj(f);
   return rc;
 }
+
 /* Applies a sync's record. A file the log no longer has was dropped by a later claim of its name
  * (see claim_names): nothing to apply. */
 static int apply_extend(zfs *fs, const zfs_file_extend *x, char *err, size_t errlen) {
@@ -174,6 +182,7 @@ static int apply_extend(zfs *fs, const zfs_file_extend *x, char *err, size_t err
   f->persisted_extents = n;
   return 0;
 }
+
 /* Decides what a record that does not decode at `off` of a log (read up to the zone's write
  * pointer, `len` bytes) means. Returns NULL when it is the end of the log: unwritten space (zeros)
  * or a torn last write, i.e. the one write in flight at a crash, which the device persisted only
@@ -203,6 +212,7 @@ static const char *log_tail_problem(const zfs *fs, const uint8_t *log, size_t le
     if (zfs_all_zero(log + off + b, span - b)) return NULL; /* a persisted prefix, zeros after it */
   return "the record lies wholly written below the write pointer, so it is not a torn last write";
 }
+
 /* Replays one meta zone's log; returns 0, ZFS_EMPTY (no snapshot: try an older zone) or an error. */
 static int replay(zfs *fs, const uint8_t *log, size_t len, uint64_t base, char *err, size_t errlen) {
   size_t off = 0;
@@ -275,7 +285,9 @@ static int replay(zfs *fs, const uint8_t *log, size_t len, uint64_t base, char *
   }
   return have_snapshot ? 0 : ZFS_EMPTY;
 }
+
 zfs *zfs_mount(zkv_dev *dev, int *rc, char *err, size_t errlen) { return zfs_mount_flags(dev, 0, rc, err, errlen); }
+
 zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen) {
   zfs *fs = alloc_fs(dev);
   if (!fs) {
@@ -381,6 +393,9 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
     }
   /* Two zones of the active limit stay free: one for the metadata log, one for GC migration. */
   fs->active_limit = fs->g.max_active ? (fs->g.max_active > 3 ? fs->g.max_active - 2 : 1) : 0;
+  /* Open tokens likewise (ZenFS keeps 2 of each limit back); a device without an open limit has
+   * one per zone. */
+  fs->open_limit = fs->g.max_open ? (fs->g.max_open > 3 ? fs->g.max_open - 2 : 1) : 0;
   /* Start a fresh log, so a torn tail is never followed by new records; it is written in the
    * current format (a version 1 log is a valid version 2 log). */
   fs->sb.version = ZFS_FORMAT_VERSION;
@@ -393,6 +408,7 @@ fail:
   free_fs(fs);
   return NULL;
 }
+
 /* Closes the log with an end record: a log that ends cleanly cannot have a torn tail, so any
  * record that fails before it is damage (log_tail_problem). A failure here (a dead device) only
  * means the next mount treats the log as a crashed one. */

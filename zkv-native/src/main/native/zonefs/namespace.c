@@ -14,6 +14,7 @@ static zfs_file *new_handle(zfs *fs, fobj *f, int writer) {
   f->refs++;
   return h;
 }
+
 zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc) {
   if (!name || !*name || strlen(name) > ZFS_MAX_NAME || fs->readonly) {
     *rc = fs->readonly ? -EROFS : -EINVAL;
@@ -65,6 +66,7 @@ zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc) {
   pthread_mutex_unlock(&fs->mu);
   return h;
 }
+
 zfs_file *zfs_reopen(zfs *fs, const char *name, int *rc) {
   if (fs->readonly) {
     *rc = -EROFS;
@@ -88,6 +90,7 @@ zfs_file *zfs_reopen(zfs *fs, const char *name, int *rc) {
   pthread_mutex_unlock(&fs->mu);
   return h;
 }
+
 zfs_file *zfs_open(zfs *fs, const char *name, int *rc) {
   pthread_mutex_lock(&fs->mu);
   fobj *f = file_find(fs, name, NULL);
@@ -96,6 +99,7 @@ zfs_file *zfs_open(zfs *fs, const char *name, int *rc) {
   pthread_mutex_unlock(&fs->mu);
   return h;
 }
+
 int zfs_close(zfs_file *h) {
   if (!h) return 0;
   zfs *fs = h->fs;
@@ -103,7 +107,14 @@ int zfs_close(zfs_file *h) {
   int rc = h->writer ? zfs_sync(h) : 0;
   pthread_mutex_lock(&fs->mu);
   if (h->writer) {
-    f->zone = -1;
+    /* The zone goes back as ZenFS's CloseActiveZone does: explicitly closed if partly written (it
+     * keeps its active token, gives its open one back). A failed close only leaves the zone
+     * implicitly open, which the device closes itself when it needs the resource: it fails
+     * nothing here, the data is durable. */
+    int32_t z = f->zone;
+    release_zone(fs, f);
+    if (z >= 0 && fs->zones[z].wp > fs->zones[z].start && fs->zones[z].wp < zone_end(fs, (uint32_t)z))
+      (void)zkv_dev_zone_mgmt(fs->dev, (uint32_t)z, ZKV_ZONE_CLOSE);
     f->has_writer = 0;
     pthread_mutex_lock(&f->wmu);
     if (f->wlen == f->wdone) { /* else a failed sync left data only here: readers still need it */
@@ -118,6 +129,7 @@ int zfs_close(zfs_file *h) {
   free(h);
   return rc;
 }
+
 int zfs_stat(zfs *fs, const char *name, uint64_t *size) {
   pthread_mutex_lock(&fs->mu);
   fobj *f = file_find(fs, name, NULL);
@@ -125,6 +137,7 @@ int zfs_stat(zfs *fs, const char *name, uint64_t *size) {
   pthread_mutex_unlock(&fs->mu);
   return f ? 0 : -ENOENT;
 }
+
 int zfs_delete(zfs *fs, const char *name) {
   if (fs->readonly) return -EROFS;
   pthread_mutex_lock(&fs->mu);
@@ -134,6 +147,7 @@ int zfs_delete(zfs *fs, const char *name) {
   pthread_mutex_unlock(&fs->mu);
   return rc;
 }
+
 int zfs_rename(zfs *fs, const char *from, const char *to) {
   if (fs->readonly) return -EROFS;
   if (!to || !*to || strlen(to) > ZFS_MAX_NAME) return -EINVAL;
@@ -163,6 +177,7 @@ int zfs_rename(zfs *fs, const char *from, const char *to) {
   pthread_mutex_unlock(&fs->mu);
   return rc;
 }
+
 int zfs_link(zfs *fs, const char *existing, const char *link) {
   if (fs->readonly) return -EROFS;
   if (!link || !*link || strlen(link) > ZFS_MAX_NAME) return -EINVAL;
@@ -189,6 +204,7 @@ int zfs_link(zfs *fs, const char *existing, const char *link) {
   pthread_mutex_unlock(&fs->mu);
   return rc;
 }
+
 int zfs_list(zfs *fs, const char *prefix, void (*fn)(const char *, uint64_t, void *), void *arg) {
   size_t pl = strlen(prefix);
   pthread_mutex_lock(&fs->mu);

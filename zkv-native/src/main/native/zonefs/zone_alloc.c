@@ -19,19 +19,36 @@ static unsigned lifetime_diff(uint32_t zone_lt, uint32_t file_lt) {
   if (zone_lt == file_lt) return LIFETIME_DIFF_COULD_BE_WORSE;
   return LIFETIME_DIFF_NOT_GOOD;
 }
+
+/* Held: a writer owns it, or a write or GC is under way in it. Nobody else allocates it. */
+int zone_held(const zone_state *s) { return s->owner != NULL || s->busy; }
+
+static int partly_written(const zfs *fs, uint32_t z) {
+  return fs->zones[z].wp > fs->zones[z].start && fs->zones[z].wp < zone_end(fs, z);
+}
+
+/* Active zones: partly written, or held while still empty (taken, first write not yet done). */
 static uint32_t active_data_zones(const zfs *fs) {
   uint32_t n = 0;
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
-    n += fs->zones[z].wp > fs->zones[z].start && fs->zones[z].wp < zone_end(fs, z);
+    n += partly_written(fs, z) || (zone_held(&fs->zones[z]) && fs->zones[z].wp == fs->zones[z].start);
   return n;
 }
-/* Finishes the partially written, idle zone with the least room left (ZenFS FinishCheapestIOZone). */
+
+/* Zones writers hold: the open tokens in use. */
+static uint32_t owned_zones(const zfs *fs) {
+  uint32_t n = 0;
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) n += fs->zones[z].owner != NULL;
+  return n;
+}
+
+/* Finishes the partially written zone nobody holds with the least room left (ZenFS
+ * FinishCheapestIOZone). */
 static int finish_cheapest(zfs *fs) {
   int64_t best = -1;
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
-    zone_state *s = &fs->zones[z];
-    if (s->busy || s->wp == s->start || s->wp >= zone_end(fs, z)) continue;
-    if (best < 0 || zone_end(fs, z) - s->wp < zone_end(fs, (uint32_t)best) - fs->zones[best].wp) best = z;
+    if (zone_held(&fs->zones[z]) || !partly_written(fs, z)) continue;
+    if (best < 0 || zone_end(fs, z) - fs->zones[z].wp < zone_end(fs, (uint32_t)best) - fs->zones[best].wp) best = z;
   }
   if (best < 0) return -ENOSPC;
   int rc = zkv_dev_zone_mgmt(fs->dev, (uint32_t)best, ZKV_ZONE_FINISH);
@@ -39,31 +56,46 @@ static int finish_cheapest(zfs *fs) {
   return rc;
 }
 
-static int is_metadata_file(const char *name) {
+static const char *base_name(const char *name) {
   const char *base = strrchr(name, '/');
-  base = base ? base + 1 : name;
+  return base ? base + 1 : name;
+}
+
+static int is_metadata_file(const char *name) {
+  const char *base = base_name(name);
   size_t n = strlen(base);
   return strncmp(base, "MANIFEST-", 9) == 0 || strcmp(base, "CURRENT") == 0 || strncmp(base, "OPTIONS-", 8) == 0 ||
          strcmp(base, "IDENTITY") == 0 || (n > 6 && strcmp(base + n - 6, ".dbtmp") == 0);
 }
+
+/* RocksDB's WAL files are NNNNNN.log (the info log is LOG, without a dot). */
+static int is_wal_file(const char *name) {
+  const char *base = base_name(name);
+  size_t n = strlen(base);
+  return n > 4 && strcmp(base + n - 4, ".log") == 0;
+}
+
 int purpose_of(const char *file_name, int for_gc) {
   return for_gc ? FOR_GC : is_metadata_file(file_name) ? FOR_METADATA : FOR_DATA;
 }
+
 /* Whether an allocation of this purpose may start an empty zone without eating into the reserves. */
 static int may_take_empty_zone(const zfs *fs, int purpose) {
   uint32_t empty = 0;
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
-    empty += !fs->zones[z].busy && fs->zones[z].wp == fs->zones[z].start;
+    empty += !zone_held(&fs->zones[z]) && fs->zones[z].wp == fs->zones[z].start;
   return empty > (purpose == FOR_GC ? 0u : purpose == FOR_METADATA ? 1u : 2u);
 }
-/* A zone GC may empty now: a full data zone nobody writes, whose live data occupies less than the
+
+/* A zone GC may empty now: a full data zone nobody holds, whose live data occupies less than the
  * zone (by blocks: a zone of padded WAL syncs holds little live data but moving it frees nothing)
  * and at most max_live bytes. */
 int victim_eligible(zfs *fs, uint32_t zone, uint64_t max_live) {
   zone_state *s = &fs->zones[zone];
-  return zone >= fs->sb.meta_zones && !s->busy && s->wp >= zone_end(fs, zone) && s->live_phys < fs->g.zone_cap &&
+  return zone >= fs->sb.meta_zones && !zone_held(s) && s->wp >= zone_end(fs, zone) && s->live_phys < fs->g.zone_cap &&
          s->live_phys <= max_live;
 }
+
 void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out) {
   zone_state *z = &fs->zones[zone];
   *out = (zfs_zone_info){.index = zone,
@@ -73,56 +105,66 @@ void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out) {
                          .live = z->live,
                          .lifetime = z->lifetime,
                          .meta = zone < fs->sb.meta_zones,
-                         .busy = z->busy,
+                         .busy = zone_held(z),
                          .copy = z->live_phys,
                          .victim_ok = victim_eligible(fs, zone, UINT64_MAX)};
 }
+
 /* Asks the external policy and carries out its decision, checking it against the zones' state:
- * a policy bug becomes a clear error, never a write into the wrong zone.
+ * a policy bug becomes a clear error, never a write into the wrong zone. Returns 0 with the zone
+ * in *out, ALLOC_WAIT when the policy waits for a token, or an error.
  *
- * Where the policy finds no zone (NEED_GC, NO_SPACE) or asks for an empty zone the reserves keep
- * from this writer, the built-in rule decides instead, without the policy's finishes: it writes
- * into any partly written zone with room (relaxing the lifetime match) or, for GC, an empty zone.
- * ZenFS fails such writes with NoSpace while open zones have room, and its GC migrates only into
- * open zones; both are the false "No space left" its users report. GC runs only when no zone has
- * room at all. */
+ * Safety rule (counted in fallback_allocations): where the policy finds no zone (NEED_GC,
+ * NO_SPACE) or asks for an empty zone the reserves keep from this writer, the built-in rule
+ * decides instead, without the policy's finishes: it writes into any partly written zone with room
+ * (relaxing the lifetime match) or, for GC, an empty zone. ZenFS fails such writes with NoSpace
+ * while open zones have room, and its GC migrates only into open zones; both are the false "No
+ * space left" its users report. GC runs only when no zone has room at all. */
 int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, uint32_t *out) {
   for (uint32_t z = 0; z < fs->g.nr_zones; z++) fill_zone_info(fs, z, &fs->alloc_view[z]);
   zfs_alloc_decision d = {0};
   int rc = fs->allocator(fs->allocator_ctx, req, fs->alloc_view, fs->g.nr_zones, fs->active_limit, &d);
   if (rc) return rc;
+  fs->st.policy_decisions++;
   int purpose = purpose_of(req->file_name, req->for_gc);
-  if (d.action == ZFS_ALLOC_WAIT) return -ENOSPC; /* the caller waits for a zone to be released */
-  if (d.action == ZFS_ALLOC_NEED_GC || d.action == ZFS_ALLOC_NO_SPACE)
-    return allocate_zone_for(fs, req->lifetime, purpose, out);
+  if (d.action == ZFS_ALLOC_WAIT) return ALLOC_WAIT;
+  if (d.action == ZFS_ALLOC_NEED_GC || d.action == ZFS_ALLOC_NO_SPACE) {
+    rc = allocate_zone_for(fs, req->lifetime, purpose, out);
+    if (rc == 0) fs->st.fallback_allocations++;
+    return rc == ALLOC_WAIT ? -ENOSPC : rc; /* the built-in tokens do not apply under a policy */
+  }
   uint32_t z = d.zone;
   if ((d.action != ZFS_ALLOC_USE && d.action != ZFS_ALLOC_OPEN_EMPTY) || z < fs->sb.meta_zones || z >= fs->g.nr_zones ||
-      fs->zones[z].busy || zone_end(fs, z) - fs->zones[z].wp < fs->g.lba_size ||
+      zone_held(&fs->zones[z]) || zone_end(fs, z) - fs->zones[z].wp < fs->g.lba_size ||
       (d.action == ZFS_ALLOC_OPEN_EMPTY && fs->zones[z].wp != fs->zones[z].start))
     return -EINVAL;
   /* The reserves hold whatever the policy says: GC may take any empty zone, metadata files all but
    * the last, data files all but the last two. */
-  if (d.action == ZFS_ALLOC_OPEN_EMPTY && !may_take_empty_zone(fs, purpose))
-    return allocate_zone_for(fs, req->lifetime, purpose, out);
+  if (d.action == ZFS_ALLOC_OPEN_EMPTY && !may_take_empty_zone(fs, purpose)) {
+    rc = allocate_zone_for(fs, req->lifetime, purpose, out);
+    if (rc == 0) fs->st.fallback_allocations++;
+    return rc == ALLOC_WAIT ? -ENOSPC : rc;
+  }
   for (uint32_t i = 0; i < d.n_finish && i < ZFS_ALLOC_MAX_FINISH; i++) {
     uint32_t f = d.finish[i];
-    if (f < fs->sb.meta_zones || f >= fs->g.nr_zones || f == z || fs->zones[f].busy) return -EINVAL;
-    if (fs->zones[f].wp > fs->zones[f].start && fs->zones[f].wp < zone_end(fs, f)) {
+    if (f < fs->sb.meta_zones || f >= fs->g.nr_zones || f == z || zone_held(&fs->zones[f])) return -EINVAL;
+    if (partly_written(fs, f)) {
       if ((rc = zkv_dev_zone_mgmt(fs->dev, f, ZKV_ZONE_FINISH))) return rc;
       fs->zones[f].wp = zone_end(fs, f);
     }
   }
   if (d.action == ZFS_ALLOC_OPEN_EMPTY) fs->zones[z].lifetime = req->lifetime;
-  fs->zones[z].busy = 1;
   *out = z;
   return 0;
 }
+
 void zfs_set_victim_chooser(zfs *fs, zfs_victim_chooser fn, void *ctx) {
   pthread_mutex_lock(&fs->mu);
   fs->victim_chooser = fn;
   fs->victim_chooser_ctx = ctx;
   pthread_mutex_unlock(&fs->mu);
 }
+
 int zfs_set_gc_start_percent(zfs *fs, uint32_t percent) {
   if (percent > 100) return -EINVAL;
   pthread_mutex_lock(&fs->mu);
@@ -131,21 +173,25 @@ int zfs_set_gc_start_percent(zfs *fs, uint32_t percent) {
   pthread_mutex_unlock(&fs->mu);
   return 0;
 }
+
 void zfs_set_allocator(zfs *fs, zfs_allocator fn, void *ctx) {
   pthread_mutex_lock(&fs->mu);
   fs->allocator = fn;
   fs->allocator_ctx = ctx;
   pthread_mutex_unlock(&fs->mu);
 }
-/* Picks a zone for a writer of the given lifetime, marking it busy. GC may use the one active
- * zone held back for it. */
+
+/* The built-in rule (no policy installed, or the fallback above): a zone nobody holds for a writer
+ * of the given lifetime. A file write waits (ALLOC_WAIT) while writers hold every open token of the
+ * built-in rule; GC writes on its own reserved token. */
 int allocate_zone_for(zfs *fs, uint32_t lifetime, int purpose, uint32_t *out) {
   int for_gc = purpose == FOR_GC;
+  if (!for_gc && !fs->allocator && fs->open_limit && owned_zones(fs) >= fs->open_limit) return ALLOC_WAIT;
   int64_t best = -1;
   unsigned best_diff = LIFETIME_DIFF_NOT_GOOD + 1;
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
     zone_state *s = &fs->zones[z];
-    if (s->busy || s->wp == s->start || zone_end(fs, z) - s->wp < fs->g.lba_size) continue;
+    if (zone_held(s) || s->wp == s->start || zone_end(fs, z) - s->wp < fs->g.lba_size) continue;
     unsigned d = lifetime_diff(s->lifetime, lifetime);
     if (d <= best_diff) best = z, best_diff = d;
   }
@@ -156,7 +202,7 @@ int allocate_zone_for(zfs *fs, uint32_t lifetime, int purpose, uint32_t *out) {
     if (!fs->active_limit || active_data_zones(fs) < fs->active_limit + (for_gc ? 1u : 0u)) {
       for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
         zone_state *s = &fs->zones[z];
-        if (!s->busy && s->wp == s->start) {
+        if (!zone_held(s) && s->wp == s->start) {
           s->lifetime = lifetime;
           best = z;
           goto take;
@@ -169,33 +215,70 @@ int allocate_zone_for(zfs *fs, uint32_t lifetime, int purpose, uint32_t *out) {
   }
   if (best < 0) return -ENOSPC;
 take:
-  fs->zones[best].busy = 1;
   *out = (uint32_t)best;
   return 0;
 }
-/* Takes a zone for one write: the writer's previous zone if it has room (keeps the file
- * contiguous), else one from the allocator. Zones are held only for the duration of a write, so
- * more writers than the active-zone limit share zones instead of failing; when every usable zone
- * is being written, the writer waits for one. Called with fs->mu held. */
-static int allocate_zone(zfs *fs, const fobj *f, uint32_t *out) {
-  return allocate_zone_for(fs, f->m.lifetime, purpose_of(f->m.n_names ? f->m.names[0] : "", 0), out);
+
+/* The owner's zone goes back to the pool, partly written (still active) or full. */
+void release_zone(zfs *fs, fobj *f) {
+  if (f->zone < 0) return;
+  uint32_t z = (uint32_t)f->zone;
+  fs->zones[z].owner = NULL;
+  f->zone = -1;
+  reset_if_unused(fs, z); /* the owner's data there may all be deleted already */
+  pthread_cond_broadcast(&fs->zone_released);
 }
-int take_zone(zfs *fs, fobj *f, uint32_t *out) {
-  for (;;) {
-    if (f->zone >= 0) {
-      zone_state *zs = &fs->zones[f->zone];
-      if (!zs->busy && zs->wp > zs->start && zone_end(fs, (uint32_t)f->zone) - zs->wp >= fs->g.lba_size) {
-        zs->busy = 1;
-        *out = (uint32_t)f->zone;
-        return 0;
-      }
+
+static int any_write_in_flight(const zfs *fs) {
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
+    if (fs->zones[z].busy) return 1;
+  return 0;
+}
+
+/* Safety rule (counted in zone_steals): an owner that is not writing gives its zone up, the one
+ * that wrote least recently first; it asks for a zone again on its next write-out. Taken when the
+ * policy waits for a token that only idle owners hold, or no zone is free at all: ZenFS blocks the
+ * writer until a file closes, which deadlocks when the holders wait for this writer (RocksDB's
+ * MANIFEST holds its zone for the database's life and is written after a flush's SST), and fails
+ * with NoSpace while owned zones have room. Writers other than the WAL leave the WAL its zone
+ * while another idle owner exists (LIZA's WAL priority). Returns whether a zone was freed. */
+static int release_idle_owner(zfs *fs, const fobj *asking, int spare_wal) {
+  fobj *victim = NULL;
+  for (int pass = spare_wal ? 0 : 1; pass < 2 && !victim; pass++)
+    for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
+      fobj *o = fs->zones[z].owner;
+      if (!o || o == asking || fs->zones[z].busy) continue;
+      if (pass == 0 && o->m.n_names && is_wal_file(o->m.names[0])) continue;
+      if (!victim || o->last_write < victim->last_write) victim = o;
     }
-    zfs_alloc_request req = {f->m.id, f->m.n_names ? f->m.names[0] : "", f->m.lifetime, 0};
-    int rc = fs->allocator ? allocate_by_policy(fs, &req, out) : allocate_zone(fs, f, out);
-    if (rc != -ENOSPC) return rc;
-    int busy = 0;
-    for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) busy |= fs->zones[z].busy;
-    if (!busy) return rc;
+  if (!victim) return 0;
+  release_zone(fs, victim);
+  fs->st.zone_steals++;
+  return 1;
+}
+
+/* The zone a writer writes next: the one it owns (it is released when full), else a new one from
+ * the policy, which it then owns until close or full. Called with fs->mu held. */
+int take_zone(zfs *fs, fobj *f, uint32_t *out) {
+  if (f->zone >= 0) {
+    *out = (uint32_t)f->zone;
+    return 0;
+  }
+  const char *name = f->m.n_names ? f->m.names[0] : "";
+  for (;;) {
+    zfs_alloc_request req = {f->m.id, name, f->m.lifetime, 0};
+    int rc = fs->allocator ? allocate_by_policy(fs, &req, out)
+                           : allocate_zone_for(fs, f->m.lifetime, purpose_of(name, 0), out);
+    if (rc == 0) {
+      fs->zones[*out].owner = f;
+      f->zone = (int32_t)*out;
+      return 0;
+    }
+    if (rc != ALLOC_WAIT && rc != -ENOSPC) return rc;
+    if (release_idle_owner(fs, f, rc == ALLOC_WAIT && !is_wal_file(name))) continue;
+    /* Every owner is writing: one of them finishes its write soon, then ask again. With no write
+     * under way nothing will change: the caller collects garbage or reports NoSpace. */
+    if (!any_write_in_flight(fs)) return -ENOSPC;
     pthread_cond_wait(&fs->zone_released, &fs->mu);
   }
 }

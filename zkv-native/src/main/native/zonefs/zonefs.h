@@ -30,6 +30,11 @@ typedef struct zfs_stats {
   uint64_t live_bytes;      /* bytes of live file data */
   uint64_t used_zone_bytes; /* bytes below the write pointer of data zones */
   uint32_t files, data_zones, empty_zones, full_zones, open_zones;
+  uint32_t owned_zones; /* zones writers hold now (open tokens in use) */
+  /* How zone allocation went: decisions the placement policy made; the file system's overrides of
+   * them (zone_alloc.c's safety rules): allocations it decided itself where the policy found no
+   * zone or asked for a reserved one, and zones it took from idle owners. */
+  uint64_t policy_decisions, fallback_allocations, zone_steals;
 } zfs_stats;
 
 #define ZFS_MOUNT_READONLY 1
@@ -47,7 +52,7 @@ typedef struct zfs_zone_info {
   uint64_t start, capacity, wp, live;
   uint32_t lifetime;
   int meta;
-  int busy;      /* a write is in progress in it */
+  int busy;      /* held: a writer owns it, or a write or GC is under way in it */
   uint64_t copy; /* bytes GC would copy to empty it: the blocks its live data occupies */
   int victim_ok; /* GC may take it now: a full data zone, not busy, holding some garbage */
 } zfs_zone_info;
@@ -55,9 +60,9 @@ typedef struct zfs_zone_info {
 /* A zone allocation decision, asked of an external placement policy (the Java SPI) at every
  * allocation: which zone, and which zones to finish first. */
 enum zfs_alloc_action {
-  ZFS_ALLOC_USE = 1,        /* write into `zone` (partially written, not busy) */
+  ZFS_ALLOC_USE = 1,        /* write into `zone` (partially written, not held) */
   ZFS_ALLOC_OPEN_EMPTY = 2, /* start the empty `zone` */
-  ZFS_ALLOC_WAIT = 3,       /* wait for a write in progress to release a zone */
+  ZFS_ALLOC_WAIT = 3,       /* wait for a writer to release a zone (no open or active token free) */
   ZFS_ALLOC_NEED_GC = 4,    /* reclaim space first */
   ZFS_ALLOC_NO_SPACE = 5,
 };

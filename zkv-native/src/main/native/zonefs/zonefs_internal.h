@@ -10,9 +10,11 @@
  *   inspect.c    statistics and the consistency check
  *
  * Assumptions of this version (named so they are not mistaken for features):
- * - Zone allocation asks the installed placement policy (the Java SPI through zkv_env.cc) or
- *   falls back to a built-in lifetime-matching rule modeled on ZenFS's LIZA. A zone is held only
- *   for one write, not for a file's life (ZenFS's ownership model is the core rework's next step).
+ * - Zones are owned as in ZenFS: a writer holds the zone it writes (its open token) from the
+ *   allocation until the file is closed or the zone is full, so files written at the same time
+ *   never share a zone while tokens allow. Which zone is the installed placement policy's choice
+ *   (the Java SPI through zkv_env.cc); without one (the C tests) a built-in rule modeled on LIZA
+ *   decides. The safety rules that override a policy are in zone_alloc.c, each one counted.
  * - A sync persists a constant-size extend record (size and the extents gained since the file's
  *   last record); ZenFS's sparse WAL format, which avoids even that, may come with the WAL policies.
  * - A zone is reset as soon as its last live extent is deleted. Garbage collection (moving live
@@ -39,14 +41,18 @@ typedef struct zone_state {
   uint64_t live;      /* bytes of live file data in the zone */
   uint64_t live_phys; /* blocks those extents occupy, in bytes (sync padding included): what GC must copy */
   uint32_t lifetime;
-  uint8_t busy; /* a write is in progress in it */
+  struct fobj *owner; /* the writer holding it (its open token), or NULL */
+  uint8_t busy;       /* a write is in progress in it, or GC holds it as its target or victim */
   uint8_t meta;
 } zone_state;
+
 typedef struct fobj {
   zfs_file_meta m;
   uint32_t refs;
   uint8_t has_writer;
-  int32_t zone; /* the zone the writer used last (preferred for its next write), or -1 */
+  int32_t zone;        /* the zone the writer owns (zone_state.owner), or -1 */
+  uint64_t last_write; /* fs->write_clock at its last write-out: the least recent idle owner is
+                        * the one a token is taken from (zone_alloc.c) */
   /* The writer's buffer: wbuf, wlen and wdone change under wmu (and m.size together with wdone),
    * so appends of different files do not contend on the file system's lock; lock order fs->mu,
    * then wmu. Only the file's one writer appends. */
@@ -57,17 +63,20 @@ typedef struct fobj {
   uint32_t persisted_extents; /* extents the log knows (the last of them may have grown since) */
   size_t slot;                /* position in zfs.files */
 } fobj;
+
 struct zfs_file {
   zfs *fs;
   fobj *f;
   int writer;
 };
+
 struct zfs {
   zkv_dev *dev;
   zkv_geometry g;
   zfs_superblock sb;
   pthread_mutex_t mu;
-  pthread_cond_t zone_released; /* a write finished: its zone may be taken */
+  pthread_cond_t zone_released; /* a write finished or a zone was released: allocation may go on */
+  uint64_t write_clock;         /* counts write-outs: the age of an owner's last write */
   pthread_rwlock_t io_lock;     /* readers share it; GC takes it alone before moving data */
   zone_state *zones;
   fobj **files;
@@ -77,6 +86,7 @@ struct zfs {
   uint32_t meta_zone;
   uint64_t meta_wp, meta_seq;
   uint32_t active_limit; /* data zones that may be partially written at once, 0 = no limit */
+  uint32_t open_limit;   /* zones writers may hold at once (the built-in rule's open tokens), 0 = no limit */
   int readonly;
   zfs_allocator allocator;
   void *allocator_ctx;
@@ -92,13 +102,17 @@ struct zfs {
   uint64_t data_gen, durable_gen; /* data writes made / made durable by a flush (make_data_durable) */
   zfs_stats st;
 };
+
 static inline uint64_t now_us(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
+
 static inline uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
 static inline uint64_t zone_end(const zfs *fs, uint32_t z) { return fs->zones[z].start + fs->g.zone_cap; }
+
 static inline uint32_t zone_of(const zfs *fs, uint64_t off) { return (uint32_t)(off / fs->g.zone_size); }
 
 /* A file whose last name is gone (deleted while a handle is open) is not in the namespace any
@@ -132,6 +146,7 @@ void clear_files(zfs *fs);
 void drop_name(zfs *fs, fobj *f, uint32_t k);
 void drop_file(zfs *fs, fobj *f);
 int remove_name(zfs *fs, fobj *f, uint32_t k);
+void reset_if_unused(zfs *fs, uint32_t z);
 
 /* zone allocation (zone_alloc.c) */
 int purpose_of(const char *file_name, int for_gc);
@@ -140,6 +155,11 @@ void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out);
 int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, uint32_t *out);
 int allocate_zone_for(zfs *fs, uint32_t lifetime, int purpose, uint32_t *out);
 int take_zone(zfs *fs, fobj *f, uint32_t *out);
+void release_zone(zfs *fs, fobj *f);
+int zone_held(const zone_state *s);
+/* allocate_by_policy / allocate_zone_for: the policy (or the built-in rule) says wait for a zone
+ * to be released (no open or active token free). */
+#define ALLOC_WAIT 1
 
 /* garbage collection (gc.c) */
 int collect_garbage(zfs *fs, uint64_t max_live);

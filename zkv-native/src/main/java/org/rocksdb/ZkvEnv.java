@@ -189,9 +189,18 @@ public final class ZkvEnv extends Env {
   /** Counters of the zone file system (zoned Envs only). */
   public ZoneStats zoneStats() {
     checkOpen();
-    long[] v = new long[14];
-    if (nZoneStats(zkvHandle, v) < 0) {
+    long[] v = new long[ZoneStats.FIELDS];
+    int n = nZoneStats(zkvHandle, v);
+    if (n < 0) {
       throw new IllegalStateException("not a zoned Env");
+    }
+    if (n != ZoneStats.FIELDS) {
+      throw new IllegalStateException(
+          "native library reports "
+              + n
+              + " zone counters, this class expects "
+              + ZoneStats.FIELDS
+              + ": the jar and its native library do not match");
     }
     return new ZoneStats(
         v[0],
@@ -207,7 +216,11 @@ public final class ZkvEnv extends Env {
         (int) v[10],
         (int) v[11],
         (int) v[12],
-        (int) v[13]);
+        (int) v[13],
+        (int) v[14],
+        v[15],
+        v[16],
+        v[17]);
   }
 
   /**
@@ -227,6 +240,13 @@ public final class ZkvEnv extends Env {
    * @param emptyZones empty data zones
    * @param fullZones full data zones
    * @param openZones partially written data zones
+   * @param ownedZones zones held by a file being written (the open tokens in use)
+   * @param policyDecisions zone allocations the placement policy decided since mount
+   * @param fallbackAllocations allocations the file system decided itself since mount, overriding
+   *     the policy: it found no zone (NeedGc, NoSpace) while a zone had room, or asked for an empty
+   *     zone the reserves keep
+   * @param zoneSteals zones the file system took from an idle writer since mount, overriding the
+   *     policy's wait for a token that only idle writers held
    */
   public record ZoneStats(
       long hostBytes,
@@ -242,7 +262,19 @@ public final class ZkvEnv extends Env {
       int dataZones,
       int emptyZones,
       int fullZones,
-      int openZones) {
+      int openZones,
+      int ownedZones,
+      long policyDecisions,
+      long fallbackAllocations,
+      long zoneSteals) {
+    /** How many counters cross the native boundary. */
+    static final int FIELDS = 18;
+
+    /** Every time the file system overrode the placement policy since mount. */
+    public long policyOverrides() {
+      return fallbackAllocations + zoneSteals;
+    }
+
     /** Space amplification: zone space in use over live data (1.0 = none). */
     public double spaceAmplification() {
       return liveBytes == 0 ? 1.0 : (double) usedZoneBytes / liveBytes;

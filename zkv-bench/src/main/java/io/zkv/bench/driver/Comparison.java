@@ -166,6 +166,17 @@ public final class Comparison {
                 ci,
                 (double) p.device().metaBytes() / p.writes());
           }
+          if (p.device().policyDecisions() > 0) {
+            // The file system's safety rules overriding the placement policy (0 = none).
+            add(
+                figs,
+                higherBetter,
+                "policy overrides",
+                false,
+                configs.size(),
+                ci,
+                p.device().policyOverrides());
+          }
         }
         if (p.writes() > 0) {
           // Equal on every configuration (ratio 1.00x) when the phase left the same data.

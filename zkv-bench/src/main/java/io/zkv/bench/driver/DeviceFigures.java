@@ -17,6 +17,9 @@ package io.zkv.bench.driver;
  * @param zonesUsed data zones not empty at the end of the phase
  * @param dataZones data zones of the file system
  * @param spaceAmplification zone space in use over live data at the end of the phase
+ * @param policyDecisions zone allocations the placement policy decided in the phase
+ * @param policyOverrides times the file system overrode the placement policy in the phase (a
+ *     fallback allocation or a zone taken from an idle writer; see ZkvEnv.ZoneStats)
  */
 public record DeviceFigures(
     long userBytes,
@@ -28,7 +31,9 @@ public record DeviceFigures(
     double fsWriteAmplification,
     int zonesUsed,
     int dataZones,
-    double spaceAmplification) {
+    double spaceAmplification,
+    long policyDecisions,
+    long policyOverrides) {
 
   /** The figures between two snapshots, with {@code userBytes} written by the benchmark. */
   public static DeviceFigures between(ZoneCounters before, ZoneCounters after, long userBytes) {
@@ -44,6 +49,8 @@ public record DeviceFigures(
         host == 0 ? Double.NaN : (double) device / host,
         after.dataZones() - after.emptyZones(),
         after.dataZones(),
-        after.liveBytes() == 0 ? 1.0 : (double) after.usedZoneBytes() / after.liveBytes());
+        after.liveBytes() == 0 ? 1.0 : (double) after.usedZoneBytes() / after.liveBytes(),
+        after.policyDecisions() - before.policyDecisions(),
+        after.policyOverrides() - before.policyOverrides());
   }
 }

@@ -146,7 +146,9 @@ public final class JsonReport {
         b.append(", \"fsWriteAmplification\": ").append(num(d.fsWriteAmplification()));
         b.append(", \"zonesUsed\": ").append(d.zonesUsed());
         b.append(", \"dataZones\": ").append(d.dataZones());
-        b.append(", \"spaceAmplification\": ").append(num(d.spaceAmplification())).append('}');
+        b.append(", \"spaceAmplification\": ").append(num(d.spaceAmplification()));
+        b.append(", \"policyDecisions\": ").append(d.policyDecisions());
+        b.append(", \"policyOverrides\": ").append(d.policyOverrides()).append('}');
       }
       b.append('}');
     }

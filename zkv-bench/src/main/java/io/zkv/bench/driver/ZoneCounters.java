@@ -13,6 +13,8 @@ import org.rocksdb.ZkvEnv;
  * @param usedZoneBytes bytes below the data zones' write pointers now
  * @param dataZones data zones
  * @param emptyZones empty data zones now
+ * @param policyDecisions zone allocations the placement policy decided since mount
+ * @param policyOverrides times the file system overrode the policy since mount (its safety rules)
  */
 public record ZoneCounters(
     long hostBytes,
@@ -22,7 +24,9 @@ public record ZoneCounters(
     long liveBytes,
     long usedZoneBytes,
     int dataZones,
-    int emptyZones) {
+    int emptyZones,
+    long policyDecisions,
+    long policyOverrides) {
   static ZoneCounters of(ZkvEnv.ZoneStats s) {
     return new ZoneCounters(
         s.hostBytes(),
@@ -32,7 +36,9 @@ public record ZoneCounters(
         s.liveBytes(),
         s.usedZoneBytes(),
         s.dataZones(),
-        s.emptyZones());
+        s.emptyZones(),
+        s.policyDecisions(),
+        s.policyOverrides());
   }
 
   /** Everything written to the device: host data, padding, GC copies, metadata. */

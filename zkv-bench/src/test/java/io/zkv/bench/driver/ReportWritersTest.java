@@ -43,8 +43,11 @@ class ReportWritersTest {
     String md = MarkdownReport.render(SampleReports.twoConfigs());
     List<String> rows = Arrays.stream(md.split("\n")).filter(l -> l.startsWith("|")).toList();
     // header + separator + ops/s + 7 READ latency figures + WA + space amplification + metadata
-    // bytes per write + writes
-    assertEquals(2 + 1 + 7 + 3 + 1, rows.size(), md);
+    // bytes per write + policy overrides + writes
+    assertEquals(2 + 1 + 7 + 4 + 1, rows.size(), md);
+    String overrides =
+        rows.stream().filter(l -> l.contains("policy overrides")).findFirst().orElseThrow();
+    assertTrue(overrides.contains(" 0.000 "), overrides);
     String meta =
         rows.stream().filter(l -> l.contains("metadata bytes per write")).findFirst().orElseThrow();
     assertTrue(meta.contains("0.040"), meta);

@@ -33,7 +33,8 @@ final class SampleReports {
   }
 
   static DeviceFigures device(double wa) {
-    return new DeviceFigures(1000, 1500, 0, 40, (long) (1000 * wa), wa, wa / 1.5, 3, 60, 1.25);
+    return new DeviceFigures(
+        1000, 1500, 0, 40, (long) (1000 * wa), wa, wa / 1.5, 3, 60, 1.25, 10, 0);
   }
 
   /**
