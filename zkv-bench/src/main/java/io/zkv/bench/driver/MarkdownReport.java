@@ -94,7 +94,8 @@ public final class MarkdownReport {
     for (String n : LatencyStats.NAMES) {
       header.add(n + " us");
     }
-    header.addAll(List.of("WA", "meta B/write", "space amp", "zones used"));
+    header.addAll(
+        List.of("WA", "meta B/write", "space amp", "zones used", "allocations (overridden)"));
     rows.add(header.toArray(String[]::new));
     for (RunResult run : r.runs()) {
       for (PhaseResult p : run.phases()) {
@@ -116,6 +117,10 @@ public final class MarkdownReport {
               first && d != null && p.writes() > 0 ? fmt((double) d.metaBytes() / p.writes()) : "");
           row.add(first && d != null ? fmt(d.spaceAmplification()) : "");
           row.add(first && d != null ? d.zonesUsed() + "/" + d.dataZones() : "");
+          row.add(
+              first && d != null
+                  ? d.policyDecisions() + " (" + d.policyOverrides() + ")"
+                  : ""); // policy decisions, file system overrides
           rows.add(row.toArray(String[]::new));
           first = false;
         }

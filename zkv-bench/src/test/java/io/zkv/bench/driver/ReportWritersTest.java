@@ -88,7 +88,7 @@ class ReportWritersTest {
     assertTrue(
         rows.get(2)
             .matches(
-                "\\| fillrandom \\| READ +\\| +1,000 \\| +1,000 \\| +10\\.0 \\|.*\\| +2\\.00 \\| +0\\.040 \\| +1\\.25 \\| +3/60 \\|"),
+                "\\| fillrandom \\| READ +\\| +1,000 \\| +1,000 \\| +10\\.0 \\|.*\\| +2\\.00 \\| +0\\.040 \\| +1\\.25 \\| +3/60 \\| +10 \\(0\\) \\|"),
         rows.get(2));
     assertFalse(md.contains("alternating"), "one configuration: no run order to state");
     assertTrue(md.contains("- state parity: in each phase every run wrote the same keys"), md);
