@@ -1,9 +1,10 @@
 package io.zkv;
 
 /**
- * How the zone file system chooses zones for files (see {@code io.zkv.placement}): a Java placement
- * policy decides every zone allocation. Placement is per device: {@link ZonedEnvOptions} chooses
- * it.
+ * The built-in placement policies by name (configuration files, the CLI, {@code zkv bench
+ * --placement}). The file system takes policy objects ({@link
+ * ZonedEnvOptions.Builder#placement(io.zkv.placement.PlacementPolicy)}); {@link #newPolicy()} makes
+ * the one a name stands for, with its default settings. Placement is per device.
  *
  * <p>Today only {@link #LIZA} is available (zkv-placement's {@code LizaPolicy}, ZenFS's rules).
  * {@link #CAZA} and {@link #ZONEKV} are listed so that configurations can name them; the builders
@@ -21,6 +22,21 @@ public enum Placement {
 
   Placement(boolean available) {
     this.available = available;
+  }
+
+  /**
+   * A new policy of this kind with its default settings.
+   *
+   * @throws IllegalArgumentException for a placement that is not available yet
+   */
+  public io.zkv.placement.PlacementPolicy newPolicy() {
+    requireAvailable(this);
+    return new io.zkv.placement.LizaPolicy(); // the only available one (checked above)
+  }
+
+  /** The name its policy reports ({@link io.zkv.placement.PlacementPolicy#name()}). */
+  public String policyName() {
+    return name().toLowerCase(java.util.Locale.ROOT);
   }
 
   /** Whether the zone file system can use this placement today. */

@@ -190,17 +190,21 @@ public final class ZkvDb implements AutoCloseable {
   /** RocksDB may hold two memtables; if they cannot be flushed, the device fills at once. */
   /** Placement is per device: a database cannot ask for another one than its env's. */
   private static void checkPlacement(ZonedEnv env, ZkvOptions options) {
-    Placement envPlacement = env.options().placement();
-    if (options.placement() != envPlacement) {
-      throw new IllegalArgumentException(
-          "placement "
-              + options.placement()
-              + " requested, but "
-              + env.uri()
-              + " is mounted with "
-              + envPlacement
-              + " (placement is per device: set it in the ZonedEnvOptions of the env)");
-    }
+    String envPlacement = env.options().placement().name();
+    options
+        .placement()
+        .filter(p -> !p.policyName().equals(envPlacement))
+        .ifPresent(
+            p -> {
+              throw new IllegalArgumentException(
+                  "placement "
+                      + p
+                      + " requested, but "
+                      + env.uri()
+                      + " is mounted with "
+                      + envPlacement
+                      + " (placement is per device: set it in the ZonedEnvOptions of the env)");
+            });
   }
 
   private static void checkWriteBuffer(ZonedEnv env, ZkvOptions options) {

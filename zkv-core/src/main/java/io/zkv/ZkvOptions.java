@@ -93,8 +93,9 @@ public final class ZkvOptions {
     return disableWal;
   }
 
-  public Placement placement() {
-    return placement;
+  /** The placement this database asks for; empty (the default) takes the env's. */
+  public java.util.Optional<Placement> placement() {
+    return java.util.Optional.ofNullable(placement);
   }
 
   public Compression compression() {
@@ -151,7 +152,7 @@ public final class ZkvOptions {
         + ", disableWal="
         + disableWal
         + ", placement="
-        + placement
+        + (placement == null ? "env's" : placement)
         + ", compression="
         + compression
         + (rocksDbTuning != null ? ", with RocksDB tuning" : "")
@@ -164,7 +165,7 @@ public final class ZkvOptions {
     private long writeBufferSize = 64L << 20;
     private boolean syncWrites;
     private boolean disableWal;
-    private Placement placement = Placement.LIZA;
+    private Placement placement; // null: whatever the env's placement is
     private Compression compression = Compression.SNAPPY;
     private Consumer<Options> rocksDbTuning;
 
@@ -211,9 +212,11 @@ public final class ZkvOptions {
     }
 
     /**
-     * Zone placement; only {@link Placement#LIZA} is available today (see {@link Placement}).
-     * Placement is per device: {@link ZkvDb#open(ZonedEnv, String, ZkvOptions)} refuses options
-     * naming another placement than the env's ({@link ZonedEnvOptions#placement()}).
+     * The placement this database expects (default: none, the env's). Placement is per device and
+     * set with {@link ZonedEnvOptions.Builder#placement(io.zkv.placement.PlacementPolicy)}; naming
+     * one here only checks it. Placement is per device: {@link ZkvDb#open(ZonedEnv, String,
+     * ZkvOptions)} refuses options naming another placement than the env's ({@link
+     * ZonedEnvOptions#placement()}).
      *
      * @throws IllegalArgumentException for a placement that is not available yet
      */

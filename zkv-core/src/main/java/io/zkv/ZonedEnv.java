@@ -4,9 +4,6 @@ import io.zkv.device.DeviceGeometry;
 import io.zkv.device.DeviceInUseException;
 import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
-import io.zkv.placement.LizaPolicy;
-import io.zkv.placement.bridge.PlacementAllocator;
-import io.zkv.placement.bridge.VictimPolicyChooser;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -241,18 +238,13 @@ public final class ZonedEnv implements AutoCloseable {
   }
 
   /**
-   * Mounts with the Java policies deciding every zone allocation (LIZA; CAZA and ZoneKV later) and
-   * every GC victim, and the background GC level of {@code options}.
+   * Mounts with the options' Java policies deciding every zone allocation and every GC victim, and
+   * their background GC level.
    */
   private static ZkvEnv placed(ZonedDevice device, ZonedEnvOptions options, boolean format)
       throws ZonedDeviceException {
-    DeviceGeometry g = device.geometry();
     return ZkvEnv.onZones(
-        device,
-        format,
-        new PlacementAllocator(new LizaPolicy(), g),
-        new VictimPolicyChooser(options.victimPolicy(), g),
-        options.gcStartPercent());
+        device, format, options.placement(), options.victimPolicy(), options.gcStartPercent());
   }
 
   private static boolean isNotFormatted(ZonedDeviceException e) {

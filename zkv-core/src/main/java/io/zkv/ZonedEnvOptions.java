@@ -2,6 +2,8 @@ package io.zkv;
 
 import io.zkv.placement.GcTrigger;
 import io.zkv.placement.GreedyVictimPolicy;
+import io.zkv.placement.LizaPolicy;
+import io.zkv.placement.PlacementPolicy;
 import io.zkv.placement.VictimPolicy;
 import java.util.Objects;
 
@@ -9,14 +11,18 @@ import java.util.Objects;
  * How a {@link ZonedEnv}'s zone file system places and reclaims data: an immutable value built with
  * {@link #builder()}. These are per device, shared by every database on it.
  *
- * <p>Defaults: {@link Placement#LIZA} (ZenFS's allocation, zkv-placement's {@code LizaPolicy}), the
- * {@link GreedyVictimPolicy} for garbage collection, and background GC from {@value
- * GcTrigger#ZENFS_START_PERCENT}% free space (ZenFS's level).
+ * <p>Policies are objects: any zkv-placement {@link PlacementPolicy} and {@link VictimPolicy} (your
+ * own too), handed straight to the file system's call-outs. Defaults: {@link LizaPolicy} (ZenFS's
+ * allocation, finish threshold off as in ZenFS's mkfs; {@code new LizaPolicy(10)} finishes zones
+ * with less than 10% left before each non-WAL allocation), the {@link GreedyVictimPolicy} for
+ * garbage collection, and background GC from {@value GcTrigger#ZENFS_START_PERCENT}% free space
+ * (ZenFS's level). Policies are per device: every database on it shares them, so a policy object
+ * must be safe to call from several threads (the file system serialises the calls of one device).
  */
 public final class ZonedEnvOptions {
   private static final ZonedEnvOptions DEFAULTS = builder().build();
 
-  private final Placement placement;
+  private final PlacementPolicy placement;
   private final VictimPolicy victimPolicy;
   private final int gcStartPercent;
 
@@ -35,8 +41,8 @@ public final class ZonedEnvOptions {
     return DEFAULTS;
   }
 
-  /** The zone placement deciding every zone allocation. */
-  public Placement placement() {
+  /** The placement policy deciding every zone allocation. */
+  public PlacementPolicy placement() {
     return placement;
   }
 
@@ -52,24 +58,24 @@ public final class ZonedEnvOptions {
     return gcStartPercent;
   }
 
-  /** Equal settings: same placement, victim policy (by name) and GC level. */
+  /** Equal settings: same placement and victim policy (by name) and GC level. */
   @Override
   public boolean equals(Object o) {
     return o instanceof ZonedEnvOptions other
-        && placement == other.placement
+        && placement.name().equals(other.placement.name())
         && victimPolicy.name().equals(other.victimPolicy.name())
         && gcStartPercent == other.gcStartPercent;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(placement, victimPolicy.name(), gcStartPercent);
+    return Objects.hash(placement.name(), victimPolicy.name(), gcStartPercent);
   }
 
   @Override
   public String toString() {
     return "ZonedEnvOptions{placement="
-        + placement
+        + placement.name()
         + ", victimPolicy="
         + victimPolicy.name()
         + ", gcStartPercent="
@@ -79,20 +85,26 @@ public final class ZonedEnvOptions {
 
   /** Builder of {@link ZonedEnvOptions}; starts from the defaults. */
   public static final class Builder {
-    private Placement placement = Placement.LIZA;
+    private PlacementPolicy placement = new LizaPolicy();
     private VictimPolicy victimPolicy = new GreedyVictimPolicy();
     private int gcStartPercent = GcTrigger.ZENFS_START_PERCENT;
 
     private Builder() {}
 
+    /** The placement policy (any zkv-placement {@link PlacementPolicy}, your own too). */
+    public Builder placement(PlacementPolicy policy) {
+      this.placement = Objects.requireNonNull(policy, "placement must not be null");
+      return this;
+    }
+
     /**
-     * Zone placement; only {@link Placement#LIZA} is available today.
+     * A built-in placement by name, with its default settings: {@code placement(Placement.LIZA)} is
+     * {@code placement(new LizaPolicy())}.
      *
      * @throws IllegalArgumentException if the placement is not available yet
      */
     public Builder placement(Placement placement) {
-      this.placement = Placement.requireAvailable(placement);
-      return this;
+      return placement(Placement.requireAvailable(placement).newPolicy());
     }
 
     /** The garbage collection victim policy (any zkv-placement {@link VictimPolicy}). */

@@ -105,6 +105,32 @@ public final class ZkvEnv extends Env {
     return env;
   }
 
+  /**
+   * Mounts (or formats, then mounts) with Java policies deciding every zone allocation and every GC
+   * victim, and the background GC start level: the policies go straight to the native call-outs
+   * through {@link io.zkv.fs.PlacementAllocator} and {@link io.zkv.fs.VictimPolicyChooser}.
+   * Background GC starts only once all of them are installed.
+   *
+   * @param placement decides the zone of each allocation (e.g. {@code new LizaPolicy()})
+   * @param victims chooses the zone GC empties next (e.g. {@code new GreedyVictimPolicy()})
+   * @param gcStartPercent background GC starts when free space falls to this percentage (0 = off)
+   */
+  public static ZkvEnv onZones(
+      ZonedDevice device,
+      boolean format,
+      io.zkv.placement.PlacementPolicy placement,
+      io.zkv.placement.VictimPolicy victims,
+      int gcStartPercent)
+      throws ZonedDeviceException {
+    io.zkv.device.DeviceGeometry g = device.geometry();
+    return onZones(
+        device,
+        format,
+        new io.zkv.fs.PlacementAllocator(placement, g),
+        new io.zkv.fs.VictimPolicyChooser(victims, g),
+        gcStartPercent);
+  }
+
   private void installAllocator(ZoneAllocator allocator) {
     if (installCallout(() -> nSetAllocator(zkvHandle, allocator)) < 0) {
       close();

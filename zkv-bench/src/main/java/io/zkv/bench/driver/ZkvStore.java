@@ -4,6 +4,7 @@ import io.zkv.ZkvDb;
 import io.zkv.ZkvIterator;
 import io.zkv.ZkvOptions;
 import io.zkv.ZonedEnv;
+import io.zkv.ZonedEnvOptions;
 import io.zkv.device.DeviceGeometry;
 import io.zkv.device.EmulatedDevice;
 import io.zkv.device.ZonedDeviceException;
@@ -45,14 +46,12 @@ final class ZkvStore implements BenchStore {
       }
       uri = EmulatedDevice.uri(file, c.profile());
     }
-    ZonedEnv env = ZonedEnv.open(uri, ZonedEnv.Mode.FORMAT);
+    ZonedEnv env =
+        ZonedEnv.open(
+            uri, ZonedEnv.Mode.FORMAT, ZonedEnvOptions.builder().placement(c.placement()).build());
     try {
       ZkvOptions o =
-          ZkvOptions.builder()
-              .syncWrites(c.sync())
-              .placement(c.placement())
-              .writeBufferSize(s.writeBufferSize())
-              .build();
+          ZkvOptions.builder().syncWrites(c.sync()).writeBufferSize(s.writeBufferSize()).build();
       return new ZkvStore(env, ZkvDb.open(env, DB_PATH, o), file);
     } catch (RuntimeException e) {
       env.close();

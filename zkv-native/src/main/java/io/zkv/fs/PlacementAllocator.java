@@ -1,7 +1,6 @@
-package io.zkv.placement.bridge;
+package io.zkv.fs;
 
 import io.zkv.device.DeviceGeometry;
-import io.zkv.fs.ZoneAllocator;
 import io.zkv.placement.Allocation;
 import io.zkv.placement.AllocationPurpose;
 import io.zkv.placement.AllocationRequest;

@@ -1,4 +1,4 @@
-package io.zkv.placement.bridge;
+package io.zkv.fs;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.zkv.device.DeviceGeometry;
 import io.zkv.device.EmulatedDevice;
 import io.zkv.device.ZonedDevice;
-import io.zkv.fs.ZoneAllocator;
 import io.zkv.placement.Allocation;
 import io.zkv.placement.AllocationRequest;
 import io.zkv.placement.FileKind;

@@ -1,11 +1,10 @@
-package io.zkv.placement.bridge;
+package io.zkv.fs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkv.device.DeviceGeometry;
-import io.zkv.fs.NativeZoneTable;
 import io.zkv.placement.GreedyVictimPolicy;
 import io.zkv.placement.ZoneCondition;
 import io.zkv.placement.ZoneTable;

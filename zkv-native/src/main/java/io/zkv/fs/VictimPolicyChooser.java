@@ -1,7 +1,6 @@
-package io.zkv.placement.bridge;
+package io.zkv.fs;
 
 import io.zkv.device.DeviceGeometry;
-import io.zkv.fs.GcVictimChooser;
 import io.zkv.placement.VictimPolicy;
 import java.util.concurrent.atomic.AtomicLong;
 

@@ -1,4 +1,4 @@
-package io.zkv.placement.bridge;
+package io.zkv.fs;
 
 import static io.zkv.fs.NativeZoneTable.BUSY;
 import static io.zkv.fs.NativeZoneTable.CAPACITY;
@@ -10,7 +10,6 @@ import static io.zkv.fs.NativeZoneTable.START;
 import static io.zkv.fs.NativeZoneTable.WRITE_POINTER;
 
 import io.zkv.device.DeviceGeometry;
-import io.zkv.fs.NativeZoneTable;
 import io.zkv.placement.WriteLifetime;
 import io.zkv.placement.ZoneCondition;
 import io.zkv.placement.ZoneReservation;

@@ -1,0 +1,86 @@
+package io.zkv;
+
+import static io.zkv.TestDevices.b;
+import static io.zkv.TestDevices.small;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.zkv.placement.Allocation;
+import io.zkv.placement.AllocationRequest;
+import io.zkv.placement.LizaPolicy;
+import io.zkv.placement.PlacementPolicy;
+import io.zkv.placement.ZoneTableView;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.ZkvEnv;
+
+/** Placement policies are objects that go straight to the file system's allocation call-out. */
+class PlacementPolicyObjectsTest {
+  @TempDir Path dir;
+
+  /** LIZA with a finish threshold, counting the decisions it is asked for. */
+  static final class CountingLiza implements PlacementPolicy {
+    final LizaPolicy liza = new LizaPolicy(25);
+    final AtomicInteger calls = new AtomicInteger();
+
+    @Override
+    public String name() {
+      return "counting-liza";
+    }
+
+    @Override
+    public Allocation allocate(AllocationRequest request, ZoneTableView zones) {
+      calls.incrementAndGet();
+      return liza.allocate(request, zones);
+    }
+  }
+
+  @Test
+  void aUserPolicyDecidesEveryAllocation() throws Exception {
+    CountingLiza policy = new CountingLiza();
+    ZonedEnvOptions options = ZonedEnvOptions.builder().placement(policy).build();
+    try (ZonedEnv env = ZonedEnv.open(TestDevices.medium(dir), ZonedEnv.Mode.FORMAT, options);
+        ZkvDb db = ZkvDb.open(env, "/p", small())) {
+      assertSame(policy, env.options().placement());
+      for (int i = 0; i < 20_000; i++) {
+        db.put(b("key" + i), new byte[200]);
+      }
+      db.flush();
+      ZkvEnv.ZoneStats s = env.stats();
+      assertTrue(policy.calls.get() > 0, "the policy was never asked");
+      // every call the policy answered is a decision the file system counted, and it overrode
+      // none of them on this roomy device
+      assertEquals(policy.calls.get(), s.policyDecisions());
+      assertEquals(0, s.policyOverrides());
+      assertArrayEquals(new byte[200], db.get(b("key19999")));
+    }
+  }
+
+  @Test
+  void aDatabaseNamingAnotherPlacementThanItsEnvsIsRefused() throws Exception {
+    ZonedEnvOptions options = ZonedEnvOptions.builder().placement(new CountingLiza()).build();
+    try (ZonedEnv env = ZonedEnv.open(TestDevices.medium(dir), ZonedEnv.Mode.FORMAT, options)) {
+      ZkvOptions asksForLiza = small().toBuilder().placement(Placement.LIZA).build();
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> ZkvDb.open(env, "/q", asksForLiza));
+      assertTrue(e.getMessage().contains("is mounted with counting-liza"), e.getMessage());
+      // a database that names no placement takes the env's
+      try (ZkvDb db = ZkvDb.open(env, "/q", small())) {
+        db.put(b("k"), b("v"));
+      }
+    }
+  }
+
+  @Test
+  void placementByNameIsThePolicyWithItsDefaults() {
+    PlacementPolicy p = ZonedEnvOptions.builder().placement(Placement.LIZA).build().placement();
+    assertTrue(p instanceof LizaPolicy liza && liza.finishThresholdPercent() == 0, p.toString());
+    assertEquals(Placement.LIZA.policyName(), p.name());
+    assertThrows(IllegalArgumentException.class, Placement.CAZA::newPolicy);
+  }
+}
