@@ -80,7 +80,7 @@ static void test_superblock(void) {
   sb.version = ZFS_FORMAT_VERSION + 1;
   zfs_superblock_encode(&sb, buf, sizeof buf);
   CHECK_EQ(zfs_superblock_decode(buf, sizeof buf, &out, err, sizeof err), ZFS_UNSUPPORTED);
-  CHECK(strstr(err, "version 3") != NULL);
+  CHECK(strstr(err, "version 4") != NULL);
   sb.version = 0;
   zfs_superblock_encode(&sb, buf, sizeof buf);
   CHECK_EQ(zfs_superblock_decode(buf, sizeof buf, &out, err, sizeof err), ZFS_UNSUPPORTED);
@@ -176,6 +176,46 @@ static void test_extend_records(void) {
   CHECK(zfs_extend_encode(&x, buf, 40) < 0); /* no room */
 }
 
+/* The active record (a sparse file takes a zone): round trip, and every truncation refused. */
+static void test_active_records(void) {
+  zfs_extent ext[1] = {{(1 << 20) + 32, 4000}};
+  zfs_file_extend x = {.id = 9, .size = 4000, .mtime = 5, .lifetime = 2, .first = 0, .n_extents = 1, .extents = ext};
+  uint8_t buf[256];
+  int64_t n = zfs_active_encode(3u << 20, &x, buf, sizeof buf);
+  CHECK_EQ(n, (int64_t)zfs_active_encoded_size(1));
+  zfs_file_extend y;
+  uint64_t active = 0;
+  char err[256];
+  CHECK_EQ(zfs_active_decode(buf, (size_t)n, &active, &y, err, sizeof err), 0);
+  CHECK(active == (3u << 20) && y.id == 9 && y.n_extents == 1 && y.extents[0].len == 4000);
+  free(y.extents);
+  for (size_t cut = 0; cut < (size_t)n; cut++)
+    CHECK_EQ(zfs_active_decode(buf, cut, &active, &y, err, sizeof err), ZFS_CORRUPT);
+  CHECK(zfs_active_encode(0, &x, buf, 50) < 0); /* no room */
+}
+
+/* A sparse file's chunk header: round trip; any flipped bit, truncation, zeros or an empty chunk
+ * are refused (a mount stops reading a file's chunks there). */
+static void test_chunk_headers(void) {
+  zfs_chunk c = {.file_id = 77, .offset = 123456, .len = 4064, .data_crc = 0xDEADBEEF}, d;
+  uint8_t h[ZFS_CHUNK_HEADER];
+  zfs_chunk_encode(&c, h);
+  CHECK_EQ(zfs_chunk_decode(h, sizeof h, &d), 0);
+  CHECK(d.file_id == 77 && d.offset == 123456 && d.len == 4064 && d.data_crc == 0xDEADBEEF);
+  for (size_t bit = 0; bit < 8 * sizeof h; bit++) {
+    h[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+    CHECK_EQ(zfs_chunk_decode(h, sizeof h, &d), ZFS_CORRUPT);
+    h[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+  }
+  for (size_t cut = 0; cut < sizeof h; cut++) CHECK_EQ(zfs_chunk_decode(h, cut, &d), ZFS_CORRUPT);
+  uint8_t zeros[ZFS_CHUNK_HEADER] = {0};
+  CHECK_EQ(zfs_chunk_decode(zeros, sizeof zeros, &d), ZFS_CORRUPT);
+  c.len = 0;
+  zfs_chunk_encode(&c, h);
+  CHECK_EQ(zfs_chunk_decode(h, sizeof h, &d), ZFS_CORRUPT);
+  CHECK(zfs_chunk_data_crc("abc", 3) != zfs_chunk_data_crc("abd", 3));
+}
+
 int main(void) {
   const char *s = getenv("ZKV_SEED");
   rng = s ? strtoull(s, NULL, 0) : 0xC0DEC;
@@ -183,6 +223,8 @@ int main(void) {
   test_superblock();
   test_records_and_files();
   test_extend_records();
+  test_active_records();
+  test_chunk_headers();
   TEST_DONE("test_meta_codec");
   return 0;
 }

@@ -37,11 +37,11 @@ static void no_fsck_problem(const char *msg, void *arg) {
 
 static zkv_dev *cur_dev; /* the device the scenario runs on */
 
-/* Syncs a filler file (a block a sync, so its record stays one block) until the metadata log's
- * zone is full: the next metadata record of the change rolls the log. */
+/* Syncs a filler file (not a WAL: each sync writes an extend record, one block) until the metadata
+ * log's zone is full: the next metadata record of the change rolls the log. */
 static void fill_meta_log(zfs *fs) {
   int rc = 0;
-  zfs_file *f = zfs_create(fs, "/db/filler.log", 2, &rc);
+  zfs_file *f = zfs_create(fs, "/db/filler.dat", 2, &rc);
   CHECK(f != NULL);
   uint8_t block[4096] = {0};
   uint32_t zone;
@@ -54,10 +54,12 @@ static void fill_meta_log(zfs *fs) {
   CHECK_EQ(meta_end(cur_dev, &zone), (uint64_t)zone * GEO.zone_size + GEO.zone_cap);
 }
 
-/* ---- sync: data write, flush, metadata record ---- */
+/* ---- sync of a WAL (a sparse file): chunk write, flush; of another file: data write, flush,
+ * extend record ---- */
+static const char *sync_name = "/db/000005.log";
 static void sync_setup(zfs *fs) {
   int rc = 0;
-  held = zfs_create(fs, "/db/000005.log", 2, &rc);
+  held = zfs_create(fs, sync_name, 2, &rc);
   CHECK(held != NULL);
   uint8_t *buf = malloc(500000);
   fill(buf, 51, 0, 500000);
@@ -72,11 +74,11 @@ static int sync_change(zfs *fs) {
 }
 static void sync_verify(zfs *fs, int completed) {
   int present;
-  uint64_t size = file_size_or_absent(fs, "/db/000005.log", &present);
+  uint64_t size = file_size_or_absent(fs, sync_name, &present);
   CHECK(present);
   CHECK(size == 300000 || size == 500000);
   if (completed) CHECK_EQ(size, 500000);
-  check_file(fs, "/db/000005.log", 51, size);
+  check_file(fs, sync_name, 51, size);
 }
 
 /* ---- delete: delete record, then the zones' resets ---- */
@@ -171,8 +173,16 @@ static void gc_verify(zfs *fs, int completed) {
 }
 
 /* ---- log roll: reset of the next meta zone, superblock, snapshot, old zone's reset ---- */
-static void roll_setup(zfs *fs) {
+static void manifest_sync_setup(zfs *fs) {
+  sync_name = "/db/MANIFEST-000005";
   sync_setup(fs);
+}
+static void wal_sync_setup(zfs *fs) {
+  sync_name = "/db/000005.log";
+  sync_setup(fs);
+}
+static void roll_setup(zfs *fs) {
+  manifest_sync_setup(fs); /* its sync's record rolls the log */
   fill_meta_log(fs);
 }
 
@@ -233,7 +243,8 @@ static void rename_busy_verify(zfs *fs, int completed) {
 
 static const scenario SCENARIOS[] = {
     {"rename of a file being written", rename_busy_setup, rename_busy_change, rename_busy_verify},
-    {"sync", sync_setup, sync_change, sync_verify},
+    {"sync of a WAL (sparse)", wal_sync_setup, sync_change, sync_verify},
+    {"sync of a MANIFEST", manifest_sync_setup, sync_change, sync_verify},
     {"delete", delete_setup, delete_change, delete_verify},
     {"rename over a file", rename_setup, rename_change, rename_verify},
     {"create over a file", create_setup, create_change, create_verify},

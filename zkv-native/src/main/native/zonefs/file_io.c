@@ -85,6 +85,80 @@ static int write_out(zfs *fs, fobj *f, size_t n, size_t logical) {
   return 0;
 }
 
+/* A sparse file's write-out: wbuf[wdone, logical) as chunks, each one device write of header,
+ * data and zero padding (docs/formats/zone-fs.md). When the file takes a zone, a record says
+ * where its chunks start (persist_active) before the first one is written there. */
+static int write_out_chunks(zfs *fs, fobj *f, size_t logical) {
+  uint32_t block = fs->g.lba_size;
+  size_t done = f->wdone;
+  uint8_t *chunk = NULL;
+  size_t chunk_cap = 0;
+  int rc = 0;
+  while (!rc && done < logical) {
+    pthread_mutex_lock(&fs->mu);
+    int had_zone = f->zone >= 0;
+    uint32_t z = 0;
+    rc = take_zone(fs, f, &z);
+    if (!rc && !had_zone && (rc = persist_active(fs, f, fs->zones[z].wp)) != 0) release_zone(fs, f);
+    uint64_t at = rc ? 0 : fs->zones[z].wp, room = rc ? 0 : zone_end(fs, z) - at;
+    if (!rc) {
+      fs->zones[z].busy = 1;
+      f->last_write = ++fs->write_clock;
+    }
+    pthread_mutex_unlock(&fs->mu);
+    if (rc == -ENOSPC) { /* as write_out: GC for a victim at least 1/8 garbage, else NoSpace */
+      if (collect_garbage(fs, fs->g.zone_cap - fs->g.zone_cap / 8) == 0) {
+        rc = 0;
+        continue;
+      }
+      break;
+    }
+    if (rc) break;
+    uint64_t max = room < fs->g.zasl ? room : fs->g.zasl / block * block;
+    size_t data = logical - done;
+    if (ZFS_CHUNK_HEADER + data > max) data = (size_t)(max - ZFS_CHUNK_HEADER);
+    size_t phys = (size_t)round_up(ZFS_CHUNK_HEADER + data, block);
+    if (phys > chunk_cap) {
+      free(chunk);
+      chunk_cap = phys;
+      if (!(chunk = malloc(chunk_cap))) rc = -ENOMEM;
+    }
+    if (!rc) {
+      zfs_chunk c = {.file_id = f->m.id,
+                     .offset = f->m.size,
+                     .len = (uint32_t)data,
+                     .data_crc = zfs_chunk_data_crc(f->wbuf + done, data)};
+      zfs_chunk_encode(&c, chunk);
+      memcpy(chunk + ZFS_CHUNK_HEADER, f->wbuf + done, data);
+      memset(chunk + ZFS_CHUNK_HEADER + data, 0, phys - ZFS_CHUNK_HEADER - data);
+      rc = zkv_dev_write(fs->dev, at, chunk, phys, 0);
+    }
+    pthread_mutex_lock(&fs->mu);
+    zone_state *zs = &fs->zones[z];
+    zs->busy = 0;
+    if (!rc) {
+      zs->wp = at + phys;
+      zs->live += data;
+      zs->live_phys += phys;
+      pthread_mutex_lock(&f->wmu);
+      rc = add_extent(fs, f, at + ZFS_CHUNK_HEADER, data);
+      f->wdone += data;
+      pthread_mutex_unlock(&f->wmu);
+      fs->st.host_bytes += data;
+      fs->data_gen++;
+      fs->st.padding_bytes += phys - data;
+      done += data;
+    }
+    if (rc || zone_end(fs, z) - zs->wp < fs->g.lba_size) {
+      if (f->zone == (int32_t)z) release_zone(fs, f);
+    }
+    pthread_cond_broadcast(&fs->zone_released);
+    pthread_mutex_unlock(&fs->mu);
+  }
+  free(chunk);
+  return rc;
+}
+
 int zfs_append(zfs_file *h, const void *buf, size_t len) {
   if (!h->writer) return -EBADF;
   if (h->fs->readonly) return -EROFS;
@@ -99,7 +173,7 @@ int zfs_append(zfs_file *h, const void *buf, size_t len) {
     pthread_mutex_unlock(&f->wmu);
     p += take, len -= take;
     if (f->wlen == WRITE_BUFFER) {
-      int rc = write_out(fs, f, WRITE_BUFFER, WRITE_BUFFER);
+      int rc = is_sparse(f) ? write_out_chunks(fs, f, WRITE_BUFFER) : write_out(fs, f, WRITE_BUFFER, WRITE_BUFFER);
       if (rc) return rc;
       pthread_mutex_lock(&f->wmu);
       f->wlen = f->wdone = 0;
@@ -114,9 +188,14 @@ int zfs_sync(zfs_file *h) {
   fobj *f = h->f;
   zfs *fs = h->fs;
   if (f->wlen) {
-    size_t padded = round_up(f->wlen, fs->g.lba_size);
-    memset(f->wbuf + f->wlen, 0, padded - f->wlen);
-    int rc = write_out(fs, f, padded, f->wlen);
+    int rc;
+    if (is_sparse(f)) {
+      rc = write_out_chunks(fs, f, f->wlen);
+    } else {
+      size_t padded = round_up(f->wlen, fs->g.lba_size);
+      memset(f->wbuf + f->wlen, 0, padded - f->wlen);
+      rc = write_out(fs, f, padded, f->wlen);
+    }
     if (rc) return rc;
     pthread_mutex_lock(&f->wmu);
     f->wlen = f->wdone = 0;
@@ -132,7 +211,8 @@ int zfs_sync(zfs_file *h) {
   pthread_mutex_lock(&fs->mu);
   if (gen > fs->durable_gen) fs->durable_gen = gen;
   f->m.mtime = now_us();
-  rc = persist_sync(fs, f);
+  /* A sparse file's synced chunks are found on the device by the next mount: no record. */
+  rc = is_sparse(f) ? 0 : persist_sync(fs, f);
   pthread_mutex_unlock(&fs->mu);
   return rc;
 }

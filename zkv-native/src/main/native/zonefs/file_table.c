@@ -92,7 +92,7 @@ static void release_space(zfs *fs, fobj *f) {
   for (uint32_t i = 0; i < f->m.n_extents; i++) {
     uint32_t z = zone_of(fs, f->m.extents[i].start);
     zone_state *zs = &fs->zones[z];
-    uint64_t phys = round_up(f->m.extents[i].len, fs->g.lba_size);
+    uint64_t phys = extent_blocks(fs, f->m.extents[i]);
     zs->live -= f->m.extents[i].len < zs->live ? f->m.extents[i].len : zs->live;
     zs->live_phys -= phys < zs->live_phys ? phys : zs->live_phys;
     reset_if_unused(fs, z);

@@ -14,9 +14,16 @@ static int move_extent(zfs *fs, zfs_extent e, const fobj *f, int64_t *gc_zone, z
   zfs_alloc_request req = {f->m.id, f->m.n_names ? f->m.names[0] : "", f->m.lifetime, 1};
   uint32_t block = fs->g.lba_size;
   uint64_t padded = round_up(e.len, block), moved = 0;
-  uint8_t *buf = malloc(padded);
+  /* A sparse file's extent starts after its chunk header: read the blocks it spans and move the
+   * data to the front; the copy is plain data, block aligned, recorded by GC's file record. */
+  uint64_t from = e.start / block * block, span = extent_blocks(fs, e);
+  uint8_t *buf = malloc(span > padded ? span : padded);
   if (!buf) return -ENOMEM;
-  int rc = zkv_dev_read(fs->dev, e.start, buf, padded);
+  int rc = zkv_dev_read(fs->dev, from, buf, span);
+  if (!rc && from != e.start) {
+    memmove(buf, buf + (e.start - from), e.len);
+    memset(buf + e.len, 0, padded - e.len);
+  }
   *out = NULL;
   *n_out = 0;
   while (!rc && moved < padded) {
@@ -132,6 +139,12 @@ static int gc_one_zone(zfs *fs, uint64_t max_live) {
       f->m.n_extents += n - 1;
       k += n - 1;
       free(moved);
+      changed = 1;
+    }
+    /* A sparse file's chunks after its last record that were here are in the moved extents, which
+     * GC's record persists: no mount may look for chunks in this zone after its reset. */
+    if (f->m.active_extent_start != ZFS_NO_ACTIVE_EXTENT && zone_of(fs, f->m.active_extent_start) == (uint32_t)victim) {
+      f->m.active_extent_start = ZFS_NO_ACTIVE_EXTENT;
       changed = 1;
     }
     if (changed) moved_files[n_moved++] = f;

@@ -105,7 +105,7 @@ int64_t zfs_record_decode(const uint8_t *in, size_t avail, uint32_t block, zfs_r
   if (len > avail - ZFS_RECORD_HEADER) return fail(ZFS_TORN, err, errlen, "record of %u bytes cut short", len);
   if (record_crc(in, in + ZFS_RECORD_HEADER, len) != get32(in + 20))
     return fail(ZFS_TORN, err, errlen, "record checksum mismatch");
-  if (type < ZFS_REC_SNAPSHOT || type > ZFS_REC_FILE_EXTEND)
+  if (type < ZFS_REC_SNAPSHOT || type > ZFS_REC_FILE_ACTIVE)
     return fail(ZFS_UNSUPPORTED, err, errlen, "unknown record type %u (written by a newer zkv?)", type);
   size_t total = zfs_record_size(len, block);
   rec->type = type;
@@ -286,4 +286,48 @@ int zfs_extend_decode(const uint8_t *in, size_t len, zfs_file_extend *x, char *e
   }
   x->n_extents = n;
   return 0;
+}
+
+/* ---------- file active (a sparse file takes a zone; since version 3) ---------- */
+
+size_t zfs_active_encoded_size(uint32_t n_extents) { return 8 + zfs_extend_encoded_size(n_extents); }
+
+int64_t zfs_active_encode(uint64_t active_extent_start, const zfs_file_extend *x, uint8_t *out, size_t cap) {
+  if (cap < zfs_active_encoded_size(x->n_extents)) return ZFS_CORRUPT;
+  put64(out, active_extent_start);
+  int64_t n = zfs_extend_encode(x, out + 8, cap - 8);
+  return n < 0 ? n : n + 8;
+}
+
+int zfs_active_decode(const uint8_t *in, size_t len, uint64_t *active_extent_start, zfs_file_extend *x, char *err,
+                      size_t errlen) {
+  memset(x, 0, sizeof *x);
+  if (len < 8) return fail(ZFS_CORRUPT, err, errlen, "active record of %zu bytes", len);
+  *active_extent_start = get64(in);
+  return zfs_extend_decode(in + 8, len - 8, x, err, errlen);
+}
+
+/* ---------- sparse file chunks (data zones; since version 3) ---------- */
+
+#define CHUNK_MAGIC 0x43564B5Au /* "ZKVC" little-endian */
+
+uint32_t zfs_chunk_data_crc(const void *data, size_t len) { return zkv_crc32c(0, data, len); }
+
+void zfs_chunk_encode(const zfs_chunk *c, uint8_t out[ZFS_CHUNK_HEADER]) {
+  put32(out, CHUNK_MAGIC);
+  put32(out + 4, c->len);
+  put64(out + 8, c->file_id);
+  put64(out + 16, c->offset);
+  put32(out + 24, c->data_crc);
+  put32(out + 28, zkv_crc32c(0, out, 28));
+}
+
+int zfs_chunk_decode(const uint8_t *in, size_t avail, zfs_chunk *c) {
+  if (avail < ZFS_CHUNK_HEADER || get32(in) != CHUNK_MAGIC || get32(in + 28) != zkv_crc32c(0, in, 28))
+    return ZFS_CORRUPT;
+  c->len = get32(in + 4);
+  c->file_id = get64(in + 8);
+  c->offset = get64(in + 16);
+  c->data_crc = get32(in + 24);
+  return c->len == 0 || c->offset + c->len < c->offset ? ZFS_CORRUPT : 0;
 }

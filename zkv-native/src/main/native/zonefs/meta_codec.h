@@ -11,9 +11,9 @@
 extern "C" {
 #endif
 
-/* Version 2 added the FILE_EXTEND record; a version 1 log is a valid version 2 log, and a mount
- * (which rolls the log) upgrades it. */
-#define ZFS_FORMAT_VERSION 2u
+/* Version 2 added the FILE_EXTEND record, version 3 sparse files (chunked data, the FILE_ACTIVE
+ * record); an older log is a valid newer log, and a mount (which rolls the log) upgrades it. */
+#define ZFS_FORMAT_VERSION 3u
 #define ZFS_OLDEST_FORMAT_VERSION 1u
 #define ZFS_SUPERBLOCK_SIZE 4096u
 #define ZFS_RECORD_HEADER 24u
@@ -38,7 +38,11 @@ enum zfs_record_type {
   ZFS_REC_FILE_DELETE = 3,
   ZFS_REC_END = 4,         /* the log was closed by a clean unmount: nothing follows */
   ZFS_REC_FILE_EXTEND = 5, /* a sync: a file's new size and the extents it gained since its last record */
+  ZFS_REC_FILE_ACTIVE = 6, /* a file extend that also sets where the file's unrecorded chunks start */
 };
+
+/* File flags. */
+#define ZFS_FILE_SPARSE 0x1u /* data in self-describing chunks; syncs write no metadata */
 
 /* Decode results (negative). */
 enum zfs_decode_status {
@@ -110,6 +114,27 @@ size_t zfs_extend_encoded_size(uint32_t n_extents);
 int64_t zfs_extend_encode(const zfs_file_extend *x, uint8_t *out, size_t cap);
 /* Decodes a FILE_EXTEND payload; allocates x->extents (free() it). Returns 0 or ZFS_CORRUPT. */
 int zfs_extend_decode(const uint8_t *in, size_t len, zfs_file_extend *x, char *err, size_t errlen);
+
+/* FILE_ACTIVE payload: u64 active extent start, then a FILE_EXTEND payload. */
+size_t zfs_active_encoded_size(uint32_t n_extents);
+int64_t zfs_active_encode(uint64_t active_extent_start, const zfs_file_extend *x, uint8_t *out, size_t cap);
+int zfs_active_decode(const uint8_t *in, size_t len, uint64_t *active_extent_start, zfs_file_extend *x, char *err,
+                      size_t errlen);
+
+/* The header of a sparse file's chunk of data (a write-out: header, data, zero padding to the
+ * block): which file's bytes, where in the file, how many, and checksums, so that a mount finds
+ * the synced data after a file's last record by reading the device. */
+#define ZFS_CHUNK_HEADER 32u
+typedef struct zfs_chunk {
+  uint64_t file_id;
+  uint64_t offset; /* the logical file offset of its first data byte */
+  uint32_t len;    /* data bytes that follow the header (> 0) */
+  uint32_t data_crc;
+} zfs_chunk;
+void zfs_chunk_encode(const zfs_chunk *c, uint8_t out[ZFS_CHUNK_HEADER]);
+/* 0, or ZFS_CORRUPT when `in` holds no valid chunk header. */
+int zfs_chunk_decode(const uint8_t *in, size_t avail, zfs_chunk *c);
+uint32_t zfs_chunk_data_crc(const void *data, size_t len);
 
 /* SNAPSHOT payload: u64 next_file_id, u32 count, then `count` encoded files. */
 int zfs_snapshot_header_decode(const uint8_t *in, size_t len, uint64_t *next_file_id, uint32_t *count);

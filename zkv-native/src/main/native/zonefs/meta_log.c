@@ -46,7 +46,8 @@ static int make_data_durable(zfs *fs) {
 static int append_record_raw(zfs *fs, uint16_t type, const uint8_t *payload, size_t len) {
   /* A file record or a snapshot names extents, also those of writers that have data on the device
    * without a sync yet (a rename or a log roll while they write). */
-  if (type == ZFS_REC_FILE_UPDATE || type == ZFS_REC_FILE_EXTEND || type == ZFS_REC_SNAPSHOT) {
+  if (type == ZFS_REC_FILE_UPDATE || type == ZFS_REC_FILE_EXTEND || type == ZFS_REC_FILE_ACTIVE ||
+      type == ZFS_REC_SNAPSHOT) {
     int rc = make_data_durable(fs);
     if (rc) return rc;
   }
@@ -113,19 +114,24 @@ int persist_file(zfs *fs, fobj *f) {
   return rc;
 }
 
+/* The extents a file gained since its last record (the last one the log knows may have grown). */
+static zfs_file_extend extents_since_last_record(const fobj *f) {
+  uint32_t first = f->persisted_extents ? f->persisted_extents - 1 : 0;
+  return (zfs_file_extend){.id = f->m.id,
+                           .size = f->m.size,
+                           .mtime = f->m.mtime,
+                           .lifetime = f->m.lifetime,
+                           .first = first,
+                           .n_extents = f->m.n_extents - first,
+                           .extents = f->m.extents + first};
+}
+
 /* What a sync persists: the new size and the extents gained since the file's last record, in a
  * record of constant size (a full record would re-encode every extent on every sync: metadata
  * growing with the square of a WAL's syncs). */
 int persist_sync(zfs *fs, fobj *f) {
   if (!in_namespace(f)) return 0;
-  uint32_t first = f->persisted_extents ? f->persisted_extents - 1 : 0;
-  zfs_file_extend x = {.id = f->m.id,
-                       .size = f->m.size,
-                       .mtime = f->m.mtime,
-                       .lifetime = f->m.lifetime,
-                       .first = first,
-                       .n_extents = f->m.n_extents - first,
-                       .extents = f->m.extents + first};
+  zfs_file_extend x = extents_since_last_record(f);
   size_t len = zfs_extend_encoded_size(x.n_extents);
   uint8_t small[256], *p = len <= sizeof small ? small : malloc(len);
   if (!p) return -ENOMEM;
@@ -133,6 +139,26 @@ int persist_sync(zfs *fs, fobj *f) {
   int rc = append_record(fs, ZFS_REC_FILE_EXTEND, p, len);
   if (p != small) free(p);
   if (!rc) f->persisted_extents = f->m.n_extents;
+  return rc;
+}
+
+/* A sparse file's record at each zone it takes (and at close, with no active extent): the chunks
+ * written since its last record, and where its next chunks go, which a mount reads back. Between
+ * two such records its syncs write no metadata: their size is amortised over the zone (about one
+ * 16-byte extent per chunk), never a record per sync. */
+int persist_active(zfs *fs, fobj *f, uint64_t active_extent_start) {
+  if (!in_namespace(f)) return 0;
+  zfs_file_extend x = extents_since_last_record(f);
+  size_t len = zfs_active_encoded_size(x.n_extents);
+  uint8_t small[256], *p = len <= sizeof small ? small : malloc(len);
+  if (!p) return -ENOMEM;
+  zfs_active_encode(active_extent_start, &x, p, len);
+  int rc = append_record(fs, ZFS_REC_FILE_ACTIVE, p, len);
+  if (p != small) free(p);
+  if (!rc) {
+    f->persisted_extents = f->m.n_extents;
+    f->m.active_extent_start = active_extent_start;
+  }
   return rc;
 }
 

@@ -269,6 +269,16 @@ static int replay(zfs *fs, const uint8_t *log, size_t len, uint64_t base, char *
       int rc = apply_extend(fs, &x, err, errlen);
       free(x.extents);
       if (rc) return rc;
+    } else if (r.type == ZFS_REC_FILE_ACTIVE) {
+      zfs_file_extend x;
+      uint64_t active;
+      if (zfs_active_decode(r.payload, r.len, &active, &x, msg, sizeof msg) < 0)
+        return fail(-EUCLEAN, err, errlen, "active record at %llu: %s", (unsigned long long)(base + off), msg);
+      int rc = apply_extend(fs, &x, err, errlen);
+      free(x.extents);
+      if (rc) return rc;
+      fobj *f = file_find_id(fs, x.id);
+      if (f) f->m.active_extent_start = active;
     } else if (r.type == ZFS_REC_FILE_DELETE) {
       uint64_t id;
       if (r.len != 8) return fail(-EUCLEAN, err, errlen, "delete record of %u bytes", r.len);
@@ -284,6 +294,56 @@ static int replay(zfs *fs, const uint8_t *log, size_t len, uint64_t base, char *
     off += (size_t)n;
   }
   return have_snapshot ? 0 : ZFS_EMPTY;
+}
+
+/* Mount step 3 (docs/formats/zone-fs.md): a sparse file's chunks after its last record, read from
+ * the zone it was writing: from its active extent start, chunk after chunk while the header is
+ * valid, names this file and its next logical offset, and the data is whole (checksum) below the
+ * write pointer. Chunks the log already knows (a record written after some of them) are skipped
+ * by their offset. The first chunk that fails is where the file ends: a write a crash cut, or
+ * another file's data in a zone taken from this writer. */
+static int recover_chunks(zfs *fs, fobj *f) {
+  uint64_t pos = f->m.active_extent_start;
+  f->m.active_extent_start = ZFS_NO_ACTIVE_EXTENT;
+  uint32_t block = fs->g.lba_size, z = zone_of(fs, pos);
+  if (z < fs->sb.meta_zones || z >= fs->g.nr_zones || pos % block) return -EUCLEAN;
+  uint64_t wp = fs->zones[z].wp;
+  uint8_t *buf = NULL;
+  size_t cap = 0;
+  int rc = 0;
+  while (pos + block <= wp) {
+    size_t first = block;
+    if (first > cap && !(buf = realloc(buf, cap = first))) return -ENOMEM;
+    if ((rc = zkv_dev_read(fs->dev, pos, buf, first))) break;
+    zfs_chunk c;
+    if (zfs_chunk_decode(buf, first, &c) || c.file_id != f->m.id || c.offset > f->m.size) break;
+    uint64_t phys = round_up(ZFS_CHUNK_HEADER + (uint64_t)c.len, block);
+    if (pos + phys > wp) break; /* cut by the write pointer */
+    if (c.offset + c.len > f->m.size) {
+      if (c.offset != f->m.size) break; /* overlaps what the log has, differently */
+      if (phys > cap) {
+        uint8_t *n = realloc(buf, phys);
+        if (!n) {
+          rc = -ENOMEM;
+          break;
+        }
+        buf = n, cap = phys;
+      }
+      if ((rc = zkv_dev_read(fs->dev, pos, buf, phys))) break;
+      if (zfs_chunk_data_crc(buf + ZFS_CHUNK_HEADER, c.len) != c.data_crc) break; /* a torn write */
+      zfs_extent *e = realloc(f->m.extents, (f->m.n_extents + 1) * sizeof *e);
+      if (!e) {
+        rc = -ENOMEM;
+        break;
+      }
+      f->m.extents = e;
+      f->m.extents[f->m.n_extents++] = (zfs_extent){pos + ZFS_CHUNK_HEADER, c.len};
+      f->m.size += c.len;
+    }
+    pos += phys;
+  }
+  free(buf);
+  return rc;
 }
 
 zfs *zfs_mount(zkv_dev *dev, int *rc, char *err, size_t errlen) { return zfs_mount_flags(dev, 0, rc, err, errlen); }
@@ -365,6 +425,15 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
   }
   if (*rc == ZFS_EMPTY) *rc = fail(-EUCLEAN, err, errlen, "no metadata log holds a snapshot");
   if (*rc) goto fail;
+  for (size_t i = 0; i < fs->n_files; i++) {
+    fobj *f = fs->files[i];
+    if (!is_sparse(f) || f->m.active_extent_start == ZFS_NO_ACTIVE_EXTENT) continue;
+    if ((*rc = recover_chunks(fs, f))) {
+      fail(*rc, err, errlen, "cannot recover the chunks of '%s' after its last record: %s", f->m.names[0],
+           zkv_status_message(*rc));
+      goto fail;
+    }
+  }
   fs->sb.sequence = max_seq; /* the roll below must outrank every superblock on the device */
   for (uint32_t z = 0; z < fs->sb.meta_zones; z++) fs->zones[z].meta = 1;
   for (size_t i = 0; i < fs->n_files; i++) {
@@ -377,7 +446,7 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
         goto fail;
       }
       fs->zones[z].live += m->extents[k].len;
-      fs->zones[z].live_phys += round_up(m->extents[k].len, fs->g.lba_size);
+      fs->zones[z].live_phys += extent_blocks(fs, m->extents[k]);
       if (m->lifetime > fs->zones[z].lifetime) fs->zones[z].lifetime = m->lifetime;
     }
   }

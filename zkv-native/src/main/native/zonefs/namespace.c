@@ -46,6 +46,7 @@ zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc) {
     f->m.lifetime = lifetime;
     f->m.mtime = now_us();
     f->m.active_extent_start = ZFS_NO_ACTIVE_EXTENT;
+    if (is_wal_file(name)) f->m.flags |= ZFS_FILE_SPARSE; /* as ZenFS's WAL files */
     f->zone = -1;
     f->has_writer = 1;
     if ((*rc = add_file(fs, f))) {
@@ -106,6 +107,8 @@ int zfs_close(zfs_file *h) {
   fobj *f = h->f;
   int rc = h->writer ? zfs_sync(h) : 0;
   pthread_mutex_lock(&fs->mu);
+  /* A clean close records a sparse file's last chunks, so no mount has to look for them. */
+  if (h->writer && is_sparse(f) && rc == 0) rc = persist_active(fs, f, ZFS_NO_ACTIVE_EXTENT);
   if (h->writer) {
     /* The zone goes back as ZenFS's CloseActiveZone does: explicitly closed if partly written (it
      * keeps its active token, gives its open one back). A failed close only leaves the zone

@@ -69,7 +69,7 @@ static int is_metadata_file(const char *name) {
 }
 
 /* RocksDB's WAL files are NNNNNN.log (the info log is LOG, without a dot). */
-static int is_wal_file(const char *name) {
+int is_wal_file(const char *name) {
   const char *base = base_name(name);
   size_t n = strlen(base);
   return n > 4 && strcmp(base + n - 4, ".log") == 0;

@@ -15,8 +15,11 @@
  *   never share a zone while tokens allow. Which zone is the installed placement policy's choice
  *   (the Java SPI through zkv_env.cc); without one (the C tests) a built-in rule modeled on LIZA
  *   decides. The safety rules that override a policy are in zone_alloc.c, each one counted.
- * - A sync persists a constant-size extend record (size and the extents gained since the file's
- *   last record); ZenFS's sparse WAL format, which avoids even that, may come with the WAL policies.
+ * - RocksDB's WAL files (*.log) are sparse, as in ZenFS: every write-out is a self-describing chunk
+ *   (header, data, padding), a sync writes data only, and a mount finds the chunks written after
+ *   the file's last record by reading them from the zone (docs/formats/zone-fs.md). A sync of any
+ *   other file persists a constant-size extend record (size and the extents gained since its last
+ *   record).
  * - A zone is reset as soon as its last live extent is deleted. Garbage collection (moving live
  *   extents out of a full zone with garbage) runs when an allocation would fail, before NoSpace is
  *   returned; it stops the world (readers and writers wait while it runs).
@@ -121,6 +124,14 @@ static inline uint32_t zone_of(const zfs *fs, uint64_t off) { return (uint32_t)(
  * its last handle closes. */
 static inline int in_namespace(const fobj *f) { return f->m.n_names > 0; }
 
+static inline int is_sparse(const fobj *f) { return (f->m.flags & ZFS_FILE_SPARSE) != 0; }
+
+/* The device bytes an extent's blocks span: what it costs in its zone and what GC copies. A
+ * sparse file's extent starts after its chunk header, so this counts header and padding too. */
+static inline uint64_t extent_blocks(const zfs *fs, zfs_extent e) {
+  return round_up(e.start + e.len, fs->g.lba_size) - e.start / fs->g.lba_size * fs->g.lba_size;
+}
+
 /* Who may take the last empty zones: GC may take any; RocksDB's small metadata files (MANIFEST,
  * CURRENT, OPTIONS, ...) all but the last; data files (SST, WAL) all but the last two. So a full
  * device still accepts the MANIFEST edit that deletes files, and GC can always run. */
@@ -132,6 +143,7 @@ int append_record(zfs *fs, uint16_t type, const uint8_t *payload, size_t len);
 int persist_file(zfs *fs, fobj *f);
 int persist_sync(zfs *fs, fobj *f);
 int persist_delete(zfs *fs, uint64_t id);
+int persist_active(zfs *fs, fobj *f, uint64_t active_extent_start);
 
 /* file table (file_table.c) */
 fobj *file_find(zfs *fs, const char *name, uint32_t *name_index);
@@ -150,6 +162,7 @@ void reset_if_unused(zfs *fs, uint32_t z);
 
 /* zone allocation (zone_alloc.c) */
 int purpose_of(const char *file_name, int for_gc);
+int is_wal_file(const char *name);
 int victim_eligible(zfs *fs, uint32_t zone, uint64_t max_live);
 void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out);
 int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, uint32_t *out);

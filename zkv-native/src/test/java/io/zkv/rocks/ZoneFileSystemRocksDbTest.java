@@ -132,7 +132,10 @@ class ZoneFileSystemRocksDbTest {
   @Test
   void cleanCyclesOnZonesWithCapacityEqualToSizeStayMountable() throws Exception {
     Path file = dir.resolve("small.zkvemu");
-    EmulatedDevice.format(file, DeviceGeometry.of(40, 2L << 20, 2L << 20, 8, 8, 1 << 20));
+    // zones of 512 KiB: a meta zone holds 128 records; with a memtable flush every 100 puts (SST,
+    // MANIFEST edit, new WAL, deleted WAL: records) the log rolls within cycles, not only at each
+    // mount (WAL syncs write no records: a WAL is a sparse file)
+    EmulatedDevice.format(file, DeviceGeometry.of(160, 512L << 10, 512L << 10, 8, 8, 256 << 10));
     String uri = EmulatedDevice.uri(file, "instant");
     int keysPerCycle = 2000;
     int cycles = 40;
@@ -147,9 +150,9 @@ class ZoneFileSystemRocksDbTest {
         for (int i = 0; i < keysPerCycle; i++) {
           int k = cycle * keysPerCycle + i;
           db.put(w, key(k), value(k, cycle));
-        }
-        if (cycle % 3 == 0) {
-          db.flush(f);
+          if (i % 100 == 99) {
+            db.flush(f);
+          }
         }
         rolls += env.zoneStats().metaRolls();
       }
