@@ -8,10 +8,11 @@
 
 #include "zonefs_internal.h"
 
-/* Copies one extent (block-aligned start) into zones allocated for `lifetime`; the new extents
- * go to *out (caller frees). Called with fs->mu and the io_lock (write) held. */
-static int move_extent(zfs *fs, zfs_extent e, const fobj *f, int64_t *gc_zone, zfs_extent **out, uint32_t *n_out) {
-  zfs_alloc_request req = {f->m.id, f->m.n_names ? f->m.names[0] : "", f->m.lifetime, 1};
+/* Copies one extent into GC's target zone (*gc_zone, held busy for the whole collection; a new
+ * one from the policy when it is full); the copies go to *out (caller frees). Called without
+ * fs->mu: it takes the lock only to allocate and to count, never across device I/O, so writers
+ * and readers go on while GC copies. */
+static int copy_extent(zfs *fs, zfs_extent e, const fobj *f, int64_t *gc_zone, zfs_extent **out, uint32_t *n_out) {
   uint32_t block = fs->g.lba_size;
   uint64_t padded = round_up(e.len, block), moved = 0;
   /* A sparse file's extent starts after its chunk header: read the blocks it spans and move the
@@ -27,31 +28,38 @@ static int move_extent(zfs *fs, zfs_extent e, const fobj *f, int64_t *gc_zone, z
   *out = NULL;
   *n_out = 0;
   while (!rc && moved < padded) {
-    uint32_t z;
-    /* GC keeps writing into the zone it wrote last while it has room (as a writer keeps its zone);
-     * asking for a zone per chunk opened a new zone for every chunk, up to the active limit. */
-    zone_state *last = *gc_zone >= 0 ? &fs->zones[*gc_zone] : NULL;
-    if (last && !zone_held(last) && last->wp > last->start && zone_end(fs, (uint32_t)*gc_zone) - last->wp >= block) {
-      z = (uint32_t)*gc_zone;
-    } else if ((rc = fs->allocator ? allocate_by_policy(fs, &req, &z)
-                                   : allocate_zone_for(fs, f->m.lifetime, FOR_GC, &z))) {
-      if (rc == ALLOC_WAIT) rc = -ENOSPC; /* GC writes on its own token: a wait means no zone */
-      break;
+    pthread_mutex_lock(&fs->mu);
+    /* GC keeps writing into its zone while it has room (as a writer keeps its zone); asking for a
+     * zone per chunk opened a new zone for every chunk, up to the active limit. */
+    if (*gc_zone >= 0 && zone_end(fs, (uint32_t)*gc_zone) - fs->zones[*gc_zone].wp < block) {
+      fs->zones[*gc_zone].busy = 0;
+      *gc_zone = -1;
     }
-    fs->zones[z].busy = 1;
-    *gc_zone = z;
-    uint64_t at = fs->zones[z].wp, room = zone_end(fs, z) - at;
+    if (*gc_zone < 0) {
+      uint32_t z;
+      zfs_alloc_request req = {f->m.id, f->m.n_names ? f->m.names[0] : "", f->m.lifetime, 1};
+      rc = fs->allocator ? allocate_by_policy(fs, &req, &z) : allocate_zone_for(fs, f->m.lifetime, FOR_GC, &z);
+      if (rc == ALLOC_WAIT) rc = -ENOSPC; /* GC writes on its own token: a wait means no zone */
+      if (!rc) {
+        fs->zones[z].busy = 1;
+        *gc_zone = z;
+      }
+    }
+    uint32_t z = rc ? 0 : (uint32_t)*gc_zone;
+    uint64_t at = rc ? 0 : fs->zones[z].wp, room = rc ? 0 : zone_end(fs, z) - at;
+    pthread_mutex_unlock(&fs->mu);
+    if (rc) break;
     uint64_t chunk = padded - moved < room ? padded - moved : room;
     if (chunk > fs->g.zasl) chunk = fs->g.zasl / block * block;
-    rc = zkv_dev_write(fs->dev, at, buf + moved, chunk, 0);
-    fs->zones[z].busy = 0;
-    if (rc) break;
+    if ((rc = zkv_dev_write(fs->dev, at, buf + moved, chunk, 0))) break;
     uint64_t real = moved + chunk <= e.len ? chunk : e.len - moved;
+    pthread_mutex_lock(&fs->mu);
     fs->zones[z].wp = at + chunk;
     fs->zones[z].live += real;
     fs->zones[z].live_phys += chunk;
     fs->st.gc_bytes += chunk;
     fs->data_gen++;
+    pthread_mutex_unlock(&fs->mu);
     zfs_extent *n = realloc(*out, (*n_out + 1) * sizeof *n);
     if (!n) {
       rc = -ENOMEM;
@@ -95,84 +103,138 @@ static int64_t policy_victim(zfs *fs, uint64_t max_live, int *rc) {
   return victim;
 }
 
-/* Reclaims one full zone whose live data is at most `max_live`, chosen by the victim policy
- * (greedy unless one is installed). Returns 0 when a zone became empty, -ENOSPC when no zone
- * qualifies. Called with fs->mu and io_lock (write) held. */
-static int gc_one_zone(zfs *fs, uint64_t max_live) {
-  int rc = 0;
-  int64_t victim = fs->victim_chooser ? policy_victim(fs, max_live, &rc) : greedy_victim(fs, max_live);
-  if (rc) return rc;
-  if (victim < 0) return -ENOSPC;
-  zone_state *v = &fs->zones[victim];
-  v->busy = 1; /* nobody allocates it while its data moves */
-  int copied = v->live > 0;
-  /* Order (docs/zone-fs.md, "Order of writes"): copy every live extent, flush the copies, then
-   * write the moved files' records, and only then reset the victim. A power cut anywhere leaves
-   * either the old extents (records not yet written; the copies are unreferenced garbage) or the
-   * new ones, durable before any record points at them. */
-  int64_t gc_zone = -1; /* the zone the copies go to */
-  fobj **moved_files = calloc(fs->n_files ? fs->n_files : 1, sizeof *moved_files);
-  size_t n_moved = 0;
-  if (!moved_files) rc = -ENOMEM;
-  for (size_t i = 0; !rc && i < fs->n_files; i++) {
-    fobj *f = fs->files[i];
-    int changed = 0;
-    for (uint32_t k = 0; !rc && k < f->m.n_extents; k++) {
-      if (zone_of(fs, f->m.extents[k].start) != (uint32_t)victim) continue;
-      zfs_extent *moved = NULL;
-      uint32_t n = 0;
-      rc = move_extent(fs, f->m.extents[k], f, &gc_zone, &moved, &n);
-      if (rc) {
-        free(moved);
-        break;
-      }
-      /* replace extent k by the n moved pieces */
-      zfs_extent *ext = realloc(f->m.extents, (f->m.n_extents + n - 1) * sizeof *ext);
-      if (!ext) {
-        free(moved);
-        rc = -ENOMEM;
-        break;
-      }
-      memmove(ext + k + n, ext + k + 1, (f->m.n_extents - k - 1) * sizeof *ext);
-      memcpy(ext + k, moved, n * sizeof *ext);
-      f->m.extents = ext;
-      f->m.n_extents += n - 1;
-      k += n - 1;
-      free(moved);
-      changed = 1;
-    }
-    /* A sparse file's chunks after its last record that were here are in the moved extents, which
-     * GC's record persists: no mount may look for chunks in this zone after its reset. */
-    if (f->m.active_extent_start != ZFS_NO_ACTIVE_EXTENT && zone_of(fs, f->m.active_extent_start) == (uint32_t)victim) {
-      f->m.active_extent_start = ZFS_NO_ACTIVE_EXTENT;
-      changed = 1;
-    }
-    if (changed) moved_files[n_moved++] = f;
+/* One extent GC moves: the file (a reference keeps it while GC works), the extent's index and
+ * value when GC chose the victim, and its copies. */
+typedef struct gc_move {
+  fobj *f;
+  uint32_t k;
+  zfs_extent old;
+  zfs_extent *copies;
+  uint32_t n_copies;
+} gc_move;
+
+/* Copies that are not swapped in (the file was deleted meanwhile, or GC failed) are garbage. */
+static void forget_copies(zfs *fs, const gc_move *m) {
+  for (uint32_t i = 0; i < m->n_copies; i++) {
+    zone_state *zs = &fs->zones[zone_of(fs, m->copies[i].start)];
+    uint64_t phys = extent_blocks(fs, m->copies[i]);
+    zs->live -= m->copies[i].len < zs->live ? m->copies[i].len : zs->live;
+    zs->live_phys -= phys < zs->live_phys ? phys : zs->live_phys;
   }
-  if (!rc) rc = zkv_dev_flush(fs->dev);
-  for (size_t i = 0; !rc && i < n_moved; i++) rc = persist_file(fs, moved_files[i]);
-  free(moved_files);
-  if (!rc) rc = zkv_dev_zone_mgmt(fs->dev, (uint32_t)victim, ZKV_ZONE_RESET);
-  v->busy = 0;
-  pthread_cond_broadcast(&fs->zone_released); /* writers may wait for the zones GC held */
-  if (rc) return rc;
-  v->wp = v->start;
-  v->live = 0;
-  v->live_phys = 0;
-  v->lifetime = 0;
-  fs->st.resets++;
-  if (!copied) fs->st.resets_without_copy++;
-  return 0;
 }
 
-/* Runs GC from outside the lock (lock order: io_lock, then mu) on a zone holding at most
- * `max_live` bytes of live blocks. */
-int collect_garbage(zfs *fs, uint64_t max_live) {
+/* Reclaims one full zone whose live data is at most `max_live`, chosen by the victim policy
+ * (greedy unless one is installed). Returns 0 when a zone became empty, -ENOSPC when no zone
+ * qualifies. Called with gc_mu held (one collection at a time) and no other lock.
+ *
+ * Writers and readers go on while GC copies: the victim is held (nobody allocates, finishes or
+ * collects it), its data stays valid until the swap, and files only ever append extents, so the
+ * extents GC copies keep their index. Only the swap takes the io_lock alone (no read in flight may
+ * see the victim reset) and the file system's lock. Order (docs/zone-fs.md, "Order of writes"):
+ * copy every live extent, flush the copies, write the moved files' records, then reset the victim.
+ * A power cut anywhere leaves either the old extents (records not yet written; the copies are
+ * unreferenced garbage) or the new ones, durable before any record points at them. */
+static int gc_one_zone(zfs *fs, uint64_t max_live) {
+  int rc = 0;
+  pthread_mutex_lock(&fs->mu);
+  int64_t victim = fs->victim_chooser ? policy_victim(fs, max_live, &rc) : greedy_victim(fs, max_live);
+  if (rc || victim < 0) {
+    pthread_mutex_unlock(&fs->mu);
+    return rc ? rc : -ENOSPC;
+  }
+  zone_state *v = &fs->zones[victim];
+  v->busy = 1;
+  int copied = v->live > 0;
+  size_t n = 0, cap = 16;
+  gc_move *moves = malloc(cap * sizeof *moves);
+  fobj **touched = calloc(fs->n_files ? fs->n_files : 1, sizeof *touched); /* files whose record changes */
+  size_t n_touched = 0;
+  if (!moves || !touched) rc = -ENOMEM;
+  for (size_t i = 0; !rc && i < fs->n_files; i++) {
+    fobj *f = fs->files[i];
+    int involved = 0;
+    for (uint32_t k = 0; !rc && k < f->m.n_extents; k++) {
+      if (zone_of(fs, f->m.extents[k].start) != (uint32_t)victim) continue;
+      if (n == cap) {
+        gc_move *grown = realloc(moves, (cap *= 2) * sizeof *moves);
+        if (!grown) {
+          rc = -ENOMEM;
+          break;
+        }
+        moves = grown;
+      }
+      moves[n++] = (gc_move){.f = f, .k = k, .old = f->m.extents[k]};
+      involved = 1;
+    }
+    /* A sparse file whose next chunks were to follow in the victim: after the reset no mount may
+     * look for them there (its chunks there are among the moved extents). */
+    if (f->m.active_extent_start != ZFS_NO_ACTIVE_EXTENT && zone_of(fs, f->m.active_extent_start) == (uint32_t)victim)
+      involved = 1;
+    if (involved && !rc) {
+      f->refs++; /* a delete meanwhile keeps the object until GC lets go */
+      touched[n_touched++] = f;
+    }
+  }
+  pthread_mutex_unlock(&fs->mu);
+
+  int64_t gc_zone = -1; /* the zone the copies go to, held by GC */
+  for (size_t i = 0; !rc && i < n; i++)
+    rc = copy_extent(fs, moves[i].old, moves[i].f, &gc_zone, &moves[i].copies, &moves[i].n_copies);
+  if (!rc) rc = zkv_dev_flush(fs->dev);
+
   pthread_rwlock_wrlock(&fs->io_lock);
   pthread_mutex_lock(&fs->mu);
-  int rc = gc_one_zone(fs, max_live);
+  /* Swap, last move first: replacing extent k by its copies shifts the file's later extents. */
+  for (size_t i = n; i-- > 0;) {
+    gc_move *m = &moves[i];
+    fobj *f = m->f;
+    int same = in_namespace(f) && m->k < f->m.n_extents && f->m.extents[m->k].start == m->old.start &&
+               f->m.extents[m->k].len == m->old.len;
+    zfs_extent *ext = !rc && same ? realloc(f->m.extents, (f->m.n_extents + m->n_copies - 1) * sizeof *ext) : NULL;
+    if (!ext) {
+      if (!rc && same) rc = -ENOMEM;
+      forget_copies(fs, m);
+      continue;
+    }
+    memmove(ext + m->k + m->n_copies, ext + m->k + 1, (f->m.n_extents - m->k - 1) * sizeof *ext);
+    memcpy(ext + m->k, m->copies, m->n_copies * sizeof *ext);
+    f->m.extents = ext;
+    f->m.n_extents += m->n_copies - 1;
+  }
+  for (size_t i = 0; i < n_touched; i++) {
+    fobj *f = touched[i];
+    if (f->m.active_extent_start != ZFS_NO_ACTIVE_EXTENT && zone_of(fs, f->m.active_extent_start) == (uint32_t)victim)
+      f->m.active_extent_start = ZFS_NO_ACTIVE_EXTENT;
+    if (!rc) rc = persist_file(fs, f);
+  }
+  if (!rc) rc = zkv_dev_zone_mgmt(fs->dev, (uint32_t)victim, ZKV_ZONE_RESET);
+  if (!rc) {
+    v->wp = v->start;
+    v->live = 0;
+    v->live_phys = 0;
+    v->lifetime = 0;
+    fs->st.resets++;
+    if (!copied) fs->st.resets_without_copy++;
+  }
+  v->busy = 0;
+  if (gc_zone >= 0) fs->zones[gc_zone].busy = 0;
+  for (size_t i = 0; i < n_touched; i++)
+    if (--touched[i]->refs == 0 && touched[i]->m.n_names == 0) drop_file(fs, touched[i]);
+  pthread_cond_broadcast(&fs->zone_released); /* writers may wait for the zones GC held */
   pthread_mutex_unlock(&fs->mu);
   pthread_rwlock_unlock(&fs->io_lock);
+  for (size_t i = 0; i < n; i++) free(moves[i].copies);
+  free(moves);
+  free(touched);
+  return rc;
+}
+
+/* Runs one collection on a zone holding at most `max_live` bytes of live blocks. Called with no
+ * lock held; collections run one at a time. */
+int collect_garbage(zfs *fs, uint64_t max_live) {
+  pthread_mutex_lock(&fs->gc_mu);
+  int rc = gc_one_zone(fs, max_live);
+  pthread_mutex_unlock(&fs->gc_mu);
   return rc;
 }
 
@@ -196,10 +258,8 @@ static void *gc_worker(void *arg) {
     }
     if (!fs->gc_free_percent || free_bytes * 100 > total * fs->gc_free_percent) continue;
     pthread_mutex_unlock(&fs->mu);
-    pthread_rwlock_wrlock(&fs->io_lock);
+    collect_garbage(fs, fs->g.zone_cap / 2);
     pthread_mutex_lock(&fs->mu);
-    if (!fs->gc_stop) gc_one_zone(fs, fs->g.zone_cap / 2);
-    pthread_rwlock_unlock(&fs->io_lock);
   }
   pthread_mutex_unlock(&fs->mu);
   return NULL;

@@ -30,6 +30,7 @@ static zfs *alloc_fs(zkv_dev *dev) {
   pthread_mutex_init(&fs->mu, NULL);
   pthread_cond_init(&fs->zone_released, NULL);
   pthread_rwlock_init(&fs->io_lock, NULL);
+  pthread_mutex_init(&fs->gc_mu, NULL);
   pthread_cond_init(&fs->gc_wake, NULL);
   fs->gc_free_percent = 20;
   return fs;
@@ -47,6 +48,7 @@ static void free_fs(zfs *fs) {
   pthread_mutex_destroy(&fs->mu);
   pthread_cond_destroy(&fs->zone_released);
   pthread_rwlock_destroy(&fs->io_lock);
+  pthread_mutex_destroy(&fs->gc_mu);
   free(fs);
 }
 

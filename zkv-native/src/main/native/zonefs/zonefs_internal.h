@@ -22,7 +22,8 @@
  *   record).
  * - A zone is reset as soon as its last live extent is deleted. Garbage collection (moving live
  *   extents out of a full zone with garbage) runs when an allocation would fail, before NoSpace is
- *   returned; it stops the world (readers and writers wait while it runs).
+ *   returned, and in the background; readers and writers go on while it copies, and wait only
+ *   while it swaps the copies in (gc.c).
  * - Files are found by name and by id through hash tables (file_index.c).
  * - Mount reads a whole meta zone into memory.
  * The order of device writes in every structural change is docs/zone-fs.md's "Order of writes". */
@@ -80,7 +81,8 @@ struct zfs {
   pthread_mutex_t mu;
   pthread_cond_t zone_released; /* a write finished or a zone was released: allocation may go on */
   uint64_t write_clock;         /* counts write-outs: the age of an owner's last write */
-  pthread_rwlock_t io_lock;     /* readers share it; GC takes it alone before moving data */
+  pthread_rwlock_t io_lock;     /* readers share it; GC takes it alone to swap in its copies */
+  pthread_mutex_t gc_mu;        /* one collection at a time; taken before io_lock and mu */
   zone_state *zones;
   fobj **files;
   size_t n_files, cap_files;
