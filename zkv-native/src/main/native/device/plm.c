@@ -165,11 +165,15 @@ static uint64_t event_time(plm_state *p, plm_set *s, uint64_t *hold) {
   return s->updated > t ? s->updated : t;
 }
 
+/* A read outside DTWIN finds its die busy with the running kind of work with probability
+ * backlog / op length (the queued set time spread over the dies as ops of that length; 1 when a
+ * whole op or more is queued) and then waits for the rest of that op, from a uniform point of it. */
 static uint64_t stall(plm_set *s) {
   for (int j = 0; j < JOBS; j++) {
     if (!s->backlog[j]) continue;
-    uint64_t op = s->backlog[j] < JOB_OP_NS[j] ? s->backlog[j] : JOB_OP_NS[j];
-    uint64_t d = zkv_rng_next(&s->rng) % op; /* the read arrives at a uniform point of the running op */
+    uint64_t op = JOB_OP_NS[j];
+    if (s->backlog[j] < op && zkv_rng_next(&s->rng) % op >= s->backlog[j]) return 0;
+    uint64_t d = zkv_rng_next(&s->rng) % op;
     s->st.reads_stalled++;
     if (d > s->st.max_stall_ns) s->st.max_stall_ns = d;
     return d;
