@@ -55,7 +55,6 @@ typedef struct plm_set {
   int enabled, win;
   uint64_t updated;            /* window clock time the state below describes */
   uint64_t dt_start, nd_start; /* when the current DTWIN / NDWIN began */
-  int long_dtwin;              /* the last DTWIN lasted DTWIN Time Maximum: NDWIN Time Minimum High applies */
   uint64_t backlog[JOBS];      /* queued internal work, ns */
   uint64_t dirty;              /* bytes in the DRAM buffer, flushed at lockdown */
   uint64_t reads_in_dt, reads_to_reclaim;
@@ -117,10 +116,9 @@ static void event(plm_set *s, uint16_t bit) {
   if (s->enable_events & bit) s->pending = 1;
 }
 
-static void enter_ndwin(plm_state *p, plm_set *s, uint64_t t, uint16_t why) {
+static void enter_ndwin(plm_set *s, uint64_t t, uint16_t why) {
   s->win = WIN_ND;
   s->nd_start = t;
-  s->long_dtwin = t - s->dt_start >= max_dtwin(p);
   if (why) event(s, why), s->st.autonomous_exits++;
 }
 
@@ -133,7 +131,7 @@ static void drain(plm_set *s, uint64_t ns) {
 }
 
 static void check_overflow(plm_state *p, plm_set *s, uint64_t t) {
-  if (s->win == WIN_DT && backlog(s) > capacity(p)) enter_ndwin(p, s, t, EV_EXCURSION);
+  if (s->win == WIN_DT && backlog(s) > capacity(p)) enter_ndwin(s, t, EV_EXCURSION);
 }
 
 /* Brings the set's state to window clock time t: a DTWIN that reached its maximum ends there, and
@@ -149,7 +147,7 @@ static void update(plm_state *p, plm_set *s, uint64_t t) {
       s->updated = t;
       return;
     }
-    enter_ndwin(p, s, dt_end, EV_DTWIN_EXCEEDED);
+    enter_ndwin(s, dt_end, EV_DTWIN_EXCEEDED);
     from = dt_end > from ? dt_end : from;
   }
   drain(s, t - from);
@@ -204,7 +202,7 @@ uint64_t plm_on_read(plm_state *p, uint32_t zone, uint64_t bytes) {
     if (s->th_reads && !s->reads_warned && s->reads_in_dt >= s->th_reads)
       s->reads_warned = 1, event(s, EV_READS_WARNING);
     if (s->reads_in_dt > reads_typical(p))
-      enter_ndwin(p, s, t, EV_DTWIN_EXCEEDED);
+      enter_ndwin(s, t, EV_DTWIN_EXCEEDED);
     else
       check_overflow(p, s, t);
   }
@@ -215,7 +213,7 @@ uint64_t plm_on_write(plm_state *p, uint32_t zone, uint64_t bytes) {
   plm_set *s = set_of_zone(p, zone);
   uint64_t hold, t = event_time(p, s, &hold);
   /* DTWIN Writes Typical is 0: the set leaves DTWIN on its first write (paper §4.1: "write-free") */
-  if (s->enabled && s->win == WIN_DT) enter_ndwin(p, s, t, EV_DTWIN_EXCEEDED), s->st.writes_in_dtwin++;
+  if (s->enabled && s->win == WIN_DT) enter_ndwin(s, t, EV_DTWIN_EXCEEDED), s->st.writes_in_dtwin++;
   s->backlog[JOB_PROGRAM] += program_ns(bytes); /* migration of the written data */
   if (s->enabled) {
     s->dirty += bytes;
@@ -235,11 +233,12 @@ void plm_on_reset(plm_state *p, uint32_t zone) {
   check_overflow(p, s, t);
 }
 
-/* Set Features 0x14 = DTWIN: NDWIN lasts at least its minimum (Low, or High after a DTWIN that ran
- * to its maximum), then the lockdown flushes the buffer; the command completes when DTWIN begins. */
+/* Set Features 0x14 = DTWIN: NDWIN lasts at least its minimum (the spec's High after a DTWIN that
+ * ran to its maximum, Low otherwise; one value here, as the paper gives one), then the lockdown
+ * flushes the buffer; the command completes when DTWIN begins. */
 static uint64_t request_dtwin(plm_state *p, plm_set *s, uint64_t t) {
   if (s->win == WIN_DT) return s->updated > t ? s->updated : t;
-  uint64_t start = s->nd_start + min_ndwin(p); /* Low and High are the same here */
+  uint64_t start = s->nd_start + min_ndwin(p);
   if (start < t) start = t;
   uint64_t lockdown = program_ns(s->dirty);
   drain(s, start - t);
@@ -354,7 +353,7 @@ int plm_admin(plm_state *p, zkv_admin_cmd *c, uint64_t *wait_until) {
     s->enable_events = get16(b);
     s->th_reads = get64(b + 32), s->th_writes = get64(b + 40), s->th_time_ms = get64(b + 48);
     if (enable && !s->enabled) { /* assumption: PLM starts in NDWIN, its minimum counted from here */
-      s->enabled = 1, s->win = WIN_ND, s->nd_start = t, s->long_dtwin = 0;
+      s->enabled = 1, s->win = WIN_ND, s->nd_start = t;
     } else if (!enable && s->enabled) { /* the buffer goes back to flushing in the background */
       s->enabled = 0;
       s->backlog[JOB_PROGRAM] += program_ns(s->dirty);
@@ -366,7 +365,7 @@ int plm_admin(plm_state *p, zkv_admin_cmd *c, uint64_t *wait_until) {
   if (ws != WIN_DT && ws != WIN_ND) return ZKV_ERR(SC_INVALID_FIELD);
   if (!s->enabled) return ZKV_ERR(SC_SEQUENCE_ERROR);
   if (ws == WIN_ND) {
-    if (s->win == WIN_DT) enter_ndwin(p, s, s->updated > t ? s->updated : t, 0);
+    if (s->win == WIN_DT) enter_ndwin(s, s->updated > t ? s->updated : t, 0);
     return 0;
   }
   uint64_t begins = request_dtwin(p, s, t);
