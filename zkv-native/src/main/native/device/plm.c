@@ -163,15 +163,14 @@ static uint64_t event_time(plm_state *p, plm_set *s, uint64_t *hold) {
   return s->updated > t ? s->updated : t;
 }
 
-/* A read outside DTWIN finds its die busy with the running kind of work with probability
- * backlog / op length (the queued set time spread over the dies as ops of that length; 1 when a
- * whole op or more is queued) and then waits for the rest of that op, from a uniform point of it. */
+/* Queued work is held in the set's time (all dies working), so while any is queued a read outside
+ * DTWIN finds its die busy; the engine works in ops of the running kind's length (one program, one
+ * reclaim, one GC burst) and the read arrives at a uniform point of one (seeded). The share of reads
+ * that wait is then the engine's utilisation. */
 static uint64_t stall(plm_set *s) {
   for (int j = 0; j < JOBS; j++) {
     if (!s->backlog[j]) continue;
-    uint64_t op = JOB_OP_NS[j];
-    if (s->backlog[j] < op && zkv_rng_next(&s->rng) % op >= s->backlog[j]) return 0;
-    uint64_t d = zkv_rng_next(&s->rng) % op;
+    uint64_t d = zkv_rng_next(&s->rng) % JOB_OP_NS[j];
     s->st.reads_stalled++;
     if (d > s->st.max_stall_ns) s->st.max_stall_ns = d;
     return d;
