@@ -124,20 +124,20 @@ public final class DeviceCalibration implements ZkvCommand {
     if (outFile != null) {
       // Only what this run measured is replaced: the fio tables, the plm section, or both.
       Path file = Path.of(outFile);
-      String text = Files.exists(file) ? Files.readString(file) : "";
-      if (report != null) {
-        text = report + PlmCalibration.section(text);
-      }
-      if (plmSection != null) {
-        text = PlmCalibration.splice(text, plmSection);
-      }
-      Files.writeString(file, text);
+      String existing = Files.exists(file) ? Files.readString(file) : "";
+      Files.writeString(file, updated(existing, report, plmSection));
       out.println("written to " + outFile);
     }
     if (dirArg == null) {
       Files.deleteIfExists(dir);
     }
     return 0;
+  }
+
+  /** The calibration file with the parts this run measured (null: not measured) replaced. */
+  static String updated(String existing, String fioReport, String plmSection) {
+    String text = fioReport == null ? existing : fioReport + PlmCalibration.section(existing);
+    return plmSection == null ? text : PlmCalibration.splice(text, plmSection);
   }
 
   static String loadAverage() {
