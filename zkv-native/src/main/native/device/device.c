@@ -37,6 +37,9 @@ static const struct {
     {ZKV_NVME_INVALID_FIELD, "Invalid Field in Command",
      "the device refused a field of the command (unaligned offset or length, an append above ZASL, an unknown "
      "action)"},
+    {0x00C, "Command Sequence Error",
+     "the command is not allowed in the current state (a PLM window on an NVM Set without Predictable Latency "
+     "Mode)"},
     {ZKV_NVME_LBA_OUT_OF_RANGE, "LBA Out of Range", "the address lies past the end of the device"},
     {0x109, "Invalid Log Page", "the device does not provide the requested log page"},
     {ZKV_NVME_ZONE_BOUNDARY_ERROR, "Zone Boundary Error",

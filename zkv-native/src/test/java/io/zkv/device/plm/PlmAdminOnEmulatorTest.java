@@ -71,6 +71,7 @@ class PlmAdminOnEmulatorTest {
           assertThrows(
               NvmeAdminException.class, () -> plm.selectWindow(1, PlmWindow.DETERMINISTIC));
       assertEquals(0x00C, early.statusCode(), "Command Sequence Error: PLM not enabled");
+      assertTrue(early.getMessage().contains("Command Sequence Error"), early::getMessage);
 
       PlmConfig config = new PlmConfig(true, 1 << 14, 5000, 0, 300);
       plm.configure(1, config);
