@@ -33,12 +33,14 @@
 /* Derived: the set programs PROGRAM_UNIT on all DIES per PROGRAM_NS (2.38 GB/s): flushing the
  * buffer at lockdown and migrating written data take bytes / that. The IJQ holds what one minNDWIN
  * retires (§5.2: "the shortest time to finish the internal tasks plus the backlog accumulated
- * during maxDTWIN"). maxDTWIN is bounded by read disturb (§5.2): at the set's highest read rate
- * (DIES reads per READ_NS) one maxDTWIN of reads fills the IJQ with read-reclaim jobs, which gives
- * the DTWIN Reads Typical (12.97 M) and one reclaim job per 8108 reads. */
+ * during maxDTWIN"). maxDTWIN is bounded by read disturb, "the worst case where heavy reads on one
+ * block could corrupt all its pages" (§5.2): a block (here a zone, the unit ZNS erases) read at one
+ * die's full rate for maxDTWIN reaches the disturb limit, 810,810 reads, and is then reclaimed. A
+ * DTWIN holds at most the set's highest read rate (DIES reads per READ_NS) for maxDTWIN: the DTWIN
+ * Reads Typical, 12.97 M. */
 #define CAPACITY_NS MIN_NDWIN_NS
-#define READS_TYPICAL (MAX_DTWIN_NS / READ_NS * DIES)
-#define RECLAIM_EVERY (READS_TYPICAL / (CAPACITY_NS / RECLAIM_NS))
+#define DISTURB_LIMIT (MAX_DTWIN_NS / READ_NS)
+#define READS_TYPICAL (DISTURB_LIMIT * DIES)
 
 /* Event Type bits (log page 0x0A bytes 3:2). */
 #define EV_READS_WARNING 0x1u
@@ -57,7 +59,7 @@ typedef struct plm_set {
   uint64_t dt_start, nd_start; /* when the current DTWIN / NDWIN began */
   uint64_t backlog[JOBS];      /* queued internal work, ns */
   uint64_t dirty;              /* bytes in the DRAM buffer, flushed at lockdown */
-  uint64_t reads_in_dt, reads_to_reclaim;
+  uint64_t reads_in_dt;
   uint16_t events, enable_events;
   int pending, time_warned, reads_warned;
   uint64_t th_reads, th_writes, th_time_ms;
@@ -70,12 +72,14 @@ struct plm_state {
   int manual;
   uint64_t virt;
   plm_set *sets;
+  uint32_t *zone_reads; /* 4 KiB reads since the zone's last reclaim or reset */
 };
 
 static uint64_t max_dtwin(const plm_state *p) { return MAX_DTWIN_NS / p->scale; }
 static uint64_t min_ndwin(const plm_state *p) { return MIN_NDWIN_NS / p->scale; }
 static uint64_t capacity(const plm_state *p) { return CAPACITY_NS / p->scale; }
 static uint64_t reads_typical(const plm_state *p) { return READS_TYPICAL / p->scale; }
+static uint64_t disturb_limit(const plm_state *p) { return DISTURB_LIMIT / p->scale; }
 static uint64_t program_ns(uint64_t bytes) { return bytes * PROGRAM_NS / (PROGRAM_UNIT * DIES); }
 static uint64_t now(const plm_state *p) { return p->manual ? p->virt : zkv_now_ns(); }
 static uint64_t backlog(const plm_set *s) {
@@ -84,7 +88,8 @@ static uint64_t backlog(const plm_set *s) {
 
 plm_state *plm_create(uint32_t nr_zones, uint32_t sets, uint32_t scale, int manual, uint64_t seed) {
   plm_state *p = calloc(1, sizeof *p);
-  if (!p || !(p->sets = calloc(sets, sizeof *p->sets))) {
+  if (!p || !(p->sets = calloc(sets, sizeof *p->sets)) || !(p->zone_reads = calloc(nr_zones, sizeof *p->zone_reads))) {
+    if (p) free(p->sets);
     free(p);
     return NULL;
   }
@@ -95,14 +100,13 @@ plm_state *plm_create(uint32_t nr_zones, uint32_t sets, uint32_t scale, int manu
     s->first_zone = (uint32_t)(((uint64_t)i * nr_zones + sets - 1) / sets);
     s->nr_zones = (uint32_t)(((uint64_t)(i + 1) * nr_zones + sets - 1) / sets) - s->first_zone;
     s->updated = now(p);
-    s->reads_to_reclaim = RECLAIM_EVERY;
     s->rng = seed ^ (0x504C4Dull + i * 0x9E3779B97F4A7C15ull);
   }
   return p;
 }
 
 void plm_destroy(plm_state *p) {
-  if (p) free(p->sets);
+  if (p) free(p->sets), free(p->zone_reads);
   free(p);
 }
 
@@ -187,15 +191,11 @@ uint64_t plm_on_read(plm_state *p, uint32_t zone, uint64_t bytes) {
     s->st.reads_deterministic++;
   else
     s->st.reads_nondeterministic++;
-  while (units) { /* read disturb: every RECLAIM_EVERY reads queue one block's reclaim */
-    uint64_t n = units < s->reads_to_reclaim ? units : s->reads_to_reclaim;
-    units -= n, s->reads_to_reclaim -= n;
-    if (deterministic) s->reads_in_dt += n;
-    if (!s->reads_to_reclaim) {
-      s->reads_to_reclaim = RECLAIM_EVERY;
-      s->backlog[JOB_RECLAIM] += RECLAIM_NS;
-      s->st.reclaim_jobs++;
-    }
+  if (deterministic) s->reads_in_dt += units;
+  /* read disturb: a zone read to the limit since its last reclaim or reset is reclaimed */
+  for (p->zone_reads[zone] += units; p->zone_reads[zone] >= disturb_limit(p); p->zone_reads[zone] -= disturb_limit(p)) {
+    s->backlog[JOB_RECLAIM] += RECLAIM_NS;
+    s->st.reclaim_jobs++;
   }
   if (deterministic) {
     if (s->th_reads && !s->reads_warned && s->reads_in_dt >= s->th_reads)
@@ -227,6 +227,7 @@ uint64_t plm_on_write(plm_state *p, uint32_t zone, uint64_t bytes) {
 void plm_on_reset(plm_state *p, uint32_t zone) {
   plm_set *s = set_of_zone(p, zone);
   uint64_t hold, t = event_time(p, s, &hold);
+  p->zone_reads[zone] = 0; /* erased */
   s->backlog[JOB_GC] += GC_NS;
   s->st.gc_jobs++;
   check_overflow(p, s, t);
@@ -272,12 +273,15 @@ static void fill_log(plm_state *p, plm_set *s, uint8_t *b) {
   put64(b + 56, ms_of(min_ndwin(p)));
   put64(b + 64, ms_of(min_ndwin(p)));
   if (!s->enabled) return;
-  /* Estimates: in DTWIN what remains of it (the first of the read budget, the room left in the
-   * IJQ for reclaim jobs, and the time maximum); in NDWIN what a DTWIN entered now would give. */
+  /* Estimates: in DTWIN what remains of it (the first of the read budget, the reads the IJQ has
+   * room for in the worst case, all on the set's most read zone, and the time maximum); in NDWIN
+   * what a DTWIN entered now would give. */
   uint64_t in_dt = s->win == WIN_DT, used = backlog(s) < capacity(p) ? backlog(s) : capacity(p);
-  uint64_t jobs_fit = (capacity(p) - (in_dt ? used : 0)) / RECLAIM_NS;
+  uint64_t jobs_fit = (capacity(p) - (in_dt ? used : 0)) / RECLAIM_NS, worst = 0;
+  for (uint32_t z = s->first_zone; z < s->first_zone + s->nr_zones; z++)
+    if (p->zone_reads[z] > worst) worst = p->zone_reads[z];
   uint64_t reads_left = reads_typical(p) - (in_dt ? s->reads_in_dt : 0);
-  uint64_t room = s->reads_to_reclaim + jobs_fit * RECLAIM_EVERY - 1;
+  uint64_t room = disturb_limit(p) - worst + jobs_fit * disturb_limit(p) - 1;
   uint64_t elapsed = in_dt && s->updated > s->dt_start ? s->updated - s->dt_start : 0;
   put64(b + 128, reads_left < room ? reads_left : room);
   put64(b + 136, 0);

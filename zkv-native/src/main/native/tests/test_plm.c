@@ -31,7 +31,6 @@
 #define LOCKDOWN_NS(bytes) ((uint64_t)(bytes)*662000ull / (96ull * KiB * 16))
 #define GC_NS 9800000ull
 #define RECLAIM_NS 2500000ull
-#define RECLAIM_EVERY 8108ull
 
 static char tmpdir[] = "/tmp/zkv-test-plm-XXXXXX";
 
@@ -336,47 +335,64 @@ static void test_backlog_limit(void) {
   zkv_dev_close(d);
 }
 
-/* Reads: every 8108 4 KiB reads queue one block's reclaim (2.5 ms of work); the DTWIN Reads
- * Estimate falls by one per read and accounts for the room left in the queue; DTWIN reads never
- * wait behind internal work, NDWIN reads with work queued do, for less than the running op. */
-static void test_reads(void) {
-  zkv_dev *d = open_plm("reads", "&timescale=1000&clock=manual&seed=7");
-  configure(d, 2, 1, 0);
-  write_zone(d, 8, 64 * KiB);
-  zkv_emu_plm_advance(d, 4 * MS);
-  CHECK_EQ(select_window(d, 2, WIN_DT), 0);
-  plm_log l = read_log(d, 2, 1);
-  uint64_t est0 = l.reads_est;
-  CHECK_EQ(est0, 12972); /* DTWIN Reads Typical / 1000 binds before the queue (one 2.5 ms job fits in 4 ms) */
+/* n 4 KiB reads of a zone's first 64 KiB, 32 in flight. */
+static void read_many(zkv_dev *d, uint32_t zone, uint64_t n) {
   int err = 0;
   zkv_queue *q = zkv_queue_create(d, 32, &err);
   CHECK(q != NULL);
   static uint8_t bufs[32][4096];
   zkv_completion c[32];
-  uint64_t done = 0, n = RECLAIM_EVERY;
+  uint64_t done = 0;
   for (uint64_t i = 0; i < n; i++) {
-    zkv_request r = {.op = ZKV_OP_READ, .offset = 8 * G.zone_size + (i % 16) * 4096, .buf = bufs[i % 32], .len = 4096};
+    zkv_request r = {
+        .op = ZKV_OP_READ, .offset = zone * G.zone_size + (i % 16) * 4096, .buf = bufs[i % 32], .len = 4096};
     while (zkv_queue_submit(q, &r) == -EBUSY) done += (uint64_t)zkv_queue_reap(q, c, 1, 32, -1);
   }
   while (done < n) done += (uint64_t)zkv_queue_reap(q, c, 1, 32, -1);
+  zkv_queue_destroy(q);
+}
+
+/* Read disturb: a zone read DISTURB times (810,810 / timescale) since its last reclaim or reset
+ * queues its reclaim (2.5 ms of work); reads spread over zones do not add up. The DTWIN Reads
+ * Estimate counts the reads the queue has room for, all on the most read zone, and falls with each
+ * read. DTWIN reads never wait behind internal work; NDWIN reads with work queued do, for less than
+ * the running op. */
+static void test_reads(void) {
+  const uint64_t disturb = 810; /* at timescale 1000 */
+  zkv_dev *d = open_plm("reads", "&timescale=1000&clock=manual&seed=7");
+  configure(d, 2, 1, EV_BIT15);
+  write_zone(d, 8, 64 * KiB);
+  write_zone(d, 9, 64 * KiB);
+  zkv_emu_plm_advance(d, 4 * MS);
+  CHECK_EQ(select_window(d, 2, WIN_DT), 0);
+  /* a 4 ms queue holds one 2.5 ms reclaim: the second overflows it */
+  CHECK_EQ(read_log(d, 2, 1).reads_est, disturb + disturb - 1);
+  read_many(d, 8, disturb - 1);
+  read_many(d, 9, disturb - 1);
   zkv_emu_plm_stats s = stats(d, 2);
+  CHECK_EQ(s.reclaim_jobs, 0);
+  CHECK_EQ(s.reads_deterministic, 2 * (disturb - 1));
+  CHECK_EQ(read_log(d, 2, 1).reads_est, disturb);
+  read_many(d, 8, 1);
+  s = stats(d, 2);
   CHECK_EQ(s.reclaim_jobs, 1);
   CHECK_EQ(s.backlog_ns, RECLAIM_NS);
   CHECK_EQ(s.window, WIN_DT);
   CHECK_EQ(s.reads_stalled, 0);
-  CHECK_EQ(s.reads_deterministic, n);
-  CHECK_EQ(read_log(d, 2, 1).reads_est, est0 - n);
-  /* NDWIN: the reclaim runs, reads arriving meanwhile wait behind it */
-  CHECK_EQ(select_window(d, 2, WIN_ND), 0);
+  CHECK_EQ(read_log(d, 2, 1).reads_est, 0); /* zone 9 is one read from a reclaim that does not fit */
+  read_many(d, 9, 1);
+  plm_log l = read_log(d, 2, 0);
+  CHECK_EQ(l.status, WIN_ND);
+  CHECK_EQ(l.events, EV_BIT15);
+  /* NDWIN: the reclaims run, reads arriving meanwhile wait behind them */
   for (int i = 0; i < 20; i++) read_block(d, 8);
   s = stats(d, 2);
   CHECK_EQ(s.reads_nondeterministic, 20);
   CHECK_EQ(s.reads_stalled, 20);
   CHECK(s.max_stall_ns < RECLAIM_NS);
-  zkv_emu_plm_advance(d, RECLAIM_NS);
+  zkv_emu_plm_advance(d, 2 * RECLAIM_NS);
   read_block(d, 8);
   CHECK_EQ(stats(d, 2).reads_stalled, 20); /* nothing queued any more */
-  zkv_queue_destroy(q);
   zkv_dev_close(d);
 }
 
