@@ -519,7 +519,7 @@ static const int FAULT_OF_OP[] = {ZKV_FAULT_READ, ZKV_FAULT_WRITE, ZKV_FAULT_APP
 
 /* The throughput pipe a zone's requests go through: the device's, or its NVM Set's (plm). */
 static zkv_pipe *device_pipe(emu_dev *dev, uint32_t zone) {
-  return dev->plm ? &dev->set_pipes[(uint64_t)zone * plm_sets(dev->plm) / dev->base.geo.nr_zones] : &dev->pipe;
+  return dev->plm ? &dev->set_pipes[plm_set_index(dev->plm, zone)] : &dev->pipe;
 }
 
 int emu_io_begin(emu_dev *dev, emu_io *io) {

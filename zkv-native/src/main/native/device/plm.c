@@ -110,10 +110,12 @@ void plm_destroy(plm_state *p) {
   free(p);
 }
 
-uint32_t plm_sets(const plm_state *p) { return p->nsets; }
+/* set i owns zones [ceil(i*n/sets), ceil((i+1)*n/sets)) */
+uint32_t plm_set_index(const plm_state *p, uint32_t zone) {
+  return (uint32_t)((uint64_t)zone * p->nsets / p->nr_zones);
+}
 
-/* zone -> set: set i owns zones [ceil(i*n/sets), ceil((i+1)*n/sets)) */
-static plm_set *set_of_zone(plm_state *p, uint32_t zone) { return &p->sets[(uint64_t)zone * p->nsets / p->nr_zones]; }
+static plm_set *set_of_zone(plm_state *p, uint32_t zone) { return &p->sets[plm_set_index(p, zone)]; }
 
 static void event(plm_set *s, uint16_t bit) {
   s->events |= bit;

@@ -16,7 +16,8 @@ typedef struct plm_state plm_state;
  * DTWIN request that has to wait). */
 plm_state *plm_create(uint32_t nr_zones, uint32_t sets, uint32_t scale, int manual, uint64_t seed);
 void plm_destroy(plm_state *p);
-uint32_t plm_sets(const plm_state *p);
+/* The 0-based index of the set owning `zone`. */
+uint32_t plm_set_index(const plm_state *p, uint32_t zone);
 
 /* Model events of a request to `zone` submitted now: returns the nanoseconds to add to its modelled
  * completion (held during a lockdown, stalled behind internal work). */
