@@ -542,7 +542,7 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
       }
       io->deadline = zkv_timing_deadline(p, &p->read_lat, &p->read_gap, device_pipe(dev, (uint32_t)zone), io->len,
                                          dev->inflight, now, &dev->rng);
-      if (dev->plm) io->deadline += plm_on_read(dev->plm, (uint32_t)zone, io->len);
+      if (dev->plm) io->deadline += plm_on_read(dev->plm, (uint32_t)zone, io->len, io->deadline - now);
       break;
     case ZKV_OP_WRITE:
     case ZKV_OP_APPEND: {

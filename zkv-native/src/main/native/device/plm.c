@@ -184,15 +184,18 @@ static uint64_t stall(plm_set *s) {
   return 0;
 }
 
-uint64_t plm_on_read(plm_state *p, uint32_t zone, uint64_t bytes) {
+uint64_t plm_on_read(plm_state *p, uint32_t zone, uint64_t bytes, uint64_t service_ns) {
   plm_set *s = set_of_zone(p, zone);
   uint64_t hold, t = event_time(p, s, &hold), units = (bytes + READ_UNIT - 1) / READ_UNIT;
-  int deterministic = s->enabled && s->win == WIN_DT;
-  uint64_t extra = hold + (deterministic ? 0 : stall(s));
+  int deterministic = s->enabled && s->win == WIN_DT, k = !deterministic;
+  uint64_t extra = hold + (deterministic ? 0 : stall(s)), modelled = service_ns + extra;
   if (deterministic)
     s->st.reads_deterministic++;
   else
     s->st.reads_nondeterministic++;
+  s->st.model_read_sum_ns[k] += modelled;
+  if (modelled > s->st.model_read_max_ns[k]) s->st.model_read_max_ns[k] = modelled;
+  if (modelled > 200000) s->st.model_reads_over_200us[k]++;
   if (deterministic) s->reads_in_dt += units;
   /* read disturb: a zone read to the limit since its last reclaim or reset is reclaimed */
   for (p->zone_reads[zone] += units; p->zone_reads[zone] >= disturb_limit(p); p->zone_reads[zone] -= disturb_limit(p)) {

@@ -20,8 +20,9 @@ void plm_destroy(plm_state *p);
 uint32_t plm_set_index(const plm_state *p, uint32_t zone);
 
 /* Model events of a request to `zone` submitted now: returns the nanoseconds to add to its modelled
- * completion (held during a lockdown, stalled behind internal work). */
-uint64_t plm_on_read(plm_state *p, uint32_t zone, uint64_t bytes);
+ * completion (held during a lockdown, stalled behind internal work). `service_ns`: the read's
+ * modelled service time without them, for the statistics. */
+uint64_t plm_on_read(plm_state *p, uint32_t zone, uint64_t bytes, uint64_t service_ns);
 uint64_t plm_on_write(plm_state *p, uint32_t zone, uint64_t bytes);
 /* A reset of a zone holding data queues its garbage collection (erase). */
 void plm_on_reset(plm_state *p, uint32_t zone);

@@ -153,7 +153,7 @@ JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nPlmStats(JNIEnv *env,
   zkv_emu_plm_stats s;
   int rc = set < 1 ? -EINVAL : zkv_emu_plm_stats_get(DEV(h), (uint32_t)set, &s);
   if (rc) return rc;
-  jlong v[19] = {s.first_zone,
+  jlong v[25] = {s.first_zone,
                  s.nr_zones,
                  s.window,
                  (jlong)s.clock_ns,
@@ -171,8 +171,14 @@ JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nPlmStats(JNIEnv *env,
                  (jlong)s.max_stall_ns,
                  (jlong)s.reclaim_jobs,
                  (jlong)s.gc_jobs,
+                 (jlong)s.model_read_sum_ns[0],
+                 (jlong)s.model_read_sum_ns[1],
+                 (jlong)s.model_read_max_ns[0],
+                 (jlong)s.model_read_max_ns[1],
+                 (jlong)s.model_reads_over_200us[0],
+                 (jlong)s.model_reads_over_200us[1],
                  0};
-  (*env)->SetLongArrayRegion(env, out, 0, 19, v);
+  (*env)->SetLongArrayRegion(env, out, 0, 25, v);
   return 0;
 }
 

@@ -372,6 +372,10 @@ static void test_reads(void) {
   zkv_emu_plm_stats s = stats(d, 2);
   CHECK_EQ(s.reclaim_jobs, 0);
   CHECK_EQ(s.reads_deterministic, 2 * (disturb - 1));
+  /* 32 in flight: at most 32 pipe slots (5.12 us) + 74 us + 20% jitter, never 200 us */
+  CHECK_EQ(s.model_reads_over_200us[0], 0);
+  CHECK(s.model_read_max_ns[0] < 200000);
+  CHECK(s.model_read_sum_ns[0] >= s.reads_deterministic * 59000);
   CHECK_EQ(read_log(d, 2, 1).reads_est, disturb);
   read_many(d, 8, 1);
   s = stats(d, 2);
@@ -390,6 +394,7 @@ static void test_reads(void) {
   CHECK_EQ(s.reads_nondeterministic, 20);
   CHECK_EQ(s.reads_stalled, 20);
   CHECK(s.max_stall_ns < RECLAIM_NS);
+  CHECK(s.model_read_max_ns[1] >= s.max_stall_ns + 59000 && s.model_read_max_ns[1] < s.max_stall_ns + 89000);
   zkv_emu_plm_advance(d, 2 * RECLAIM_NS);
   read_block(d, 8);
   CHECK_EQ(stats(d, 2).reads_stalled, 20); /* nothing queued any more */
@@ -413,6 +418,8 @@ static void test_deterministic(void) {
     zkv_dev_close(d);
   }
   CHECK_EQ(s[0].max_stall_ns, s[1].max_stall_ns); /* the same draws */
+  CHECK_EQ(s[0].model_read_sum_ns[1], s[1].model_read_sum_ns[1]);
+  CHECK_EQ(s[0].model_read_max_ns[1], s[1].model_read_max_ns[1]);
 }
 
 int main(void) {

@@ -189,6 +189,9 @@ typedef struct zkv_emu_plm_stats {
   uint64_t reads_deterministic, reads_nondeterministic; /* served in DTWIN / outside it */
   uint64_t reads_stalled, max_stall_ns;                 /* reads that waited behind internal work */
   uint64_t reclaim_jobs, gc_jobs;                       /* internal jobs queued so far */
+  /* The model's own service times of the reads (submission to modelled completion), [0] in DTWIN,
+   * [1] outside it: exact whatever the host's load. */
+  uint64_t model_read_sum_ns[2], model_read_max_ns[2], model_reads_over_200us[2];
 } zkv_emu_plm_stats;
 int zkv_emu_plm_stats_get(zkv_dev *dev, uint32_t nvm_set, zkv_emu_plm_stats *out);
 /* clock=manual only: moves the window clock forward. -EOPNOTSUPP otherwise. */

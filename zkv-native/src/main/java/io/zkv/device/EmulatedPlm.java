@@ -21,6 +21,8 @@ public final class EmulatedPlm {
    * @param lastLockdownBytes the bytes that lockdown flushed
    * @param readsStalled reads that waited behind internal work
    * @param maxStallNanos the longest such wait
+   * @param modelDeterministic the model's service times of the reads served in DTWIN
+   * @param modelNonDeterministic the same outside DTWIN (NDWIN or PLM off)
    */
   public record SetState(
       int nvmSet,
@@ -41,7 +43,25 @@ public final class EmulatedPlm {
       long readsStalled,
       long maxStallNanos,
       long reclaimJobs,
-      long gcJobs) {}
+      long gcJobs,
+      ModelledReads modelDeterministic,
+      ModelledReads modelNonDeterministic) {}
+
+  /**
+   * The model's own service times of a set's reads (submission to modelled completion), exact
+   * whatever the host's load.
+   *
+   * @param count reads
+   * @param sumNanos their modelled times added up
+   * @param maxNanos the longest
+   * @param over200Micros how many took more than 200 us
+   */
+  public record ModelledReads(long count, long sumNanos, long maxNanos, long over200Micros) {
+    /** Mean in microseconds (0 without reads). */
+    public double meanMicros() {
+      return count == 0 ? 0 : sumNanos / 1e3 / count;
+    }
+  }
 
   private final ZonedDevice device;
 
@@ -51,7 +71,7 @@ public final class EmulatedPlm {
 
   /** The state of NVM Set {@code nvmSet} (1-based). */
   public SetState set(int nvmSet) throws ZonedDeviceException {
-    long[] v = new long[19];
+    long[] v = new long[25];
     long h = device.handleForCall();
     int rc;
     try {
@@ -79,7 +99,9 @@ public final class EmulatedPlm {
         v[14],
         v[15],
         v[16],
-        v[17]);
+        v[17],
+        new ModelledReads(v[12], v[18], v[20], v[22]),
+        new ModelledReads(v[13], v[19], v[21], v[23]));
   }
 
   /** Moves the virtual window clock forward ({@code clock=manual} only). */

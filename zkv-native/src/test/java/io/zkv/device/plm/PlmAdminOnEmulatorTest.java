@@ -93,6 +93,11 @@ class PlmAdminOnEmulatorTest {
       ByteBuffer b = ByteBuffer.allocateDirect(4096);
       dev.read(0, b); // reads keep DTWIN
       assertEquals(in.dtwinReadsEstimate() - 1, plm.log(1).dtwinReadsEstimate());
+      EmulatedPlm.ModelledReads modelled = model.set(1).modelDeterministic();
+      assertEquals(1, modelled.count());
+      assertTrue(
+          modelled.maxNanos() >= 59_000 && modelled.maxNanos() <= 89_000,
+          "74 us +-20%, no stall in DTWIN: " + modelled);
       assertEquals(PlmWindow.DETERMINISTIC, plm.window(1));
       dev.append(1, b.clear()); // a write ends it
       assertEquals(PlmWindow.NON_DETERMINISTIC, plm.window(1));
