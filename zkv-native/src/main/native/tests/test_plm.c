@@ -272,7 +272,8 @@ static void test_min_ndwin_real_clock(void) {
   clock_gettime(CLOCK_MONOTONIC, &b);
   uint64_t ns = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000ull + (uint64_t)b.tv_nsec - (uint64_t)a.tv_nsec;
   CHECK(ns >= 4 * MS); /* 4 s / 1000, counted from Set Features 0x13 */
-  CHECK_EQ(read_log(d, 3, 1).status, WIN_DT);
+  /* DTWIN was entered (whether it is still on depends on the host: its maximum is 60 ms here) */
+  CHECK_EQ(stats(d, 3).dtwin_entries, 1);
   zkv_dev_close(d);
 }
 

@@ -108,7 +108,8 @@ class PlmEmulatorWindowRulesTest {
       p.selectWindow(2, PlmWindow.DETERMINISTIC);
       long elapsed = System.nanoTime() - t0;
       assertTrue(elapsed >= 4 * MS, "4 s / 1000 at least, took " + elapsed + " ns");
-      assertEquals(PlmWindow.DETERMINISTIC, p.window(2));
+      // entered; whether it is still on depends on the host (its maximum is 60 ms here)
+      assertEquals(1, real.emulatedPlm().set(2).dtwinEntries());
     }
   }
 }
