@@ -5,6 +5,12 @@
 #define ZKV_BACKEND_H
 #include "zkv/device.h"
 
+/* The admin opcodes zkv issues (zkv_dev_nvme_admin). */
+#define NVME_ADMIN_GET_LOG_PAGE 0x02
+#define NVME_ADMIN_IDENTIFY 0x06
+#define NVME_ADMIN_SET_FEATURES 0x09
+#define NVME_ADMIN_GET_FEATURES 0x0A
+
 typedef struct zkv_backend {
   const char *scheme; /* "emu", "nvme", "zbd" */
   void (*close)(zkv_dev *dev);
@@ -20,6 +26,8 @@ typedef struct zkv_backend {
   int (*queue_reap)(zkv_queue *q, zkv_completion *out, int min, int max, int64_t timeout_ns);
   uint32_t (*queue_inflight)(zkv_queue *q);
   int (*stats)(zkv_dev *dev, zkv_dev_stats *out);
+  /* An admin command already checked by zkv_dev_nvme_admin (device.c); NULL: not supported. */
+  int (*admin)(zkv_dev *dev, zkv_admin_cmd *cmd);
 } zkv_backend;
 
 struct zkv_dev {

@@ -8,9 +8,6 @@
 
 #include "emu_internal.h"
 
-zkv_dev *emu_open(const char *path, const zkv_profile *prof, int wcache, int discard, int reorder, uint64_t seed,
-                  int *err);
-
 static int parse_u64(const char *v, uint64_t *out) {
   char *end;
   errno = 0;
@@ -40,6 +37,9 @@ static const struct {
     {ZKV_NVME_INVALID_FIELD, "Invalid Field in Command",
      "the device refused a field of the command (unaligned offset or length, an append above ZASL, an unknown "
      "action)"},
+    {0x00C, "Command Sequence Error",
+     "the command is not allowed in the current state (a PLM window on an NVM Set without Predictable Latency "
+     "Mode)"},
     {ZKV_NVME_LBA_OUT_OF_RANGE, "LBA Out of Range", "the address lies past the end of the device"},
     {0x109, "Invalid Log Page", "the device does not provide the requested log page"},
     {ZKV_NVME_ZONE_BOUNDARY_ERROR, "Zone Boundary Error",
@@ -98,7 +98,7 @@ const char *zkv_status_message(int code) {
 }
 
 /* emu:/path/to/file[?profile=zn540&wcache=1&discard=0&reorder=0&seed=42]; discard defaults to 1, reorder to
- * the profile's */
+ * the profile's; profile=plm also takes sets=N (default 4), timescale=S (default 1) and clock=real|manual */
 zkv_dev *emu_dev_open(const char *uri, int *err) {
   *err = -EINVAL;
   char *copy = strdup(uri + 4);
@@ -109,7 +109,7 @@ zkv_dev *emu_dev_open(const char *uri, int *err) {
   char *query = strchr(copy, '?');
   if (query) *query++ = 0;
   const zkv_profile *prof = zkv_profile_find("instant");
-  uint64_t wcache = 0, discard = 1, seed = 0, reorder = UINT64_MAX;
+  uint64_t wcache = 0, discard = 1, seed = 0, reorder = UINT64_MAX, sets = 0, timescale = 0, manual = UINT64_MAX;
   zkv_dev *dev = NULL;
   char *save = NULL;
   if (!copy[0]) {
@@ -148,17 +148,81 @@ zkv_dev *emu_dev_open(const char *uri, int *err) {
         emu_set_error("seed must be a number, not '%s'", v);
         goto out;
       }
+    } else if (strcmp(kv, "sets") == 0) {
+      if (parse_u64(v, &sets) || sets < 1 || sets > ZKV_PLM_MAX_SETS) {
+        emu_set_error("sets must be 1..%d, not '%s'", ZKV_PLM_MAX_SETS, v);
+        goto out;
+      }
+    } else if (strcmp(kv, "timescale") == 0) {
+      if (parse_u64(v, &timescale) || timescale < 1 || timescale > 1000) {
+        emu_set_error("timescale must be 1..1000, not '%s'", v);
+        goto out;
+      }
+    } else if (strcmp(kv, "clock") == 0) {
+      if (strcmp(v, "real") != 0 && strcmp(v, "manual") != 0) {
+        emu_set_error("clock must be real or manual, not '%s'", v);
+        goto out;
+      }
+      manual = strcmp(v, "manual") == 0;
     } else {
-      emu_set_error("unknown device URI option '%s' (known: profile, wcache, discard, reorder, seed)", kv);
+      emu_set_error(
+          "unknown device URI option '%s' (known: profile, wcache, discard, reorder, seed; with profile=plm: sets, "
+          "timescale, clock)",
+          kv);
       goto out;
     }
   }
+  if (!prof->nvm_sets && (sets || timescale || manual != UINT64_MAX)) {
+    emu_set_error("sets, timescale and clock are options of profile=plm, not of profile=%s", prof->name);
+    goto out;
+  }
   emu_set_error("%s", "");
-  dev = emu_open(copy, prof, (int)wcache, (int)discard, reorder == UINT64_MAX ? (int)prof->reorders : (int)reorder,
-                 seed, err);
+  emu_options o = {.wcache = (int)wcache,
+                   .discard = (int)discard,
+                   .reorder = reorder == UINT64_MAX ? (int)prof->reorders : (int)reorder,
+                   .seed = seed,
+                   .sets = sets ? (uint32_t)sets : prof->nvm_sets,
+                   .timescale = timescale ? (uint32_t)timescale : 1,
+                   .manual_clock = manual == 1};
+  dev = emu_open(copy, prof, &o, err);
 out:
   free(copy);
   return dev;
+}
+
+/* The admin commands zkv issues, checked here for every backend: Identify, Get Log Page, Get
+ * Features, and Set Features of the PLM features 0x13/0x14. The device moves what the command says,
+ * whatever buffer it is given: a shorter buffer would be overrun (Identify: 4 KiB; Get Log Page:
+ * (NUMD + 1) dwords; PLM Config: 512 bytes). */
+int zkv_dev_nvme_admin(zkv_dev *dev, zkv_admin_cmd *cmd) {
+  if (!dev->be->admin) {
+    zkv_set_error("NVMe admin commands need an nvme: device or an emulated device with profile=plm");
+    return -EOPNOTSUPP;
+  }
+  int allowed = cmd->opcode == NVME_ADMIN_IDENTIFY || cmd->opcode == NVME_ADMIN_GET_LOG_PAGE ||
+                cmd->opcode == NVME_ADMIN_GET_FEATURES || cmd->opcode == NVME_ADMIN_SET_FEATURES;
+  uint32_t fid = cmd->cdw10 & 0xFF;
+  if (!allowed || (cmd->opcode == NVME_ADMIN_SET_FEATURES && fid != 0x13 && fid != 0x14)) {
+    zkv_set_error("admin opcode 0x%02x (cdw10 0x%x) is not one zkv issues", cmd->opcode, cmd->cdw10);
+    return -EPERM;
+  }
+  uint64_t need = 0;
+  if (cmd->opcode == NVME_ADMIN_IDENTIFY) {
+    need = 4096;
+  } else if (cmd->opcode == NVME_ADMIN_GET_LOG_PAGE) {
+    need = (((uint64_t)(cmd->cdw10 >> 16) | ((uint64_t)(cmd->cdw11 & 0xFFFF) << 16)) + 1) * 4;
+  } else if (fid == 0x13) {
+    need = 512;
+  } else if (fid != 0x14) {
+    zkv_set_error("Get Features 0x%02x is not one zkv issues", fid);
+    return -EPERM;
+  }
+  if ((need && !cmd->buf) || cmd->len < need) {
+    zkv_set_error("admin opcode 0x%02x (cdw10 0x%x) transfers %llu bytes; the buffer has %u", cmd->opcode, cmd->cdw10,
+                  (unsigned long long)need, cmd->len);
+    return -EINVAL;
+  }
+  return dev->be->admin(dev, cmd);
 }
 
 zkv_dev *zkv_dev_open(const char *uri, int *err) {

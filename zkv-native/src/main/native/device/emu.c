@@ -279,8 +279,7 @@ static int load(emu_dev *dev, const char *path) {
   return 0;
 }
 
-zkv_dev *emu_open(const char *path, const zkv_profile *prof, int wcache, int discard, int reorder, uint64_t seed,
-                  int *err) {
+zkv_dev *emu_open(const char *path, const zkv_profile *prof, const emu_options *o, int *err) {
   emu_dev *dev = calloc(1, sizeof *dev);
   if (!dev) {
     *err = -ENOMEM;
@@ -298,15 +297,29 @@ zkv_dev *emu_open(const char *path, const zkv_profile *prof, int wcache, int dis
   if ((rc = take_ownership(dev->fd, path)) || (rc = load(dev, path))) goto fail;
   dev->path = strdup(path);
   dev->prof = prof;
-  dev->wcache = wcache;
-  dev->discard = discard;
-  dev->rng = seed ? seed : 0x5EED;
-  dev->reorder = reorder;
+  dev->wcache = o->wcache;
+  dev->discard = o->discard;
+  dev->rng = o->seed ? o->seed : 0x5EED;
+  dev->reorder = o->reorder;
   dev->reorder_seed = dev->rng ^ 0x4E0DE2ull;
   dev->zone_pipes = calloc(dev->base.geo.nr_zones, sizeof *dev->zone_pipes);
   if (!dev->path || !dev->zone_pipes) {
     rc = -ENOMEM;
     goto fail;
+  }
+  if (prof->nvm_sets) {
+    if (o->sets > dev->base.geo.nr_zones) {
+      emu_set_error("%s has %u zones, fewer than the %u NVM Sets asked for (sets=)", path, dev->base.geo.nr_zones,
+                    o->sets);
+      rc = -EINVAL;
+      goto fail;
+    }
+    dev->plm = plm_create(dev->base.geo.nr_zones, o->sets, o->timescale, o->manual_clock, dev->rng);
+    dev->set_pipes = calloc(o->sets, sizeof *dev->set_pipes);
+    if (!dev->plm || !dev->set_pipes) {
+      rc = -ENOMEM;
+      goto fail;
+    }
   }
   pthread_mutex_init(&dev->mu, NULL);
   return &dev->base;
@@ -317,6 +330,8 @@ fail:
   free(dev->zs.zones);
   free(dev->path);
   free(dev->zone_pipes);
+  plm_destroy(dev->plm);
+  free(dev->set_pipes);
   free(dev);
   return NULL;
 }
@@ -332,6 +347,8 @@ static void emu_close(zkv_dev *d) {
   free(dev->nd);
   free(dev->zone_pipes);
   free(dev->path);
+  plm_destroy(dev->plm);
+  free(dev->set_pipes);
   free(dev);
 }
 
@@ -500,6 +517,11 @@ int64_t zkv_emu_power_cut(zkv_dev *d, int mode, uint64_t seed) {
 
 static const int FAULT_OF_OP[] = {ZKV_FAULT_READ, ZKV_FAULT_WRITE, ZKV_FAULT_APPEND, ZKV_FAULT_FLUSH};
 
+/* The throughput pipe a zone's requests go through: the device's, or its NVM Set's (plm). */
+static zkv_pipe *device_pipe(emu_dev *dev, uint32_t zone) {
+  return dev->plm ? &dev->set_pipes[plm_set_index(dev->plm, zone)] : &dev->pipe;
+}
+
 int emu_io_begin(emu_dev *dev, emu_io *io) {
   const zkv_geometry *g = &dev->base.geo;
   const zkv_profile *p = dev->prof;
@@ -518,8 +540,9 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
         uint64_t rel = io->offset % g->zone_size, w = dev->zs.zones[io->offset / g->zone_size].written;
         io->valid = rel >= w ? 0 : (w - rel < io->len ? w - rel : io->len);
       }
-      io->deadline =
-          zkv_timing_deadline(p, &p->read_lat, &p->read_gap, &dev->pipe, io->len, dev->inflight, now, &dev->rng);
+      io->deadline = zkv_timing_deadline(p, &p->read_lat, &p->read_gap, device_pipe(dev, (uint32_t)zone), io->len,
+                                         dev->inflight, now, &dev->rng);
+      if (dev->plm) io->deadline += plm_on_read(dev->plm, (uint32_t)zone, io->len, io->deadline - now);
       break;
     case ZKV_OP_WRITE:
     case ZKV_OP_APPEND: {
@@ -530,10 +553,11 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
       if ((rc = emu_nd_add(dev, (uint32_t)zone, assigned, io->len, &io->nd_id))) return rc;
       io->file_off = dev->data_off + (uint64_t)zone * g->zone_size + assigned;
       io->result = append ? (int64_t)((uint64_t)zone * g->zone_size + assigned) : 0;
-      zkv_pipe *pipe = p->per_zone_serial ? &dev->zone_pipes[zone] : &dev->pipe;
+      zkv_pipe *pipe = p->per_zone_serial ? &dev->zone_pipes[zone] : device_pipe(dev, (uint32_t)zone);
       io->deadline =
           zkv_timing_deadline(p, append ? &p->append_lat : &p->write_lat, append ? &p->append_gap : &p->write_gap, pipe,
                               io->len, dev->inflight, now, &dev->rng);
+      if (dev->plm) io->deadline += plm_on_write(dev->plm, (uint32_t)zone, io->len);
       if (append)
         dev->stats.appends++, dev->stats.bytes_appended += io->len;
       else
@@ -639,6 +663,7 @@ static int emu_zone_mgmt(zkv_dev *d, uint32_t zone, int action) {
      * file takes about as much disk as the data it holds (a 100,000-record YCSB load took 433 MB
      * without, against 198 MB for RocksDB's default Env). */
     if (dev->discard) punch(dev, zone, 0, before);
+    if (dev->plm && before) plm_on_reset(dev->plm, zone);
     size_t j = 0; /* what was not durable in the zone is gone with the reset */
     for (size_t i = 0; i < dev->nd_len; i++)
       if (dev->nd[i].inflight || dev->nd[i].zone != zone) dev->nd[j++] = dev->nd[i];
@@ -666,6 +691,43 @@ static int emu_stats(zkv_dev *d, zkv_dev_stats *out) {
   return 0;
 }
 
+/* ---------- PLM (profile plm) ---------- */
+
+static int emu_admin(zkv_dev *d, zkv_admin_cmd *cmd) {
+  emu_dev *dev = (emu_dev *)d;
+  if (!dev->plm) {
+    zkv_set_error("the emulator answers NVMe admin commands only with profile=plm (this device: %s)", dev->prof->name);
+    return -EOPNOTSUPP;
+  }
+  uint64_t wait_until = 0;
+  pthread_mutex_lock(&dev->mu);
+  int rc = dev->dead ? -ENODEV : plm_admin(dev->plm, cmd, &wait_until);
+  pthread_mutex_unlock(&dev->mu);
+  zkv_wait_until(wait_until);
+  cmd->status = rc < 0 && (-rc & ZKV_ZNS_BASE) ? ((-rc & 0x7FF) | 0x4000) : 0; /* as the kernel gives it: with DNR */
+  return rc;
+}
+
+static emu_dev *plm_dev(zkv_dev *d) { return d->be == &zkv_emu_backend && ((emu_dev *)d)->plm ? (emu_dev *)d : NULL; }
+
+int zkv_emu_plm_stats_get(zkv_dev *d, uint32_t nvm_set, zkv_emu_plm_stats *out) {
+  emu_dev *dev = plm_dev(d);
+  if (!dev) return -EOPNOTSUPP;
+  pthread_mutex_lock(&dev->mu);
+  int rc = plm_stats(dev->plm, nvm_set, out);
+  pthread_mutex_unlock(&dev->mu);
+  return rc;
+}
+
+int zkv_emu_plm_advance(zkv_dev *d, uint64_t ns) {
+  emu_dev *dev = plm_dev(d);
+  if (!dev) return -EOPNOTSUPP;
+  pthread_mutex_lock(&dev->mu);
+  int rc = plm_advance(dev->plm, ns);
+  pthread_mutex_unlock(&dev->mu);
+  return rc;
+}
+
 const zkv_backend zkv_emu_backend = {
     .scheme = "emu",
     .close = emu_close,
@@ -681,4 +743,5 @@ const zkv_backend zkv_emu_backend = {
     .queue_reap = emu_queue_reap,
     .queue_inflight = emu_queue_inflight,
     .stats = emu_stats,
+    .admin = emu_admin,
 };

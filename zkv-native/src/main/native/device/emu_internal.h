@@ -5,6 +5,7 @@
 #include <pthread.h>
 
 #include "backend.h"
+#include "plm.h"
 #include "timing.h"
 #include "zkv/device.h"
 #include "zone_state.h"
@@ -58,7 +59,18 @@ typedef struct emu_dev {
   uint64_t nd_next_id;
   fault_rule faults[EMU_MAX_FAULTS];
   zkv_dev_stats stats;
+  plm_state *plm;      /* profile plm: the NVM Sets' windows and internal work (plm.c) */
+  zkv_pipe *set_pipes; /* profile plm: one throughput pipe per NVM Set (performance isolation) */
 } emu_dev;
+
+/* What an emu: URI sets besides the path and the profile. */
+typedef struct emu_options {
+  int wcache, discard, reorder;
+  uint64_t seed;
+  uint32_t sets, timescale; /* profile plm */
+  int manual_clock;
+} emu_options;
+zkv_dev *emu_open(const char *path, const zkv_profile *prof, const emu_options *o, int *err);
 
 /* All of these run with dev->mu held. */
 int emu_fault_check(emu_dev *dev, int op, int64_t zone);

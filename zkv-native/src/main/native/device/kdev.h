@@ -15,10 +15,6 @@
 #define NVME_CMD_ZONE_MGMT_SEND 0x79
 #define NVME_CMD_ZONE_MGMT_RECV 0x7A
 #define NVME_CMD_ZONE_APPEND 0x7D
-#define NVME_ADMIN_GET_LOG_PAGE 0x02
-#define NVME_ADMIN_IDENTIFY 0x06
-#define NVME_ADMIN_SET_FEATURES 0x09
-#define NVME_ADMIN_GET_FEATURES 0x0A
 #define NVME_RW_FUA (1u << 30) /* CDW12 bit 30 of Read/Write/Zone Append */
 #define NVME_CSI_ZNS 0x02
 
@@ -121,12 +117,12 @@ long long kdev_sysfs_queue_num(const char *name, const char *attr);
 void kdev_close(zkv_dev *dev);
 
 /* The function table of a kernel backend: everything but the zone commands is shared. */
-#define KDEV_BACKEND(name, report_fn, zone_mgmt_fn)                                                               \
+#define KDEV_BACKEND(name, report_fn, zone_mgmt_fn, admin_fn)                                                     \
   {                                                                                                               \
     .scheme = name, .close = kdev_close, .report = report_fn, .zone_mgmt = zone_mgmt_fn, .write = kdev_write,     \
     .append = kdev_append, .read = kdev_read, .flush = kdev_flush, .queue_create = kq_create,                     \
     .queue_destroy = kq_destroy, .queue_submit = kq_submit, .queue_reap = kq_reap, .queue_inflight = kq_inflight, \
-    .stats = kdev_stats                                                                                           \
+    .stats = kdev_stats, .admin = admin_fn                                                                        \
   }
 
 /* Identify-based geometry of an NVMe zoned namespace (nvme:, and zbd:'s append limit). */

@@ -40,7 +40,8 @@ static int nvme_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) {
   return action == ZKV_ZONE_CLOSE ? kdev_close_fixup(d, zone) : 0;
 }
 
-static const zkv_backend nvme_backend = KDEV_BACKEND("nvme", nvme_report, nvme_zone_mgmt);
+static int nvme_admin(zkv_dev *dev, zkv_admin_cmd *cmd);
+static const zkv_backend nvme_backend = KDEV_BACKEND("nvme", nvme_report, nvme_zone_mgmt, nvme_admin);
 
 /* The kernel does not split passthrough commands: one above the block queue's max_hw_sectors_kb
  * (which an IOMMU may set below MDTS) fails with EINVAL. Clamps the largest command to it when the
@@ -106,37 +107,8 @@ zkv_dev *nvme_dev_open(const char *path, int *err) {
   return &d->base;
 }
 
-int zkv_dev_nvme_admin(zkv_dev *dev, zkv_admin_cmd *cmd) {
-  if (dev->be != &nvme_backend) {
-    zkv_set_error("NVMe admin commands need an nvme: device");
-    return -EOPNOTSUPP;
-  }
+static int nvme_admin(zkv_dev *dev, zkv_admin_cmd *cmd) {
   kdev *d = (kdev *)dev;
-  int allowed = cmd->opcode == NVME_ADMIN_IDENTIFY || cmd->opcode == NVME_ADMIN_GET_LOG_PAGE ||
-                cmd->opcode == NVME_ADMIN_GET_FEATURES || cmd->opcode == NVME_ADMIN_SET_FEATURES;
-  uint32_t fid = cmd->cdw10 & 0xFF;
-  if (!allowed || (cmd->opcode == NVME_ADMIN_SET_FEATURES && fid != 0x13 && fid != 0x14)) {
-    zkv_set_error("admin opcode 0x%02x (cdw10 0x%x) is not one zkv issues", cmd->opcode, cmd->cdw10);
-    return -EPERM;
-  }
-  /* The device moves what the command says, whatever buffer it is given: a shorter buffer would
-   * be overrun (Identify: 4 KiB; Get Log Page: (NUMD + 1) dwords; PLM Config: 512 bytes). */
-  uint64_t need = 0;
-  if (cmd->opcode == NVME_ADMIN_IDENTIFY) {
-    need = 4096;
-  } else if (cmd->opcode == NVME_ADMIN_GET_LOG_PAGE) {
-    need = (((uint64_t)(cmd->cdw10 >> 16) | ((uint64_t)(cmd->cdw11 & 0xFFFF) << 16)) + 1) * 4;
-  } else if (fid == 0x13) {
-    need = 512;
-  } else if (fid != 0x14) {
-    zkv_set_error("Get Features 0x%02x is not one zkv issues", fid);
-    return -EPERM;
-  }
-  if ((need && !cmd->buf) || cmd->len < need) {
-    zkv_set_error("admin opcode 0x%02x (cdw10 0x%x) transfers %llu bytes; the buffer has %u", cmd->opcode, cmd->cdw10,
-                  (unsigned long long)need, cmd->len);
-    return -EINVAL;
-  }
   kdev_cmd c = {.opcode = cmd->opcode,
                 .nsid = cmd->nsid,
                 .cdw10 = cmd->cdw10,

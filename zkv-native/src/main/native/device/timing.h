@@ -21,6 +21,7 @@ typedef struct zkv_profile {
   uint32_t per_zone_serial;                  /* appends/writes serialize per zone (gap applies per zone) */
   uint32_t reorders; /* concurrent appends to a zone are reordered by default (emu_queue.c; URI reorder=) */
   uint64_t report_ns, mgmt_ns, flush_ns;
+  uint32_t nvm_sets; /* > 0: the default number of NVM Sets with Predictable Latency Mode (plm.c) */
 } zkv_profile;
 
 const zkv_profile *zkv_profile_find(const char *name);

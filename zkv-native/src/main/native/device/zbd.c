@@ -133,7 +133,7 @@ static int zbd_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) {
   return action == ZKV_ZONE_CLOSE ? kdev_close_fixup(d, zone) : 0;
 }
 
-static const zkv_backend zbd_backend = KDEV_BACKEND("zbd", zbd_report, zbd_zone_mgmt);
+static const zkv_backend zbd_backend = KDEV_BACKEND("zbd", zbd_report, zbd_zone_mgmt, NULL);
 
 static int sysfs_str(const char *name, const char *attr, char *out, size_t len) {
   char p[PATH_MAX];

@@ -147,6 +147,46 @@ JNI_EXPORT void JNICALL Java_io_zkv_device_EmulatedDevice_nLateness(JNIEnv *env,
   (*env)->SetLongArrayRegion(env, out, 0, 3, v);
 }
 
+JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nPlmStats(JNIEnv *env, jclass c, jlong h, jint set,
+                                                                    jlongArray out) {
+  (void)c;
+  zkv_emu_plm_stats s;
+  int rc = set < 1 ? -EINVAL : zkv_emu_plm_stats_get(DEV(h), (uint32_t)set, &s);
+  if (rc) return rc;
+  jlong v[25] = {s.first_zone,
+                 s.nr_zones,
+                 s.window,
+                 (jlong)s.clock_ns,
+                 (jlong)s.backlog_ns,
+                 (jlong)s.capacity_ns,
+                 (jlong)s.dirty_bytes,
+                 (jlong)s.last_lockdown_ns,
+                 (jlong)s.last_lockdown_bytes,
+                 (jlong)s.dtwin_entries,
+                 (jlong)s.autonomous_exits,
+                 (jlong)s.writes_in_dtwin,
+                 (jlong)s.reads_deterministic,
+                 (jlong)s.reads_nondeterministic,
+                 (jlong)s.reads_stalled,
+                 (jlong)s.max_stall_ns,
+                 (jlong)s.reclaim_jobs,
+                 (jlong)s.gc_jobs,
+                 (jlong)s.model_read_sum_ns[0],
+                 (jlong)s.model_read_sum_ns[1],
+                 (jlong)s.model_read_max_ns[0],
+                 (jlong)s.model_read_max_ns[1],
+                 (jlong)s.model_reads_over_200us[0],
+                 (jlong)s.model_reads_over_200us[1],
+                 0};
+  (*env)->SetLongArrayRegion(env, out, 0, 25, v);
+  return 0;
+}
+
+JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nPlmAdvance(JNIEnv *env, jclass c, jlong h, jlong ns) {
+  (void)env, (void)c;
+  return ns < 0 ? -EINVAL : zkv_emu_plm_advance(DEV(h), (uint64_t)ns);
+}
+
 /* ---- asynchronous queues ---- */
 
 JNI_EXPORT jlong JNICALL Java_io_zkv_device_AsyncQueue_nCreate(JNIEnv *env, jclass c, jlong dev, jint depth) {
@@ -192,7 +232,7 @@ JNI_EXPORT jstring JNICALL Java_io_zkv_device_ZonedDeviceLastError_nStatusMessag
   return (*env)->NewStringUTF(env, zkv_status_message(code));
 }
 
-/* ---- NVMe admin commands (nvme: only; PLM) ---- */
+/* ---- NVMe admin commands (nvme:, and the emulator's plm profile; PLM) ---- */
 
 JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nAdmin(JNIEnv *env, jclass c, jlong h, jint opcode, jint nsid,
                                                               jint cdw10, jint cdw11, jint cdw12, jint cdw13,

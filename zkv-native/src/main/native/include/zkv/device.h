@@ -74,7 +74,8 @@ typedef struct zkv_zone {
 
 typedef struct zkv_dev zkv_dev;
 
-/* Opens "emu:/path[?profile=NAME&wcache=0|1&discard=0|1&seed=N]" (the emulator),
+/* Opens "emu:/path[?profile=NAME&wcache=0|1&discard=0|1&reorder=0|1&seed=N]" (the emulator;
+ * profile=plm also takes sets=N, timescale=S and clock=real|manual, docs/device.md),
  * "nvme:/dev/ngXnY" (NVMe passthrough on a zoned namespace's generic device) or
  * "zbd:/dev/nvmeXnY" (a zoned block device). Returns NULL and sets *err (negative). */
 zkv_dev *zkv_dev_open(const char *uri, int *err);
@@ -123,8 +124,9 @@ int zkv_queue_submit(zkv_queue *q, const zkv_request *req);
 int zkv_queue_reap(zkv_queue *q, zkv_completion *out, int min, int max, int64_t timeout_ns);
 uint32_t zkv_queue_inflight(zkv_queue *q);
 
-/* ---- nvme: only: NVMe admin commands (Identify, Get Log Page, Get Features, and Set Features of
- * the Predictable Latency Mode features 0x13/0x14; anything else is refused with -EPERM). ---- */
+/* ---- NVMe admin commands (Identify, Get Log Page, Get Features, and Set Features of the
+ * Predictable Latency Mode features 0x13/0x14; anything else is refused with -EPERM): sent to the
+ * controller on nvme:, answered by the model on an emulated device with profile=plm. ---- */
 typedef struct zkv_admin_cmd {
   uint8_t opcode;
   uint32_t nsid;
@@ -134,7 +136,8 @@ typedef struct zkv_admin_cmd {
   uint32_t result; /* completion DW0 */
   int status;      /* raw: > 0 the NVMe status as the kernel gives it (with DNR 0x4000), < 0 -errno */
 } zkv_admin_cmd;
-/* Returns 0, -(ZKV_ZNS_BASE | status) or -errno; -EOPNOTSUPP on backends other than nvme:. */
+/* Returns 0, -(ZKV_ZNS_BASE | status) or -errno; -EOPNOTSUPP on zbd: and on emulated devices
+ * of other profiles. */
 int zkv_dev_nvme_admin(zkv_dev *dev, zkv_admin_cmd *cmd);
 
 /* ---- emulator only ---- */
@@ -170,6 +173,29 @@ typedef struct zkv_emu_lateness {
   uint64_t completions, late, worst_late_ns;
 } zkv_emu_lateness;
 void zkv_emu_lateness_get(zkv_emu_lateness *out);
+
+/* The plm profile's NVM Sets (docs/timing-model.md): the model's state of one set (1-based id),
+ * for tests and calibration; PlmAdmin reads the standard fields through zkv_dev_nvme_admin. */
+#define ZKV_PLM_MAX_SETS 64
+typedef struct zkv_emu_plm_stats {
+  uint32_t first_zone, nr_zones; /* the set's zones */
+  uint32_t window;               /* 0 PLM off, 1 DTWIN, 2 NDWIN */
+  uint32_t reserved;
+  uint64_t clock_ns;                              /* the window clock now */
+  uint64_t backlog_ns, capacity_ns;               /* internal work queued, and what the queue holds */
+  uint64_t dirty_bytes;                           /* in the DRAM buffer, flushed by the next lockdown */
+  uint64_t last_lockdown_ns, last_lockdown_bytes; /* the last NDWIN -> DTWIN transition */
+  uint64_t dtwin_entries, autonomous_exits, writes_in_dtwin;
+  uint64_t reads_deterministic, reads_nondeterministic; /* served in DTWIN / outside it */
+  uint64_t reads_stalled, max_stall_ns;                 /* reads that waited behind internal work */
+  uint64_t reclaim_jobs, gc_jobs;                       /* internal jobs queued so far */
+  /* The model's own service times of the reads (submission to modelled completion), [0] in DTWIN,
+   * [1] outside it: exact whatever the host's load. */
+  uint64_t model_read_sum_ns[2], model_read_max_ns[2], model_reads_over_200us[2];
+} zkv_emu_plm_stats;
+int zkv_emu_plm_stats_get(zkv_dev *dev, uint32_t nvm_set, zkv_emu_plm_stats *out);
+/* clock=manual only: moves the window clock forward. -EOPNOTSUPP otherwise. */
+int zkv_emu_plm_advance(zkv_dev *dev, uint64_t ns);
 
 /* Counters (host-visible). */
 typedef struct zkv_dev_stats {

@@ -55,18 +55,22 @@ public final class DeviceCalibration implements ZkvCommand {
 
   @Override
   public String summary() {
-    return "measure the emulator's timing profiles against the papers' fio tables";
+    return "measure the emulator's timing profiles against the papers' fio tables (and plm's"
+        + " windows against Vigil-KV)";
   }
 
   @Override
   public String usage() {
-    return "[--seconds 2] [--profiles zn540,confzns,pm1731a] [--out docs/calibration.md] [--dir DIR]";
+    return "[--seconds 2] [--profiles zn540,confzns,pm1731a,plm] [--out docs/calibration.md]"
+        + " [--dir DIR]";
   }
 
   @Override
   public int run(Arguments args, PrintStream out) throws Exception {
     double seconds = args.number("seconds", 2, 1, 600);
-    List<String> profiles = List.of(args.string("profiles", "zn540,confzns,pm1731a").split(","));
+    List<String> profiles =
+        new ArrayList<>(List.of(args.string("profiles", "zn540,confzns,pm1731a").split(",")));
+    boolean plm = profiles.remove("plm"); // its own measurements and section (PlmCalibration)
     String outFile = args.string("out", null);
     String dirArg = args.string("dir", null);
     args.requireAllUsed();
@@ -92,10 +96,12 @@ public final class DeviceCalibration implements ZkvCommand {
       }
     }
     String report =
-        report(rows, seconds)
-            + String.format(
-                "%nHost load average (1, 5, 15 min) before the run: %s; after: %s.%n",
-                loadBefore, loadAverage());
+        profiles.isEmpty()
+            ? null
+            : report(rows, seconds)
+                + String.format(
+                    "%nHost load average (1, 5, 15 min) before the run: %s; after: %s.%n",
+                    loadBefore, loadAverage());
     for (Row r : rows) {
       if (r.measured.lateness().notHonoured()) {
         out.println(
@@ -107,10 +113,19 @@ public final class DeviceCalibration implements ZkvCommand {
                 + r.measured.lateness().describe());
       }
     }
+    String plmSection = plm ? new PlmCalibration(dir, seconds, out).run() : null;
     out.println();
-    out.println(report);
+    if (report != null) {
+      out.println(report);
+    }
+    if (plmSection != null) {
+      out.println(plmSection);
+    }
     if (outFile != null) {
-      Files.writeString(Path.of(outFile), report);
+      // Only what this run measured is replaced: the fio tables, the plm section, or both.
+      Path file = Path.of(outFile);
+      String existing = Files.exists(file) ? Files.readString(file) : "";
+      Files.writeString(file, updated(existing, report, plmSection));
       out.println("written to " + outFile);
     }
     if (dirArg == null) {
@@ -119,7 +134,13 @@ public final class DeviceCalibration implements ZkvCommand {
     return 0;
   }
 
-  private static String loadAverage() {
+  /** The calibration file with the parts this run measured (null: not measured) replaced. */
+  static String updated(String existing, String fioReport, String plmSection) {
+    String text = fioReport == null ? existing : fioReport + PlmCalibration.section(existing);
+    return plmSection == null ? text : PlmCalibration.splice(text, plmSection);
+  }
+
+  static String loadAverage() {
     try {
       String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
       return f[0] + ", " + f[1] + ", " + f[2];

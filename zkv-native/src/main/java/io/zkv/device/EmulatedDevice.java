@@ -9,7 +9,7 @@ import java.nio.file.Path;
  */
 public final class EmulatedDevice {
   /** Timing profiles, see {@code docs/calibration.md}. */
-  public static final String[] PROFILES = {"instant", "zn540", "pm1731a", "confzns"};
+  public static final String[] PROFILES = {"instant", "zn540", "pm1731a", "confzns", "plm"};
 
   /** The native names of the {@link DeviceGeometry#toArray()} fields, for error messages. */
   private static final String[] GEOMETRY_FIELDS = {
@@ -66,4 +66,8 @@ public final class EmulatedDevice {
   static native int nSetZoneCondition(long h, int zone, int cond);
 
   static native long nPowerCut(long h, int mode, long seed);
+
+  static native int nPlmStats(long h, int set, long[] out);
+
+  static native int nPlmAdvance(long h, long ns);
 }

@@ -233,11 +233,11 @@ public final class ZonedDevice extends NativeHandle {
   }
 
   /**
-   * One NVMe admin command on an {@code nvme:} device, limited natively to what zkv issues:
-   * Identify, Get Log Page, Get Features, and Set Features of the Predictable Latency Mode features
-   * (0x13, 0x14). {@code data} (direct, may be null) is the command's data buffer, from position 0
-   * to its limit. Returns Dword 0 of the completion. {@link io.zkv.device.plm.PlmAdmin} decodes the
-   * PLM commands.
+   * One NVMe admin command on an {@code nvme:} device, or answered by the model of an emulated
+   * device with {@code profile=plm}, limited natively to what zkv issues: Identify, Get Log Page,
+   * Get Features, and Set Features of the Predictable Latency Mode features (0x13, 0x14). {@code
+   * data} (direct, may be null) is the command's data buffer, from position 0 to its limit. Returns
+   * Dword 0 of the completion. {@link io.zkv.device.plm.PlmAdmin} decodes the PLM commands.
    *
    * @throws NvmeAdminException with the device's raw status when it refuses the command
    */
@@ -262,6 +262,18 @@ public final class ZonedDevice extends NativeHandle {
       throw new NvmeAdminException(opcode, cdw10, raw, rc, nLastError());
     }
     return out[0];
+  }
+
+  /**
+   * The model behind an emulated device with {@code profile=plm}: its NVM Sets' state and (with
+   * {@code clock=manual}) its window clock. The standard PLM commands go through {@link
+   * io.zkv.device.plm.PlmAdmin} as on {@code nvme:}.
+   */
+  public EmulatedPlm emulatedPlm() {
+    if (!uri.startsWith("emu:") || !"plm".equals(profile())) {
+      throw new UnsupportedOperationException("needs an emulated device with profile=plm: " + uri);
+    }
+    return new EmulatedPlm(this);
   }
 
   /** Fault injection; emulated devices only. */
