@@ -3,6 +3,7 @@ package io.zkv;
 import io.zkv.device.DeviceGeometry;
 import io.zkv.device.DeviceInUseException;
 import io.zkv.device.EmulatedDevice;
+import io.zkv.device.Zone;
 import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
 import java.io.IOException;
@@ -363,6 +364,23 @@ public final class ZonedEnv implements AutoCloseable {
   public synchronized ZkvEnv.ZoneStats stats() {
     checkOpen();
     return env.zoneStats();
+  }
+
+  /**
+   * The device's zone report: every zone's condition, write pointer and capacity, metadata zones
+   * included. It reads the device (a zone management receive command on a real device, which can
+   * take milliseconds), so poll it sparingly.
+   *
+   * @throws ZkvClosedException if this env is closed
+   * @throws ZkvException if the device fails the report
+   */
+  public synchronized List<Zone> zoneReport() {
+    checkOpen();
+    try {
+      return device.report();
+    } catch (ZonedDeviceException e) {
+      throw new ZkvException("zone report of " + uri() + " failed: " + e.getMessage(), e);
+    }
   }
 
   /**

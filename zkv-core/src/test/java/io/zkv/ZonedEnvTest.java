@@ -50,6 +50,7 @@ class ZonedEnvTest {
   void createEmulatedCreatesFormatsAndOpensInOneCall() throws Exception {
     Path file = dir.resolve("created.zkvemu");
     String uri;
+    ZonedEnv closed;
     try (ZonedEnv env = ZonedEnv.createEmulated(file, "instant", TestDevices.MEDIUM);
         ZkvDb db = ZkvDb.open(env, "/created", small())) {
       assertTrue(env.formatted());
@@ -57,7 +58,12 @@ class ZonedEnvTest {
       assertEquals(TestDevices.MEDIUM, env.geometry());
       db.put(b("k"), b("v"));
       uri = env.uri();
+      List<Zone> report = env.zoneReport();
+      assertEquals(TestDevices.MEDIUM.zoneCount(), report.size());
+      assertTrue(report.stream().anyMatch(z -> z.condition() == ZoneCondition.EMPTY), "data zones");
+      closed = env;
     }
+    assertThrows(ZkvClosedException.class, closed::zoneReport);
     try (ZonedEnv env = ZonedEnv.open(uri, ZonedEnv.Mode.MOUNT);
         ZkvDb db = ZkvDb.open(env, "/created", small())) {
       assertArrayEquals(b("v"), db.get(b("k")));

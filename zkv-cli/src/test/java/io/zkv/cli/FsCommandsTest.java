@@ -71,6 +71,8 @@ class FsCommandsTest {
     assertTrue(out().contains(".sst"), out());
     assertEquals(0, zkv("df", "--device", uri()));
     assertTrue(out().contains("capacity     78.0 MiB"), out());
+    assertEquals(0, zkv("df", "--device", uri(), "--bytes"));
+    assertTrue(out().contains("capacity     " + (78L << 20) + " bytes (data zones)"), out());
     assertTrue(out().contains("space amplification"), out());
     assertEquals(0, zkv("zones", "--device", uri()));
     assertTrue(out().contains("metadata") && out().contains("data"), out());
