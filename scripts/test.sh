@@ -26,7 +26,7 @@ mvn -B -ntp install
 
 echo "== A project of its own that depends on zkv-core alone, as users do (examples/consumer)"
 version=$(sed -n 's:^  <version>\(.*\)</version>$:\1:p' pom.xml | head -1)
-mvn -B -ntp -f examples/consumer/pom.xml -Dzkv.version="$version" clean verify
+mvn -B -ntp -f examples/consumer/pom.xml -Dzkv.version="$version" verify
 
 echo "== Tests on a real kernel: QEMU guest with an NVMe ZNS namespace (docs/guest.md)"
 scripts/guest/test-in-guest.sh
