@@ -20,6 +20,9 @@
  *       java.lang.NullPointerException} for a missing one, {@link java.lang.IllegalStateException}
  *       for a call in the wrong state. A closed facade object throws {@link
  *       io.zkv.ZkvClosedException}.
+ *   <li>A native library that cannot load (another platform, an unsupported RocksJava release) is
+ *       an {@link java.lang.IllegalStateException} from every entry point, facade or not, naming
+ *       the cause ({@code docs/native-library.md}).
  * </ul>
  *
  * <p>A program that only uses the facade therefore handles no checked exception: {@link
