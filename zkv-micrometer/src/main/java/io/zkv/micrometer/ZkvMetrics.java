@@ -44,7 +44,12 @@ import org.rocksdb.ZkvEnv.ZoneStats;
  *       host}, the file system's share of write amplification (as {@code zkv bench} reports it).
  *   <li>{@code zkv.zone.resets} (tag {@code copy}: {@code none} = the zone held no live data any
  *       more, {@code gc} = garbage collection copied its live data first; each such reset ends one
- *       zone's garbage collection), {@code zkv.metadata.rolls}, {@code zkv.files}.
+ *       zone's garbage collection), {@code zkv.metadata.rolls}, {@code zkv.files}, {@code
+ *       zkv.zones.owned} (zones held by files being written: the open tokens in use).
+ *   <li>{@code zkv.placement.decisions}: zone allocations the placement policy decided; {@code
+ *       zkv.placement.overrides} (tag {@code reason}: {@code fallback} = the file system allocated
+ *       by its own safety rules, {@code zone_steal} = it took a zone from an idle writer): every
+ *       time the file system overrode the policy.
  * </ul>
  *
  * <p>Database meters, from RocksDB's properties: {@code zkv.db.sst.size}, {@code
@@ -53,10 +58,9 @@ import org.rocksdb.ZkvEnv.ZoneStats;
  * zkv.db.background.errors} (failed flushes and compactions, a full device included).
  *
  * <p>Counters count since the file system was mounted. A meter of a closed env or database reads
- * NaN. Not here yet, because the file system does not count them yet: placement decisions and the
- * file system's overrides of a policy, GC runs that did not end in a reset, device I/O errors. They
- * join the device meters (the place is marked in the code) when {@link ZoneStats} carries them, as
- * the WAL and PLM meters will when those land.
+ * NaN. Not here yet, because the file system does not count them yet: GC runs that did not end in a
+ * reset and device I/O errors. They join the device meters (the place is marked in the code) when
+ * {@link ZoneStats} carries them, as the WAL and PLM meters will when those land.
  */
 public final class ZkvMetrics implements MeterBinder {
   private final ZonedEnv env;
@@ -174,9 +178,34 @@ public final class ZkvMetrics implements MeterBinder {
         s -> s.resets() - s.resetsWithoutCopy());
     counter(registry, device, "zkv.metadata.rolls", "metadata log rolls", ZoneStats::metaRolls);
     gauge(registry, device, "zkv.files", null, "files in the zone file system", ZoneStats::files);
-    // Placement decisions, the file system's overrides of a policy (tags policy and reason), GC
-    // runs
-    // and device I/O errors are bound here once ZoneStats counts them (issue 11.4).
+    gauge(
+        registry,
+        device,
+        "zkv.zones.owned",
+        null,
+        "zones held by a file being written (open tokens in use)",
+        ZoneStats::ownedZones);
+    counter(
+        registry,
+        device,
+        "zkv.placement.decisions",
+        "zone allocations the placement policy decided",
+        ZoneStats::policyDecisions);
+    counter(
+        registry,
+        device.and("reason", "fallback"),
+        "zkv.placement.overrides",
+        "allocations the file system decided itself: the policy found no zone while one had room,"
+            + " or asked for an empty zone the reserves keep",
+        ZoneStats::fallbackAllocations);
+    counter(
+        registry,
+        device.and("reason", "zone_steal"),
+        "zkv.placement.overrides",
+        "zones the file system took from an idle writer instead of the policy's wait for a token",
+        ZoneStats::zoneSteals);
+    // GC runs that did not end in a reset and device I/O errors join here once ZoneStats counts
+    // them.
   }
 
   private static long deviceBytes(ZoneStats s) {

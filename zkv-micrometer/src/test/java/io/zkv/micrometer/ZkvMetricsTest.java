@@ -26,6 +26,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.ZkvEnv.ZoneStats;
 
 class ZkvMetricsTest {
   /** 16 zones of 8 MiB (6 MiB writable). */
@@ -82,6 +83,26 @@ class ZkvMetricsTest {
       assertTrue(
           Double.isNaN(registry.get("zkv.db.keys").gauge().value()),
           "a closed database's meters read NaN");
+      // The policy decided the allocations; the counters are the file system's own.
+      ZoneStats stats = env.stats();
+      assertTrue(stats.policyDecisions() > 0, stats.toString());
+      assertEquals(
+          stats.policyDecisions(),
+          registry.get("zkv.placement.decisions").functionCounter().count());
+      assertEquals(
+          stats.fallbackAllocations(),
+          registry
+              .get("zkv.placement.overrides")
+              .tag("reason", "fallback")
+              .functionCounter()
+              .count());
+      assertEquals(
+          stats.zoneSteals(),
+          registry
+              .get("zkv.placement.overrides")
+              .tag("reason", "zone_steal")
+              .functionCounter()
+              .count());
       for (Meter m : registry.getMeters()) {
         if (!m.getId().getName().startsWith("zkv.db.")) {
           assertEquals(uri, m.getId().getTag("device"), m.getId().toString());
