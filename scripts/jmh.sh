@@ -19,7 +19,7 @@ fi
 # The modules' own classes: the reactor's target/classes (test-classpath.txt names the jars of
 # the other modules as installed in ~/.m2, which may be stale).
 cp="$root/zkv-bench/target/test-classes:$root/zkv-bench/target/classes"
-for m in zkv-native zkv-placement zkv-wal zkv-plm zkv-core; do
+for m in zkv-native zkv-placement zkv-wal zkv-plm zkv-core zkv-cli; do
   cp="$cp:$root/$m/target/classes"
 done
 exec java -cp "$cp:$(cat "$cp_file")" org.openjdk.jmh.Main "$@"

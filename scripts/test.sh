@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, builds everything and runs every test:
-# the C device tests (plain and under AddressSanitizer/UBSan), all Java tests (-Xcheck:jni), and
+# the C device tests (plain and under AddressSanitizer/UBSan), all Java tests (-Xcheck:jni), a
+# separate project using the installed zkv-core (examples/consumer), and
 # the nvme:/zbd: backends and RocksDB on a real kernel in a QEMU guest (scripts/guest/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +23,10 @@ ctest --test-dir build/ctest-asan --output-on-failure
 
 echo "== Java build, format check and tests"
 mvn -B -ntp install
+
+echo "== A project of its own that depends on zkv-core alone, as users do (examples/consumer)"
+version=$(sed -n 's:^  <version>\(.*\)</version>$:\1:p' pom.xml | head -1)
+mvn -B -ntp -f examples/consumer/pom.xml -Dzkv.version="$version" verify
 
 echo "== Tests on a real kernel: QEMU guest with an NVMe ZNS namespace (docs/guest.md)"
 scripts/guest/test-in-guest.sh

@@ -1,6 +1,5 @@
-// The RocksDB side of zkv: a rocksdb::Env whose FileSystem is zkv's: the zone file system on a
-// zoned device, or a pass-through over the host file system that counts what RocksDB asks of it
-// (a baseline and a plumbing check).
+// The RocksDB side of zkv: a rocksdb::Env whose FileSystem is zkv's zone file system on a zoned
+// device. (The tests' pass-through Env over the host file system is in passthrough_env.cc.)
 #include <jni.h>
 
 #include <atomic>
@@ -19,27 +18,6 @@
 
 namespace zkv {
 
-class PassthroughFileSystem : public rocksdb::FileSystemWrapper {
- public:
-  explicit PassthroughFileSystem(const std::shared_ptr<rocksdb::FileSystem>& target) : FileSystemWrapper(target) {}
-  const char* Name() const override { return "ZkvPassthroughFileSystem"; }
-
-  rocksdb::IOStatus NewWritableFile(const std::string& f, const rocksdb::FileOptions& o,
-                                    std::unique_ptr<rocksdb::FSWritableFile>* r, rocksdb::IODebugContext* d) override {
-    files_created.fetch_add(1, std::memory_order_relaxed);
-    return FileSystemWrapper::NewWritableFile(f, o, r, d);
-  }
-  rocksdb::IOStatus NewRandomAccessFile(const std::string& f, const rocksdb::FileOptions& o,
-                                        std::unique_ptr<rocksdb::FSRandomAccessFile>* r,
-                                        rocksdb::IODebugContext* d) override {
-    files_opened.fetch_add(1, std::memory_order_relaxed);
-    return FileSystemWrapper::NewRandomAccessFile(f, o, r, d);
-  }
-
-  std::atomic<int64_t> files_created{0};
-  std::atomic<int64_t> files_opened{0};
-};
-
 // A Java policy behind a zoned Env: the placement policy (io.zkv.fs.ZoneAllocator) or the GC
 // victim policy (io.zkv.fs.GcVictimChooser).
 struct JavaCallout {
@@ -54,12 +32,11 @@ struct JavaCallout {
   }
 };
 
-// The Env owns the FileSystem through a shared_ptr; the Java handle is the raw Env* (RocksJava's
-// convention) and this struct keeps a typed pointer to the FS for the counters.
+// The Env owns the FileSystem; the Java handle is this struct, RocksJava sees the raw Env*
+// (env.get()), and zone_fs is a typed pointer to the file system for the counters.
 struct EnvHandle {
   std::unique_ptr<rocksdb::Env> env;
-  std::shared_ptr<PassthroughFileSystem> fs;  // pass-through Envs
-  zfs* zone_fs = nullptr;                     // zoned Envs (owned by the ZoneFileSystem in env)
+  zfs* zone_fs = nullptr;  // owned by the ZoneFileSystem in env
   JavaCallout allocator;
   JavaCallout victim_chooser;
 
@@ -189,30 +166,12 @@ JNI_EXPORT jint JNICALL Java_io_zkv_nativelib_ZkvNative_nRocksdbHeaderVersion(JN
   return ROCKSDB_MAJOR * 10000 + ROCKSDB_MINOR * 100 + ROCKSDB_PATCH;
 }
 
-// Returns an EnvHandle*; ZkvEnv passes handle->env to RocksJava.
-JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nNewPassthrough(JNIEnv*, jclass) {
-  auto* h = new zkv::EnvHandle();
-  h->fs = std::make_shared<zkv::PassthroughFileSystem>(rocksdb::FileSystem::Default());
-  h->env = rocksdb::NewCompositeEnv(h->fs);
-  return reinterpret_cast<jlong>(h);
-}
-
 JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nEnvPointer(JNIEnv*, jclass, jlong handle) {
   return reinterpret_cast<jlong>(reinterpret_cast<zkv::EnvHandle*>(handle)->env.get());
 }
 
 JNI_EXPORT void JNICALL Java_org_rocksdb_ZkvEnv_nDispose(JNIEnv*, jclass, jlong handle) {
   delete reinterpret_cast<zkv::EnvHandle*>(handle);
-}
-
-JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nFilesCreated(JNIEnv*, jclass, jlong handle) {
-  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
-  return h->fs ? h->fs->files_created.load() : -1;
-}
-
-JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nFilesOpened(JNIEnv*, jclass, jlong handle) {
-  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
-  return h->fs ? h->fs->files_opened.load() : -1;
 }
 
 // Formats (if asked) and mounts the zone file system on an open device; returns an EnvHandle* or

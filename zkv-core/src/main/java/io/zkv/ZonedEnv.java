@@ -2,8 +2,13 @@ package io.zkv;
 
 import io.zkv.device.DeviceGeometry;
 import io.zkv.device.DeviceInUseException;
+import io.zkv.device.EmulatedDevice;
+import io.zkv.device.Zone;
 import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -101,6 +106,58 @@ public final class ZonedEnv implements AutoCloseable {
    */
   public static ZonedEnv open(String uri, Mode mode, ZonedEnvOptions options) {
     return open(uri, mode, options, false);
+  }
+
+  /**
+   * Creates an emulated zoned device in a new file, formats it with the zone file system and opens
+   * it: from nothing to a mounted env in one call. The env owns the device; the file stays after
+   * {@link #close()} and is reopened with {@link #open(String, Mode)} on {@link
+   * EmulatedDevice#uri(Path, String, String...)}.
+   *
+   * <pre>{@code
+   * try (ZonedEnv zoned = ZonedEnv.createEmulated(Path.of("/tmp/dev.zkvemu"), "instant",
+   *         DeviceGeometry.small());
+   *     ZkvDb db = ZkvDb.open(zoned, "/orders")) {
+   *   db.put(key, value);
+   * }
+   * }</pre>
+   *
+   * @param file the backing file to create; it must not exist
+   * @param profile the timing profile, one of {@link EmulatedDevice#PROFILES} ({@code instant}: no
+   *     added latency)
+   * @param geometry zones, zone size and capacity, open/active limits
+   * @throws ZkvException if the file exists or cannot be created, the geometry is unusable, or the
+   *     device cannot be opened or formatted; a file this call created is deleted again
+   */
+  public static ZonedEnv createEmulated(Path file, String profile, DeviceGeometry geometry) {
+    return createEmulated(file, profile, geometry, ZonedEnvOptions.defaults());
+  }
+
+  /**
+   * Like {@link #createEmulated(Path, String, DeviceGeometry)}, with the placement and garbage
+   * collection settings of {@code options}.
+   */
+  public static ZonedEnv createEmulated(
+      Path file, String profile, DeviceGeometry geometry, ZonedEnvOptions options) {
+    Objects.requireNonNull(file, "file");
+    Objects.requireNonNull(profile, "profile");
+    Objects.requireNonNull(geometry, "geometry");
+    Objects.requireNonNull(options, "options");
+    try {
+      EmulatedDevice.format(file, geometry);
+    } catch (ZonedDeviceException e) {
+      throw new ZkvException("cannot create emulated device " + file + ": " + e.getMessage(), e);
+    }
+    try {
+      return open(EmulatedDevice.uri(file, profile), Mode.FORMAT, options, false);
+    } catch (RuntimeException e) {
+      try {
+        Files.deleteIfExists(file);
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
   }
 
   /**
@@ -307,6 +364,23 @@ public final class ZonedEnv implements AutoCloseable {
   public synchronized ZkvEnv.ZoneStats stats() {
     checkOpen();
     return env.zoneStats();
+  }
+
+  /**
+   * The device's zone report: every zone's condition, write pointer and capacity, metadata zones
+   * included. It reads the device (a zone management receive command on a real device, which can
+   * take milliseconds), so poll it sparingly.
+   *
+   * @throws ZkvClosedException if this env is closed
+   * @throws ZkvException if the device fails the report
+   */
+  public synchronized List<Zone> zoneReport() {
+    checkOpen();
+    try {
+      return device.report();
+    } catch (ZonedDeviceException e) {
+      throw new ZkvException("zone report of " + uri() + " failed: " + e.getMessage(), e);
+    }
   }
 
   /**

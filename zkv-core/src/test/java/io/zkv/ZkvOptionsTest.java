@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 import org.rocksdb.CompressionType;
 import org.rocksdb.Env;
 import org.rocksdb.Options;
+import org.rocksdb.PassthroughEnv;
 import org.rocksdb.WriteOptions;
-import org.rocksdb.ZkvEnv;
 
 class ZkvOptionsTest {
   @Test
@@ -78,7 +78,7 @@ class ZkvOptionsTest {
             .syncWrites(true)
             .rocksDbTuning(o -> o.setLevel0FileNumCompactionTrigger(7))
             .build();
-    try (ZkvEnv env = ZkvEnv.passthrough();
+    try (PassthroughEnv env = PassthroughEnv.open();
         Options o = z.toRocksOptions(env);
         WriteOptions w = z.toWriteOptions()) {
       assertSame(env, o.getEnv());
@@ -101,7 +101,7 @@ class ZkvOptionsTest {
   @Test
   void tuningMustNotReplaceTheEnv() {
     ZkvOptions z = ZkvOptions.builder().rocksDbTuning(o -> o.setEnv(Env.getDefault())).build();
-    try (ZkvEnv env = ZkvEnv.passthrough()) {
+    try (PassthroughEnv env = PassthroughEnv.open()) {
       IllegalArgumentException e =
           assertThrows(IllegalArgumentException.class, () -> z.toRocksOptions(env));
       assertTrue(e.getMessage().startsWith("the RocksDB tuning hook must not replace the Env"));

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.zkv.device.DeviceGeometry;
 import io.zkv.device.EmulatedDevice;
 import io.zkv.device.Zone;
 import io.zkv.device.ZoneCondition;
@@ -43,6 +44,53 @@ class ZonedEnvTest {
     try (ZonedEnv env = ZonedEnv.open(uri, ZonedEnv.Mode.FORMAT)) {
       assertTrue(env.formatted());
     }
+  }
+
+  @Test
+  void createEmulatedCreatesFormatsAndOpensInOneCall() throws Exception {
+    Path file = dir.resolve("created.zkvemu");
+    String uri;
+    ZonedEnv closed;
+    try (ZonedEnv env = ZonedEnv.createEmulated(file, "instant", TestDevices.MEDIUM);
+        ZkvDb db = ZkvDb.open(env, "/created", small())) {
+      assertTrue(env.formatted());
+      assertEquals(EmulatedDevice.uri(file, "instant"), env.uri());
+      assertEquals(TestDevices.MEDIUM, env.geometry());
+      db.put(b("k"), b("v"));
+      uri = env.uri();
+      List<Zone> report = env.zoneReport();
+      assertEquals(TestDevices.MEDIUM.zoneCount(), report.size());
+      assertTrue(report.stream().anyMatch(z -> z.condition() == ZoneCondition.EMPTY), "data zones");
+      closed = env;
+    }
+    assertThrows(ZkvClosedException.class, closed::zoneReport);
+    try (ZonedEnv env = ZonedEnv.open(uri, ZonedEnv.Mode.MOUNT);
+        ZkvDb db = ZkvDb.open(env, "/created", small())) {
+      assertArrayEquals(b("v"), db.get(b("k")));
+    }
+  }
+
+  @Test
+  void createEmulatedRefusesAnExistingFileAndLeavesIt() throws Exception {
+    Path file = dir.resolve("existing.zkvemu");
+    Files.writeString(file, "not a device");
+    ZkvException e =
+        assertThrows(
+            ZkvException.class, () -> ZonedEnv.createEmulated(file, "instant", TestDevices.MEDIUM));
+    assertTrue(
+        e.getMessage().startsWith("cannot create emulated device " + file + ": "), e.getMessage());
+    assertEquals("not a device", Files.readString(file));
+  }
+
+  @Test
+  void createEmulatedDeletesTheFileWhenTheFileSystemCannotBeMade() {
+    // The emulator accepts 4 zones; the zone file system needs its metadata zones plus 3.
+    Path file = dir.resolve("tiny.zkvemu");
+    DeviceGeometry tiny = DeviceGeometry.of(4, 8L << 20, 6L << 20, 4, 4, 1 << 20);
+    ZkvException e =
+        assertThrows(ZkvException.class, () -> ZonedEnv.createEmulated(file, "instant", tiny));
+    assertTrue(e.getMessage().startsWith("cannot mount zkv file system on "), e.getMessage());
+    assertFalse(Files.exists(file), "the file this call created is gone");
   }
 
   @Test

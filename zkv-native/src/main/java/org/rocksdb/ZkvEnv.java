@@ -307,27 +307,6 @@ public final class ZkvEnv extends Env {
     }
   }
 
-  /**
-   * An Env over the host file system that routes every file through zkv's native FileSystem layer
-   * (a pass-through that counts calls); proves the plumbing until the zone file system.
-   */
-  public static ZkvEnv passthrough() {
-    ZkvNative.ensureLoaded();
-    return new ZkvEnv(nNewPassthrough(), null);
-  }
-
-  /** Files RocksDB created through this Env's file system. */
-  public long filesCreated() {
-    checkOpen();
-    return nFilesCreated(zkvHandle);
-  }
-
-  /** Files RocksDB opened for random reads through this Env's file system. */
-  public long filesOpened() {
-    checkOpen();
-    return nFilesOpened(zkvHandle);
-  }
-
   private void checkOpen() {
     if (!isOwningHandle()) {
       throw new IllegalStateException("ZkvEnv is closed");
@@ -345,8 +324,6 @@ public final class ZkvEnv extends Env {
       lease.close();
     }
   }
-
-  private static native long nNewPassthrough();
 
   private static native long nNewZoned(long device, boolean format, boolean readOnly);
 
@@ -369,8 +346,4 @@ public final class ZkvEnv extends Env {
   private static native long nEnvPointer(long handle);
 
   private static native void nDispose(long handle);
-
-  private static native long nFilesCreated(long handle);
-
-  private static native long nFilesOpened(long handle);
 }

@@ -13,9 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
+import org.rocksdb.PassthroughEnv;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksIterator;
-import org.rocksdb.ZkvEnv;
 
 /**
  * Stock RocksJava opens a database through zkv's native FileSystem (the Env bridge). Runs once per
@@ -100,7 +100,7 @@ class ZkvEnvRocksDbTest {
   @Test
   void writeFlushReopenReadThroughZkvEnv() throws Exception {
     String path = dir.resolve("db").toString();
-    try (ZkvEnv env = ZkvEnv.passthrough()) {
+    try (PassthroughEnv env = PassthroughEnv.open()) {
       try (Options o = new Options().setCreateIfMissing(true).setEnv(env);
           RocksDB db = RocksDB.open(o, path);
           FlushOptions f = new FlushOptions().setWaitForFlush(true)) {
@@ -136,7 +136,7 @@ class ZkvEnvRocksDbTest {
 
   @Test
   void closedEnvRefusesUse() {
-    ZkvEnv env = ZkvEnv.passthrough();
+    PassthroughEnv env = PassthroughEnv.open();
     env.close();
     env.close(); // idempotent
     assertThrows(IllegalStateException.class, env::filesCreated);

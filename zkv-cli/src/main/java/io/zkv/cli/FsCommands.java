@@ -205,6 +205,8 @@ final class FsCommands {
   }
 
   static final class Df extends InspectingCommand {
+    private boolean bytes;
+
     @Override
     public String name() {
       return "df";
@@ -213,6 +215,16 @@ final class FsCommands {
     @Override
     public String summary() {
       return "space: capacity, used, live, free, reclaimable, space amplification";
+    }
+
+    @Override
+    public String usage() {
+      return DEVICE + " [--bytes]  (--bytes: exact byte counts instead of MiB)";
+    }
+
+    @Override
+    void options(Arguments args) {
+      bytes = args.flag("bytes", false);
     }
 
     @Override
@@ -226,14 +238,18 @@ final class FsCommands {
           garbage += z.garbage();
         }
       }
-      out.printf("capacity     %s (data zones)%n", mib(capacity));
-      out.printf("used         %s (written below the write pointers)%n", mib(written));
-      out.printf("live         %s (file data)%n", mib(live));
-      out.printf("free         %s%n", mib(capacity - written));
-      out.printf("reclaimable  %s (reset or GC gets it back)%n", mib(garbage));
+      out.printf("capacity     %s (data zones)%n", size(capacity));
+      out.printf("used         %s (written below the write pointers)%n", size(written));
+      out.printf("live         %s (file data)%n", size(live));
+      out.printf("free         %s%n", size(capacity - written));
+      out.printf("reclaimable  %s (reset or GC gets it back)%n", size(garbage));
       out.printf(
           "space amplification %.2f (used / live)%n", live == 0 ? 1.0 : (double) written / live);
       return 0;
+    }
+
+    private String size(long n) {
+      return bytes ? n + " bytes" : mib(n);
     }
   }
 

@@ -9,10 +9,7 @@ import io.zkv.device.ZoneCondition;
 import io.zkv.device.ZonedDevice;
 import io.zkv.fs.FsFile;
 import io.zkv.fs.ZoneFsInspector;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.io.RandomAccessFile;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -25,21 +22,7 @@ import org.rocksdb.ZkvEnv;
 /** mkfs, ls, df, zones, dump and fsck on an emulated device, healthy and deliberately damaged. */
 class FsCommandsTest {
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
-
-  private int zkv(String... args) {
-    out.reset();
-    err.reset();
-    return Zkv.run(
-        args,
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-  }
-
-  private String out() {
-    return out.toString(StandardCharsets.UTF_8);
-  }
+  private final CliRun cli = new CliRun();
 
   private String uri() {
     return "emu:" + dir.resolve("dev.zkvemu");
@@ -48,8 +31,9 @@ class FsCommandsTest {
   private void createWithData() throws Exception {
     assertEquals(
         0,
-        zkv("mkfs", "--device", uri(), "--zones", "16", "--zone-size", "8M", "--zone-cap", "6M"),
-        err.toString());
+        cli.run(
+            "mkfs", "--device", uri(), "--zones", "16", "--zone-size", "8M", "--zone-cap", "6M"),
+        cli.err());
     try (ZonedDevice dev = ZonedDevice.open(uri());
         ZkvEnv env = ZkvEnv.onZones(dev, false);
         Options o = new Options().setCreateIfMissing(true).setEnv(env);
@@ -65,30 +49,33 @@ class FsCommandsTest {
   @Test
   void healthyFileSystem() throws Exception {
     createWithData();
-    assertEquals(0, zkv("ls", "--device", uri(), "--prefix", "/cli/db/"));
-    assertTrue(out().contains("/cli/db/CURRENT"), out());
-    assertTrue(out().matches("(?s).*\\d+ file\\(s\\).*"), out());
-    assertTrue(out().contains(".sst"), out());
-    assertEquals(0, zkv("df", "--device", uri()));
-    assertTrue(out().contains("capacity     78.0 MiB"), out());
-    assertTrue(out().contains("space amplification"), out());
-    assertEquals(0, zkv("zones", "--device", uri()));
-    assertTrue(out().contains("metadata") && out().contains("data"), out());
-    assertEquals(0, zkv("dump", "--device", uri(), "--json"));
+    assertEquals(0, cli.run("ls", "--device", uri(), "--prefix", "/cli/db/"));
+    assertTrue(cli.out().contains("/cli/db/CURRENT"), cli.out());
+    assertTrue(cli.out().matches("(?s).*\\d+ file\\(s\\).*"), cli.out());
+    assertTrue(cli.out().contains(".sst"), cli.out());
+    assertEquals(0, cli.run("df", "--device", uri()));
+    assertTrue(cli.out().contains("capacity     78.0 MiB"), cli.out());
+    assertEquals(0, cli.run("df", "--device", uri(), "--bytes"));
     assertTrue(
-        out().startsWith("{")
-            && out().contains("\"files\": [")
-            && out().contains("\"problems\": []"),
-        out());
-    assertEquals(0, zkv("fsck", "--device", uri()));
-    assertTrue(out().contains("0 problem(s)"), out());
-    assertTrue(out().contains("metadata log: ends cleanly"), out());
+        cli.out().contains("capacity     " + (78L << 20) + " bytes (data zones)"), cli.out());
+    assertTrue(cli.out().contains("space amplification"), cli.out());
+    assertEquals(0, cli.run("zones", "--device", uri()));
+    assertTrue(cli.out().contains("metadata") && cli.out().contains("data"), cli.out());
+    assertEquals(0, cli.run("dump", "--device", uri(), "--json"));
+    assertTrue(
+        cli.out().startsWith("{")
+            && cli.out().contains("\"files\": [")
+            && cli.out().contains("\"problems\": []"),
+        cli.out());
+    assertEquals(0, cli.run("fsck", "--device", uri()));
+    assertTrue(cli.out().contains("0 problem(s)"), cli.out());
+    assertTrue(cli.out().contains("metadata log: ends cleanly"), cli.out());
     // mkfs refuses to erase a file system unless forced
-    assertEquals(1, zkv("mkfs", "--device", uri()));
-    assertTrue(out().contains("pass --force"), out());
-    assertEquals(0, zkv("mkfs", "--device", uri(), "--force"));
-    assertEquals(0, zkv("ls", "--device", uri()));
-    assertTrue(out().contains("0 file(s)"), out());
+    assertEquals(1, cli.run("mkfs", "--device", uri()));
+    assertTrue(cli.out().contains("pass --force"), cli.out());
+    assertEquals(0, cli.run("mkfs", "--device", uri(), "--force"));
+    assertEquals(0, cli.run("ls", "--device", uri()));
+    assertTrue(cli.out().contains("0 file(s)"), cli.out());
   }
 
   /** Damage inside the metadata log: fsck reports it (exit 1), mounting refuses, no crash. */
@@ -101,8 +88,8 @@ class FsCommandsTest {
   void fsckReportsDamageAtTheTailOfTheLog() throws Exception {
     createWithData();
     flip(metaLogZone().writePointer() - 2 * 4096 + 30, -1); // the record before the end record
-    assertEquals(1, zkv("fsck", "--device", uri()));
-    assertTrue(out().contains("valid records follow it"), out());
+    assertEquals(1, cli.run("fsck", "--device", uri()));
+    assertTrue(cli.out().contains("valid records follow it"), cli.out());
   }
 
   @Test
@@ -110,50 +97,47 @@ class FsCommandsTest {
     createWithData();
     long logStart = metaLogZone().start();
     flip(logStart + 4096 + 30, -1); // inside the snapshot after the superblock
-    assertEquals(1, zkv("fsck", "--device", uri()));
-    assertTrue(out().contains("metadata log damaged at device offset"), out());
-    assertTrue(out().contains("nothing was changed"), out());
-    assertEquals(1, zkv("ls", "--device", uri()));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("damaged"), err.toString());
+    assertEquals(1, cli.run("fsck", "--device", uri()));
+    assertTrue(cli.out().contains("metadata log damaged at device offset"), cli.out());
+    assertTrue(cli.out().contains("nothing was changed"), cli.out());
+    assertEquals(1, cli.run("ls", "--device", uri()));
+    assertTrue(cli.err().contains("damaged"), cli.err());
     // a damaged superblock is named too
     try (RandomAccessFile f = new RandomAccessFile(dir.resolve("dev.zkvemu").toFile(), "rw")) {
       f.seek(DATA_OFFSET + logStart + 8);
       f.write(0x77);
     }
-    assertEquals(1, zkv("fsck", "--device", uri()));
-    assertTrue(out().contains("superblock"), out());
+    assertEquals(1, cli.run("fsck", "--device", uri()));
+    assertTrue(cli.out().contains("superblock"), cli.out());
   }
 
   @Test
   void clearErrorsForBadDevices() throws Exception {
-    assertEquals(2, zkv("fsck"));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("--device is required"));
-    assertEquals(1, zkv("fsck", "--device", "emu:" + dir.resolve("missing")));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("No such file"), err.toString());
-    assertEquals(1, zkv("fsck", "--device", "scsi:/dev/sda"));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("unsupported device URI"));
+    assertEquals(2, cli.run("fsck"));
+    assertTrue(cli.err().contains("--device is required"));
+    assertEquals(1, cli.run("fsck", "--device", "emu:" + dir.resolve("missing")));
+    assertTrue(cli.err().contains("No such file"), cli.err());
+    assertEquals(1, cli.run("fsck", "--device", "scsi:/dev/sda"));
+    assertTrue(cli.err().contains("unsupported device URI"));
     java.nio.file.Files.writeString(dir.resolve("foreign"), "not a device");
-    assertEquals(1, zkv("ls", "--device", "emu:" + dir.resolve("foreign")));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("not a zkv emulated device"));
+    assertEquals(1, cli.run("ls", "--device", "emu:" + dir.resolve("foreign")));
+    assertTrue(cli.err().contains("not a zkv emulated device"));
     // an unformatted device
     assertEquals(
         0,
-        zkv("mkfs", "--device", uri(), "--zones", "16", "--zone-size", "8M", "--zone-cap", "6M"));
+        cli.run(
+            "mkfs", "--device", uri(), "--zones", "16", "--zone-size", "8M", "--zone-cap", "6M"));
     try (ZonedDevice dev = ZonedDevice.open(uri())) {
       dev.resetZone(0);
     }
-    assertEquals(1, zkv("ls", "--device", uri()));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("run mkfs"), err.toString());
+    assertEquals(1, cli.run("ls", "--device", uri()));
+    assertTrue(cli.err().contains("run mkfs"), cli.err());
     // a device in use by another opener
     try (ZonedDevice busy = ZonedDevice.open(uri())) {
       assertTrue(busy.geometry().zoneCount() > 0);
-      assertEquals(1, zkv("df", "--device", uri()));
-      assertTrue(err.toString(StandardCharsets.UTF_8).contains("in use"), err.toString());
+      assertEquals(1, cli.run("df", "--device", uri()));
+      assertTrue(cli.err().contains("in use"), cli.err());
     }
-  }
-
-  private String err() {
-    return err.toString(StandardCharsets.UTF_8);
   }
 
   /** Geometries the file system cannot use are refused with the minimum, leaving no file. */
@@ -187,14 +171,15 @@ class FsCommandsTest {
                   "--zone-cap",
                   "6M"));
       args.addAll(java.util.List.of(cases[i]));
-      assertEquals(1, zkv(args.toArray(String[]::new)), String.join(" ", cases[i]) + ": " + out());
-      assertTrue(err().contains(expected[i]), err());
+      assertEquals(
+          1, cli.run(args.toArray(String[]::new)), String.join(" ", cases[i]) + ": " + cli.out());
+      assertTrue(cli.err().contains(expected[i]), cli.err());
       assertFalse(Files.exists(dir.resolve("dev.zkvemu")), "a half-made device file is left");
     }
     // the smallest usable geometry formats and mounts
     assertEquals(
         0,
-        zkv(
+        cli.run(
             "mkfs",
             "--device",
             uri(),
@@ -208,8 +193,8 @@ class FsCommandsTest {
             "3",
             "--max-open",
             "0"),
-        err());
-    assertEquals(0, zkv("fsck", "--device", uri()), out());
+        cli.err());
+    assertEquals(0, cli.run("fsck", "--device", uri()), cli.out());
   }
 
   /** A damaged file system is protected like a healthy one; device statuses are named. */
@@ -222,20 +207,21 @@ class FsCommandsTest {
       dev.resetZone(2);
       dev.write(dev.zone(0).start(), java.nio.ByteBuffer.allocateDirect(4096).put(0, (byte) 7));
     }
-    assertEquals(1, zkv("mkfs", "--device", uri()));
+    assertEquals(1, cli.run("mkfs", "--device", uri()));
     assertTrue(
-        out().contains("does not mount as a zkv file system") && out().contains("--force"), out());
+        cli.out().contains("does not mount as a zkv file system") && cli.out().contains("--force"),
+        cli.out());
     try (ZonedDevice dev = ZonedDevice.open(uri())) {
       dev.faults().setZoneCondition(9, ZoneCondition.OFFLINE);
     }
-    assertEquals(1, zkv("mkfs", "--device", uri(), "--force"));
+    assertEquals(1, cli.run("mkfs", "--device", uri(), "--force"));
     assertTrue(
-        err()
+        cli.err()
             .contains(
                 "cannot reset zone 9: Invalid Zone State Transition (NVMe status 0x1BF): the zone's"
                     + " condition does not allow this action"),
-        err());
-    assertFalse(err().contains("Unknown error") || err().contains("error -"), err());
+        cli.err());
+    assertFalse(cli.err().contains("Unknown error") || cli.err().contains("error -"), cli.err());
     assertTrue(Files.exists(dir.resolve("dev.zkvemu")), "an existing device is never deleted");
   }
 
@@ -291,26 +277,29 @@ class FsCommandsTest {
         db.put(("wal" + i).getBytes(), ("value" + i).getBytes());
       }
     }
-    assertEquals(0, zkv("fsck", "--device", uri(), "--verify-data"), out());
+    assertEquals(0, cli.run("fsck", "--device", uri(), "--verify-data"), cli.out());
     assertTrue(
-        out().contains("1 database(s) verified (SST blocks and WAL records), 0 damaged"), out());
+        cli.out().contains("1 database(s) verified (SST blocks and WAL records), 0 damaged"),
+        cli.out());
 
     FsFile sst = file(".sst");
     long at = sst.extents().get(0).start() + 100; // inside the first data block
     int old = flip(at, -1);
-    assertEquals(0, zkv("fsck", "--device", uri()), "the metadata check cannot see it: " + out());
-    assertEquals(1, zkv("fsck", "--device", uri(), "--verify-data"), out());
+    assertEquals(
+        0, cli.run("fsck", "--device", uri()), "the metadata check cannot see it: " + cli.out());
+    assertEquals(1, cli.run("fsck", "--device", uri(), "--verify-data"), cli.out());
     String name = sst.names().get(0);
-    assertTrue(out().contains("problem: database /cli/db: ") && out().contains(name), out());
+    assertTrue(
+        cli.out().contains("problem: database /cli/db: ") && cli.out().contains(name), cli.out());
     flip(at, old);
-    assertEquals(0, zkv("fsck", "--device", uri(), "--verify-data"), out());
+    assertEquals(0, cli.run("fsck", "--device", uri(), "--verify-data"), cli.out());
 
     FsFile wal = file(".log");
     long walAt = wal.extents().get(0).start() + wal.size() / 2; // a record in the middle
     flip(walAt, -1);
-    assertEquals(0, zkv("fsck", "--device", uri()), out());
-    assertEquals(1, zkv("fsck", "--device", uri(), "--verify-data"), out());
-    assertTrue(out().contains("problem: database /cli/db: "), out());
-    assertTrue(out().contains(" [" + wal.names().get(0) + ": dropping "), out());
+    assertEquals(0, cli.run("fsck", "--device", uri()), cli.out());
+    assertEquals(1, cli.run("fsck", "--device", uri(), "--verify-data"), cli.out());
+    assertTrue(cli.out().contains("problem: database /cli/db: "), cli.out());
+    assertTrue(cli.out().contains(" [" + wal.names().get(0) + ": dropping "), cli.out());
   }
 }
