@@ -3,6 +3,7 @@ package io.zkv.kafka;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,11 +32,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * Stores.persistent...Store(name).get()}), opened in a task directory the way a task opens it, with
  * the changelog restore callback Streams registers kept for {@link #restore}.
  */
-final class StoreHarness implements AutoCloseable {
+public final class StoreHarness implements AutoCloseable {
   final KeyValueStore<Bytes, byte[]> store;
   private StateRestoreCallback restoreCallback;
 
-  StoreHarness(KeyValueStore<Bytes, byte[]> store, Properties props, TaskId task, File taskDir) {
+  /** Opens {@code store} (not initialized yet) in {@code taskDir}, as task {@code task} does. */
+  public StoreHarness(
+      KeyValueStore<Bytes, byte[]> store, Properties props, TaskId task, File taskDir) {
     this.store = store;
     MockProcessorContext<Object, Object> mock = new MockProcessorContext<>(props, task, taskDir);
     StateStoreContext inner = mock.getStateStoreContext();
@@ -43,15 +46,31 @@ final class StoreHarness implements AutoCloseable {
   }
 
   void put(String key, String value) {
-    store.put(Bytes.wrap(key.getBytes(StandardCharsets.UTF_8)), value == null ? null : raw(value));
+    store.put(
+        Bytes.wrap(key.getBytes(StandardCharsets.UTF_8)),
+        value == null ? null : stored(value.getBytes(StandardCharsets.UTF_8)));
   }
 
   /** Streams' own restore path (RocksDBStore.restoreBatch): one WriteBatch, WAL off. */
   void restore(List<KeyValue<String, String>> changelog) {
+    List<KeyValue<byte[], byte[]>> raw = new ArrayList<>();
+    for (KeyValue<String, String> kv : changelog) {
+      raw.add(
+          KeyValue.pair(
+              kv.key.getBytes(StandardCharsets.UTF_8),
+              kv.value == null ? null : kv.value.getBytes(StandardCharsets.UTF_8)));
+    }
+    restoreRaw(raw);
+  }
+
+  /**
+   * Restores changelog records (keys and values as the changelog topic holds them; a timestamped
+   * store gets each value with an 8-byte timestamp in front, as Streams' restore converts them).
+   */
+  public void restoreRaw(List<KeyValue<byte[], byte[]>> changelog) {
     List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
     long offset = 0;
-    for (KeyValue<String, String> kv : changelog) {
-      byte[] v = kv.value == null ? null : raw(kv.value);
+    for (KeyValue<byte[], byte[]> kv : changelog) {
       records.add(
           new ConsumerRecord<>(
               "changelog",
@@ -61,39 +80,46 @@ final class StoreHarness implements AutoCloseable {
               TimestampType.CREATE_TIME,
               -1,
               -1,
-              kv.key.getBytes(StandardCharsets.UTF_8),
-              v,
+              kv.key,
+              kv.value == null ? null : stored(kv.value),
               new RecordHeaders(),
               Optional.empty()));
     }
     ((RecordBatchingStateRestoreCallback) restoreCallback).restoreBatch(records);
   }
 
-  /** The store's contents as strings (a timestamped store's values lose their 8-byte timestamp). */
-  Map<String, String> contents() {
-    Map<String, String> m = new TreeMap<>();
+  /** The store's contents as the changelog would carry them (without a timestamp). */
+  public Map<Bytes, byte[]> contentsRaw() {
+    Map<Bytes, byte[]> m = new TreeMap<>();
     try (KeyValueIterator<Bytes, byte[]> it = store.all()) {
       while (it.hasNext()) {
         KeyValue<Bytes, byte[]> kv = it.next();
-        m.put(new String(kv.key.get(), StandardCharsets.UTF_8), value(kv.value));
+        int from = timestamped() ? 8 : 0;
+        m.put(kv.key, Arrays.copyOfRange(kv.value, from, kv.value.length));
       }
     }
     return m;
   }
 
-  private byte[] raw(String value) {
-    byte[] v = value.getBytes(StandardCharsets.UTF_8);
+  /** The store's contents as strings. */
+  Map<String, String> contents() {
+    Map<String, String> m = new TreeMap<>();
+    contentsRaw()
+        .forEach(
+            (k, v) ->
+                m.put(
+                    new String(k.get(), StandardCharsets.UTF_8),
+                    new String(v, StandardCharsets.UTF_8)));
+    return m;
+  }
+
+  private byte[] stored(byte[] v) {
     if (!timestamped()) {
       return v;
     }
     byte[] withTs = new byte[8 + v.length]; // ValueAndTimestamp's layout: timestamp, then value
     System.arraycopy(v, 0, withTs, 8, v.length);
     return withTs;
-  }
-
-  private String value(byte[] stored) {
-    int from = timestamped() ? 8 : 0;
-    return new String(stored, from, stored.length - from, StandardCharsets.UTF_8);
   }
 
   private boolean timestamped() {
