@@ -66,9 +66,17 @@ final class StoreCatalog implements AutoCloseable {
     }
   }
 
-  void remove(String path) {
-    if (paths.remove(path)) {
-      db.delete(path.getBytes(StandardCharsets.UTF_8));
+  /** Forgets {@code remove} (one synced write). */
+  void removeAll(Collection<String> remove) {
+    ZkvBatch b = new ZkvBatch();
+    for (String p : remove) {
+      if (paths.contains(p)) {
+        b.delete(p.getBytes(StandardCharsets.UTF_8));
+      }
+    }
+    if (!b.isEmpty()) {
+      db.write(b);
+      paths.removeAll(remove);
     }
   }
 

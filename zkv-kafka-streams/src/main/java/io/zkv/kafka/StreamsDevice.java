@@ -275,11 +275,13 @@ final class StreamsDevice {
         List<String> recorded = new ArrayList<>(catalog.paths());
         wipeStale(recorded);
         wipeStale(storeCandidates);
+        List<String> gone = new ArrayList<>();
         for (String p : recorded) {
           if (!hostDirExists(p) && !liveCandidates.containsKey(p) && !storeCandidates.contains(p)) {
-            catalog.remove(p);
+            gone.add(p);
           }
         }
+        catalog.removeAll(gone);
         catalog.addAll(storeCandidates);
         candidates = List.copyOf(storeCandidates);
         for (String p : candidates) {
