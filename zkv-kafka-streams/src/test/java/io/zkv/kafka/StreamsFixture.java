@@ -18,8 +18,11 @@ import java.util.stream.Stream;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsConfig;
 
-/** An emulated device (profile instant) and a state directory in a temporary directory. */
-final class StreamsFixture {
+/**
+ * An emulated device (profile instant) and a state directory in a temporary directory, and file
+ * helpers (also used by the example's test).
+ */
+public final class StreamsFixture {
   /** 32 zones of 32 MiB: room for Streams' 16 MiB memtables. */
   static final DeviceGeometry GEOMETRY =
       DeviceGeometry.of(32, 32L << 20, 32L << 20, 14, 14, 1 << 20);
@@ -53,6 +56,11 @@ final class StreamsFixture {
 
   /** Waits until the last store has released the device (a moment after its database closed). */
   void awaitDeviceClosed() throws InterruptedException {
+    awaitDeviceClosed(uri);
+  }
+
+  /** Waits until the last store has released the device at {@code uri}. */
+  public static void awaitDeviceClosed(String uri) throws InterruptedException {
     long end = System.nanoTime() + 10_000_000_000L;
     while (ZkvRocksDBConfigSetter.isDeviceOpen(uri) && System.nanoTime() < end) {
       Thread.sleep(1);
@@ -95,7 +103,8 @@ final class StreamsFixture {
     copyTree(copy, stateDir);
   }
 
-  static void copyTree(Path from, Path to) throws IOException {
+  /** Copies a directory tree ({@code to} must not exist). */
+  public static void copyTree(Path from, Path to) throws IOException {
     try (Stream<Path> s = Files.walk(from)) {
       for (Path p : (Iterable<Path>) s::iterator) {
         Path t = to.resolve(from.relativize(p).toString());
@@ -108,7 +117,8 @@ final class StreamsFixture {
     }
   }
 
-  static void deleteTree(Path root) throws IOException {
+  /** Deletes a directory tree if it exists. */
+  public static void deleteTree(Path root) throws IOException {
     if (!Files.exists(root)) {
       return;
     }

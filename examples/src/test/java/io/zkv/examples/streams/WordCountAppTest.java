@@ -4,20 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.zkv.kafka.StoreHarness;
-import io.zkv.kafka.ZkvRocksDBConfigSetter;
+import io.zkv.kafka.StreamsFixture;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Bytes;
@@ -144,32 +142,11 @@ class WordCountAppTest {
   }
 
   private static void awaitReleased(String uri) throws InterruptedException {
-    long end = System.nanoTime() + 10_000_000_000L;
-    while (ZkvRocksDBConfigSetter.isDeviceOpen(uri) && System.nanoTime() < end) {
-      Thread.sleep(1);
-    }
-    assertFalse(ZkvRocksDBConfigSetter.isDeviceOpen(uri));
+    StreamsFixture.awaitDeviceClosed(uri);
   }
 
   private static void copyTree(Path from, Path to) throws Exception {
-    if (Files.exists(to)) {
-      List<Path> all = new ArrayList<>();
-      try (Stream<Path> s = Files.walk(to)) {
-        s.forEach(all::add);
-      }
-      for (int i = all.size() - 1; i >= 0; i--) {
-        Files.delete(all.get(i));
-      }
-    }
-    try (Stream<Path> s = Files.walk(from)) {
-      for (Path p : (Iterable<Path>) s::iterator) {
-        Path t = to.resolve(from.relativize(p).toString());
-        if (Files.isDirectory(p)) {
-          Files.createDirectories(t);
-        } else {
-          Files.copy(p, t);
-        }
-      }
-    }
+    StreamsFixture.deleteTree(to);
+    StreamsFixture.copyTree(from, to);
   }
 }
