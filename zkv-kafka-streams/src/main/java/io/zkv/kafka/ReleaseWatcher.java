@@ -13,14 +13,15 @@ import org.rocksdb.Options;
  * <p>Kafka Streams calls {@code RocksDBConfigSetter.close} <em>before</em> {@code db.close()}, then
  * closes the options it gave the setter right after the database ({@code RocksDBStore.close}). So
  * the setter's close hands the lease here, and it ends once those options are closed: a daemon
- * thread looks every millisecond while a lease waits and exits when none does. A store whose open
- * failed is never closed by Streams; its lease ends when its options become unreachable (a {@link
- * Cleaner}).
+ * thread looks every millisecond while a lease waits and exits after a second without any. A store
+ * whose open failed is never closed by Streams; its lease ends when its options become unreachable
+ * (a {@link Cleaner}).
  */
 final class ReleaseWatcher {
   private static final System.Logger LOG = System.getLogger(ReleaseWatcher.class.getName());
   private static final Cleaner CLEANER = Cleaner.create();
   private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  private static final long IDLE_EXIT_NANOS = TimeUnit.SECONDS.toNanos(1);
   private static final List<Waiting> WAITING = new ArrayList<>(); // guarded by itself
   private static Thread thread; // guarded by WAITING
 
@@ -50,6 +51,7 @@ final class ReleaseWatcher {
   }
 
   private static void run() {
+    long idleSince = 0;
     while (true) {
       List<StreamsDevice.Lease> done = new ArrayList<>();
       synchronized (WAITING) {
@@ -62,8 +64,15 @@ final class ReleaseWatcher {
               return true;
             });
         if (WAITING.isEmpty() && done.isEmpty()) {
-          thread = null;
-          return;
+          long now = System.nanoTime();
+          if (idleSince == 0) {
+            idleSince = now;
+          } else if (now - idleSince > IDLE_EXIT_NANOS) {
+            thread = null; // stores come and go in bursts: exit only after a second of none
+            return;
+          }
+        } else {
+          idleSince = 0;
         }
       }
       for (StreamsDevice.Lease l : done) {

@@ -1,5 +1,6 @@
 package io.zkv.kafka;
 
+import io.zkv.ZkvOptions;
 import io.zkv.nativelib.ZkvNative;
 import java.io.File;
 import java.util.List;
@@ -55,6 +56,10 @@ public class ZkvRocksDBConfigSetter implements RocksDBConfigSetter {
     try {
       l.prepare(candidates);
       OptionsEnv.set(options, l.rocksEnv());
+      // RocksDB starts a new info LOG at every open and keeps 1,000 old ones by default: on zones
+      // each is a file in the zone file system's index; keep as few as zkv's own databases do.
+      options.setKeepLogFileNum(ZkvOptions.INFO_LOG_FILES_KEPT);
+      options.setMaxLogFileSize(ZkvOptions.INFO_LOG_FILE_MAX_BYTES);
       ReleaseWatcher.releaseWhenUnreachable(options, l);
     } catch (RuntimeException e) {
       l.release();
