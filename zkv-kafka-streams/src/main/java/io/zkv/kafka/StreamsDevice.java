@@ -5,7 +5,6 @@ import io.zkv.ZonedEnv;
 import io.zkv.device.DeviceInUseException;
 import io.zkv.device.EmulatedDevice;
 import io.zkv.device.ZonedDeviceException;
-import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,22 +14,14 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.errors.StreamsException;
-import org.rocksdb.Options;
-import org.rocksdb.RocksDB;
-import org.rocksdb.RocksDBException;
 import org.rocksdb.ZkvEnv;
 
 /**
  * One zoned device as Kafka Streams' stores use it in this process: its {@link ZonedEnv}, the
  * {@link StoreCatalog} of store paths on it, and a count of the stores using it. Opened by the
- * first store, closed when the last store's database has closed ({@link Lease#release}).
- *
- * <p>Wipe detection ({@link Lease#prepare}): Streams wipes a store by deleting its host directory.
- * A store path whose zone files exist while its host directory does not is therefore stale and is
- * destroyed (RocksDB's {@code DestroyDB} through the zone Env) before any store opens. The order of
- * the checks (zone first, then host) matters: Streams creates a store's host directory before
- * RocksDB writes its first file and deletes it only after closing the database, so a path with zone
- * files and no host directory is never open.
+ * first store, closed when the last store's database has closed ({@link Lease#release}). Before a
+ * store opens, {@link Lease#prepare} wipes stale stores ({@link StaleStores}) under the device's
+ * lock.
  */
 final class StreamsDevice {
   private static final Map<String, StreamsDevice> OPEN = new HashMap<>(); // guarded by itself
@@ -185,60 +176,6 @@ final class StreamsDevice {
     }
   }
 
-  /** Stale store paths: zone files without a host directory. Caller holds this. */
-  private void wipeStale(List<String> paths) {
-    try (Options probe = new Options().setEnv(env.rocksEnv())) {
-      for (String p : paths) {
-        // host, zone, host again: see the class comment for why zone files seen before a missing
-        // host directory are never those of an open store
-        if (hostDirExists(p) || !holdsDatabase(probe, p) || hostDirExists(p)) {
-          continue;
-        }
-        try {
-          RocksDB.destroyDB(p, probe);
-        } catch (RocksDBException e) {
-          throw new StreamsException(
-              "cannot wipe store "
-                  + p
-                  + " on "
-                  + uri
-                  + " (its host directory was deleted, so Kafka Streams will restore it from the"
-                  + " changelog): "
-                  + e.getMessage(),
-              e);
-        }
-      }
-    }
-  }
-
-  private static boolean holdsDatabase(Options probe, String path) {
-    try {
-      return !RocksDB.listColumnFamilies(probe, path).isEmpty();
-    } catch (RocksDBException e) {
-      return false; // RocksJava reports a missing database as an empty list; older ones throw
-    }
-  }
-
-  private static boolean hostDirExists(String path) {
-    return new File(path).isDirectory();
-  }
-
-  /** A host store directory written by RocksDB without zkv: its data is not on the device. */
-  private static void refuseHostDatabase(String path) {
-    if (new File(path, "CURRENT").exists()) {
-      throw new StreamsException(
-          "store directory "
-              + path
-              + " holds a RocksDB database on the host file system, written without zkv; its data"
-              + " is not on "
-              + ZkvStreamsConfig.DEVICE
-              + ". Delete the application's local state first (KafkaStreams#cleanUp() before"
-              + " start, or delete "
-              + path
-              + ") so that Kafka Streams restores the store onto zkv from its changelog");
-    }
-  }
-
   /** One store's use of the device, from its config setter's setConfig to its database's close. */
   final class Lease {
     private final String storeName;
@@ -268,16 +205,16 @@ final class StreamsDevice {
     void prepare(List<String> storeCandidates) {
       synchronized (StreamsDevice.this) {
         for (String p : storeCandidates) {
-          if (hostDirExists(p)) {
-            refuseHostDatabase(p);
-          }
+          StaleStores.refuseHostDatabase(p);
         }
         List<String> recorded = new ArrayList<>(catalog.paths());
-        wipeStale(recorded);
-        wipeStale(storeCandidates);
+        StaleStores.wipe(env.rocksEnv(), uri, recorded);
+        StaleStores.wipe(env.rocksEnv(), uri, storeCandidates);
         List<String> gone = new ArrayList<>();
         for (String p : recorded) {
-          if (!hostDirExists(p) && !liveCandidates.containsKey(p) && !storeCandidates.contains(p)) {
+          if (!StaleStores.hostDirExists(p)
+              && !liveCandidates.containsKey(p)
+              && !storeCandidates.contains(p)) {
             gone.add(p);
           }
         }
