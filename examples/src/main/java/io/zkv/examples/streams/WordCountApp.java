@@ -24,7 +24,7 @@ import org.apache.kafka.streams.state.Stores;
  * topic by something that keeps a word's lines together, or repartition by word). It avoids a
  * repartition topic on purpose: Kafka Streams 4.1 flushes every RocksDB store of a task at each
  * commit, and its test driver commits after every record, so the 100,000 words of the test would
- * cost 100,000 flushes through a repartition topic instead of the 2,000 of its lines.
+ * cost 100,000 flushes through a repartition topic instead of the 1,000 of its lines.
  *
  * <p>Run against a Kafka cluster: {@code WordCountApp <bootstrap servers> <state dir> <device
  * URI>}, e.g. {@code localhost:9092 /var/lib/wordcount

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The word count on an emulated zoned device: 100,000 words in 2,000 lines (see {@link
+ * The word count on an emulated zoned device: 100,000 words in 1,000 lines (see {@link
  * WordCountApp} for why lines, not one record a word), both stores checked against a model; closed,
  * re-opened on the same device and checked again; then wiped (the driver's close deletes the state
  * directory), found empty, and the word counts restored from their changelog through Streams'
@@ -44,8 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
  * before {@code close()} and puts it back.
  */
 class WordCountAppTest {
-  private static final int LINES = 2_000;
-  private static final int WORDS_PER_LINE = 50;
+  private static final int LINES = 1_000;
+  private static final int WORDS_PER_LINE = 100;
   private static final Instant START = Instant.parse("2026-11-23T00:00:00Z");
 
   @TempDir Path dir;
@@ -65,7 +65,7 @@ class WordCountAppTest {
           d.createInputTopic(WordCountApp.LINES, new StringSerializer(), new StringSerializer());
       Random rnd = new Random(42);
       for (int l = 0; l < LINES; l++) {
-        Instant at = START.plusMillis(l * 900L); // 30 minutes of lines
+        Instant at = START.plusMillis(l * 1800L); // 30 minutes of lines
         StringBuilder line = new StringBuilder();
         for (int w = 0; w < WORDS_PER_LINE; w++) {
           String word = "w" + (int) Math.min(999, Math.abs(rnd.nextGaussian() * 250));
