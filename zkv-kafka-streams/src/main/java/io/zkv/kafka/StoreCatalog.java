@@ -2,7 +2,6 @@ package io.zkv.kafka;
 
 import io.zkv.ZkvBatch;
 import io.zkv.ZkvDb;
-import io.zkv.ZkvEntry;
 import io.zkv.ZkvIterator;
 import io.zkv.ZkvOptions;
 import io.zkv.ZonedEnv;
@@ -22,6 +21,12 @@ final class StoreCatalog implements AutoCloseable {
   /** The catalog's own path in the zone file system (never a store path: not under a state.dir). */
   static final String PATH = "/zkv-kafka-streams/catalog";
 
+  /** The key of the format record; store paths start with '/', so it is never a path. */
+  static final String FORMAT_KEY = "#format";
+
+  /** The catalog format this code reads and writes. */
+  static final String FORMAT = "1";
+
   private static final byte[] PRESENT = new byte[0];
 
   private final ZkvDb db;
@@ -36,10 +41,30 @@ final class StoreCatalog implements AutoCloseable {
                 .writeBufferSize(ZkvOptions.MIN_WRITE_BUFFER_SIZE)
                 .syncWrites(true)
                 .build());
-    try (ZkvIterator it = db.iterator()) {
-      while (it.hasNext()) {
-        ZkvEntry e = it.next();
-        paths.add(new String(e.key(), StandardCharsets.UTF_8));
+    try {
+      byte[] format = db.get(FORMAT_KEY.getBytes(StandardCharsets.UTF_8));
+      if (format == null) {
+        db.put(
+            FORMAT_KEY.getBytes(StandardCharsets.UTF_8), FORMAT.getBytes(StandardCharsets.UTF_8));
+      } else if (!FORMAT.equals(new String(format, StandardCharsets.UTF_8))) {
+        throw new IllegalStateException(
+            "zkv's Kafka Streams store catalog "
+                + PATH
+                + " on "
+                + env.uri()
+                + " has format "
+                + new String(format, StandardCharsets.UTF_8)
+                + "; this zkv-kafka-streams reads format "
+                + FORMAT
+                + ": use the zkv release that wrote it");
+      }
+      try (ZkvIterator it = db.iterator()) {
+        while (it.hasNext()) {
+          String key = new String(it.next().key(), StandardCharsets.UTF_8);
+          if (!key.equals(FORMAT_KEY)) {
+            paths.add(key);
+          }
+        }
       }
     } catch (RuntimeException e) {
       db.close();
