@@ -338,6 +338,44 @@ static void test_gc_beside_writers_and_readers(void) {
   zkv_dev_close(d);
 }
 
+/* A file deleted while a handle still reads it (RocksDB reads deleted SSTs), in a zone GC
+ * collects: GC moves its data too, the handle reads it whole, and when the handle closes the file
+ * takes back only its own live bytes (its extents never point into the reset, reused victim). */
+static void test_gc_moves_a_deleted_file_a_handle_still_reads(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  CHECK_EQ(zfs_set_gc_start_percent(fs, 0), 0);
+  fill_half_garbage(fs);
+  int rc = 0;
+  zfs_file *reader = zfs_open(fs, "/db/b00.sst", &rc);
+  CHECK(reader != NULL);
+  CHECK_EQ(zfs_delete(fs, "/db/b00.sst"), 0);
+  zfs_stats before, after;
+  zfs_stats_get(fs, &before);
+  CHECK(zfs_reclaim(fs, UINT64_MAX) > 0);
+  zfs_stats_get(fs, &after);
+  CHECK(after.resets > before.resets && after.gc_bytes > before.gc_bytes);
+  uint8_t *buf = malloc((size_t)CHUNKS * CHUNK), *want = malloc((size_t)CHUNKS * CHUNK);
+  CHECK_EQ(zfs_pread(reader, 0, buf, (size_t)CHUNKS * CHUNK), (int64_t)CHUNKS * CHUNK);
+  fill(want, 400, 0, (size_t)CHUNKS * CHUNK);
+  CHECK(memcmp(buf, want, (size_t)CHUNKS * CHUNK) == 0);
+  CHECK_EQ(zfs_check(fs, count_problem, NULL), 0);
+  write_file(fs, "/db/after.sst", 77, 8 << 20, 0); /* into the zones GC reset */
+  CHECK_EQ(zfs_close(reader), 0);                  /* the deleted file goes now */
+  CHECK_EQ(zfs_check(fs, count_problem, NULL), 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+  d = open_dev();
+  fs = mount_ok(d);
+  check_file(fs, "/db/after.sst", 77, 8 << 20);
+  CHECK_EQ(zfs_check(fs, count_problem, NULL), 0);
+  free(buf);
+  free(want);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
 int main(void) {
   make_temp_dir();
   printf("test_zonefs_gc seed=%llu\n", (unsigned long long)rng);
@@ -346,6 +384,7 @@ int main(void) {
   test_metadata_writes_on_a_full_device();
   test_gc_moves_sparse_chunks();
   test_gc_beside_writers_and_readers();
+  test_gc_moves_a_deleted_file_a_handle_still_reads();
   remove_temp_dir();
   TEST_DONE("test_zonefs_gc");
   return 0;

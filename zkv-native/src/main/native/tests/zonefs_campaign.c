@@ -396,6 +396,7 @@ static void cycle(geometry_case *gc, uint64_t seed, int n, int end) {
   CHECK_EQ(waitpid(pid, &status, 0), pid);
   if (end != END_KILL && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
     fprintf(stderr, "cycle %d (seed %llu): the child failed (status %d)\n", n, (unsigned long long)seed, status);
+    show_trace();
     exit(1);
   }
   zkv_dev *d = open_dev();

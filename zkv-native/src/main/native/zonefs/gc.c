@@ -113,7 +113,7 @@ typedef struct gc_move {
   uint32_t n_copies;
 } gc_move;
 
-/* Copies that are not swapped in (the file was deleted meanwhile, or GC failed) are garbage. */
+/* Copies that are not swapped in (GC failed) are garbage. */
 static void forget_copies(zfs *fs, const gc_move *m) {
   for (uint32_t i = 0; i < m->n_copies; i++) {
     zone_state *zs = &fs->zones[zone_of(fs, m->copies[i].start)];
@@ -129,8 +129,9 @@ static void forget_copies(zfs *fs, const gc_move *m) {
  *
  * Writers and readers go on while GC copies: the victim is held (nobody allocates, finishes or
  * collects it), its data stays valid until the swap, and files only ever append extents, so the
- * extents GC copies keep their index. Only the swap takes the io_lock alone (no read in flight may
- * see the victim reset) and the file system's lock. Order (docs/zone-fs.md, "Order of writes"):
+ * extents GC copies keep their index; a file deleted meanwhile keeps its object (a reference) and
+ * gets its copies too. Only the swap takes the io_lock alone (no read in flight may see the victim
+ * reset) and the file system's lock. Order (docs/zone-fs.md, "Order of writes"):
  * copy every live extent, flush the copies, write the moved files' records, then reset the victim.
  * A power cut anywhere leaves either the old extents (records not yet written; the copies are
  * unreferenced garbage) or the new ones, durable before any record points at them. */
@@ -188,8 +189,11 @@ static int gc_one_zone(zfs *fs, uint64_t max_live) {
   for (size_t i = n; i-- > 0;) {
     gc_move *m = &moves[i];
     fobj *f = m->f;
-    int same = in_namespace(f) && m->k < f->m.n_extents && f->m.extents[m->k].start == m->old.start &&
-               f->m.extents[m->k].len == m->old.len;
+    /* A file deleted meanwhile is moved too: a handle may still read it (RocksDB reads deleted
+     * SSTs), and its extents must never point into the victim once it is reset and reused (its
+     * drop would then take live bytes from another file's zone). */
+    int same =
+        m->k < f->m.n_extents && f->m.extents[m->k].start == m->old.start && f->m.extents[m->k].len == m->old.len;
     zfs_extent *ext = !rc && same ? realloc(f->m.extents, (f->m.n_extents + m->n_copies - 1) * sizeof *ext) : NULL;
     if (!ext) {
       if (!rc && same) rc = -ENOMEM;

@@ -103,6 +103,27 @@ int zfs_check(zfs *fs, void (*problem)(const char *msg, void *arg), void *arg) {
       }
   }
   free(all);
+  /* The zones' live counts against the extents that are there (also of files deleted while open):
+   * a count that drifted resets a zone whose data is still in use, or never resets one. */
+  uint64_t *live = calloc(fs->g.nr_zones, sizeof *live), *phys = calloc(fs->g.nr_zones, sizeof *phys);
+  for (size_t i = 0; live && phys && i < fs->n_files; i++)
+    for (uint32_t k = 0; k < fs->files[i]->m.n_extents; k++) {
+      zfs_extent e = fs->files[i]->m.extents[k];
+      uint32_t z = zone_of(fs, e.start);
+      if (z >= fs->g.nr_zones) continue;
+      live[z] += e.len;
+      phys[z] += extent_blocks(fs, e);
+    }
+  for (uint32_t z = fs->sb.meta_zones; live && phys && z < fs->g.nr_zones; z++)
+    if (fs->zones[z].live != live[z] || fs->zones[z].live_phys != phys[z]) {
+      snprintf(msg, sizeof msg,
+               "zone %u: counted %llu live bytes in %llu bytes of blocks, its extents hold %llu in %llu", z,
+               (unsigned long long)fs->zones[z].live, (unsigned long long)fs->zones[z].live_phys,
+               (unsigned long long)live[z], (unsigned long long)phys[z]);
+      problem(msg, arg), problems++;
+    }
+  free(live);
+  free(phys);
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
     zone_state *zs = &fs->zones[z];
     if (zs->live > zs->wp - zs->start) {

@@ -427,6 +427,10 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
   }
   if (*rc == ZFS_EMPTY) *rc = fail(-EUCLEAN, err, errlen, "no metadata log holds a snapshot");
   if (*rc) goto fail;
+  /* The chunks recovered below may sit in the device's volatile write cache still (the process
+   * died, the power did not): the roll's snapshot, which lists them, must flush first (rule 1 of
+   * "Order of writes"). */
+  fs->data_gen++;
   for (size_t i = 0; i < fs->n_files; i++) {
     fobj *f = fs->files[i];
     if (!is_sparse(f) || f->m.active_extent_start == ZFS_NO_ACTIVE_EXTENT) continue;
