@@ -225,35 +225,36 @@ void zfs_set_lifetime(zfs_file *h, uint32_t lifetime) {
 
 uint64_t zfs_file_size(zfs_file *h) { return file_size_locked(h->f); }
 
+/* Reads without the file system's lock: a file's extents change under the writer's lock (appends)
+ * or under the io_lock held alone (GC's swap), so the writer's lock and the shared io_lock are
+ * enough. Aligned reads go straight into the caller's buffer; others through a bounce buffer on
+ * the stack when small (RocksDB's block reads), else on the heap. */
 int64_t zfs_pread(zfs_file *h, uint64_t offset, void *buf, size_t len) {
   zfs *fs = h->fs;
   fobj *f = h->f;
   uint8_t *out = buf;
   size_t done = 0;
   uint32_t block = fs->g.lba_size;
-  uint8_t *bounce = NULL;
-  size_t bounce_len = 0;
+  uint8_t stack_bounce[32 << 10];
+  uint8_t *bounce = stack_bounce, *heap = NULL;
+  size_t bounce_len = sizeof stack_bounce;
   int64_t rc = 0;
-  pthread_rwlock_rdlock(&fs->io_lock); /* GC does not move data under a reader */
+  pthread_rwlock_rdlock(&fs->io_lock); /* GC does not swap extents under a reader */
   while (done < len) {
     uint64_t pos = offset + done;
-    pthread_mutex_lock(&fs->mu);
     pthread_mutex_lock(&f->wmu);
     uint64_t size = f->m.size + f->wlen - f->wdone;
     if (pos >= size) {
       pthread_mutex_unlock(&f->wmu);
-      pthread_mutex_unlock(&fs->mu);
       break;
     }
     size_t want = len - done < size - pos ? len - done : (size_t)(size - pos);
     if (pos >= f->m.size) { /* not written out yet: from the writer's buffer */
       memcpy(out + done, f->wbuf + f->wdone + (pos - f->m.size), want);
       pthread_mutex_unlock(&f->wmu);
-      pthread_mutex_unlock(&fs->mu);
       done += want;
       continue;
     }
-    pthread_mutex_unlock(&f->wmu);
     uint64_t skip = pos, dev_off = 0, n = 0;
     for (uint32_t i = 0; i < f->m.n_extents; i++) {
       if (skip < f->m.extents[i].len) {
@@ -263,13 +264,18 @@ int64_t zfs_pread(zfs_file *h, uint64_t offset, void *buf, size_t len) {
       }
       skip -= f->m.extents[i].len;
     }
-    pthread_mutex_unlock(&fs->mu);
+    pthread_mutex_unlock(&f->wmu);
     if (n > want) n = want;
     uint64_t a = dev_off / block * block, e = round_up(dev_off + n, block);
+    if (a == dev_off && e == dev_off + n && ((uintptr_t)(out + done) % block) == 0) {
+      if ((rc = zkv_dev_read(fs->dev, a, out + done, n))) break; /* aligned: no copy */
+      done += n;
+      continue;
+    }
     if (e - a > bounce_len) {
-      free(bounce);
+      free(heap);
       bounce_len = e - a;
-      if (!(bounce = malloc(bounce_len))) {
+      if (!(bounce = heap = malloc(bounce_len))) {
         rc = -ENOMEM;
         break;
       }
@@ -279,6 +285,6 @@ int64_t zfs_pread(zfs_file *h, uint64_t offset, void *buf, size_t len) {
     done += n;
   }
   pthread_rwlock_unlock(&fs->io_lock);
-  free(bounce);
+  free(heap);
   return rc ? rc : (int64_t)done;
 }
