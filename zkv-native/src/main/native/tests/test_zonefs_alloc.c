@@ -163,11 +163,6 @@ static void test_policy_refused_the_reserve(void) {
 
 /* ---------- zone ownership ---------- */
 
-static void count_problem(const char *msg, void *arg) {
-  (void)arg;
-  fprintf(stderr, "fsck: %s\n", msg);
-}
-
 typedef struct zone_masks {
   const char *names[8];
   uint32_t bits[8]; /* zones each named file has extents in (24 zones fit) */
@@ -257,7 +252,7 @@ static void test_more_writers_than_tokens(void) {
   zfs_stats s;
   zfs_stats_get(fs, &s);
   CHECK(s.zone_steals > 0);
-  CHECK_EQ(zfs_check(fs, count_problem, NULL), 0);
+  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
   zfs_unmount(fs);
   zkv_dev_close(d);
 }

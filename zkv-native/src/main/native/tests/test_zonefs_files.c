@@ -200,11 +200,6 @@ static void run_with_capacity_equal_to_size(void) {
 
 /* ---------- sparse files (RocksDB's WALs) ---------- */
 
-static void count_problem(const char *msg, void *arg) {
-  (void)arg;
-  fprintf(stderr, "fsck: %s\n", msg);
-}
-
 /* A WAL synced across several zones and never closed (the process dies, then power goes): the
  * mount finds every synced chunk after the file's last record by reading the zone, and only what
  * was written. */
@@ -237,7 +232,7 @@ static void test_sparse_file_recovered_from_its_chunks(void) {
   d = open_dev();
   fs = mount_ok(d);
   check_file(fs, "/db/000009.log", 90, (uint64_t)PIECES * PIECE);
-  CHECK_EQ(zfs_check(fs, count_problem, NULL), 0);
+  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
   zfs_unmount(fs); /* the roll's snapshot holds the recovered chunks: a second mount reads no zone */
   zkv_dev_close(d);
   d = open_dev();
@@ -296,7 +291,7 @@ static void test_sparse_chunks_end_where_another_file_wrote(void) {
     snprintf(name, sizeof name, "/db/%06d.log", 20 + i);
     check_file(fs, name, 200 + (uint64_t)i, sizeof buf);
   }
-  CHECK_EQ(zfs_check(fs, count_problem, NULL), 0);
+  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
   zfs_unmount(fs);
   zkv_dev_close(d);
 }

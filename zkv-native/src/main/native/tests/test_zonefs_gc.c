@@ -256,11 +256,6 @@ static void test_gc_moves_sparse_chunks(void) {
 
 /* ---------- GC beside writers and readers ---------- */
 
-static void count_problem(const char *msg, void *arg) {
-  (void)arg;
-  fprintf(stderr, "fsck: %s\n", msg);
-}
-
 typedef struct gc_side {
   zfs *fs;
   int id, rounds;
@@ -328,12 +323,12 @@ static void test_gc_beside_writers_and_readers(void) {
   zfs_stats_get(fs, &s);
   printf("  GC beside writers: %llu resets, %llu bytes copied\n", (unsigned long long)s.resets,
          (unsigned long long)s.gc_bytes);
-  CHECK_EQ(zfs_check(fs, count_problem, NULL), 0);
+  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
   zfs_unmount(fs);
   zkv_dev_close(d);
   d = open_dev();
   fs = mount_ok(d);
-  CHECK_EQ(zfs_check(fs, count_problem, NULL), 0);
+  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
   zfs_unmount(fs);
   zkv_dev_close(d);
 }
@@ -360,16 +355,16 @@ static void test_gc_moves_a_deleted_file_a_handle_still_reads(void) {
   CHECK_EQ(zfs_pread(reader, 0, buf, (size_t)CHUNKS * CHUNK), (int64_t)CHUNKS * CHUNK);
   fill(want, 400, 0, (size_t)CHUNKS * CHUNK);
   CHECK(memcmp(buf, want, (size_t)CHUNKS * CHUNK) == 0);
-  CHECK_EQ(zfs_check(fs, count_problem, NULL), 0);
+  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
   write_file(fs, "/db/after.sst", 77, 8 << 20, 0); /* into the zones GC reset */
   CHECK_EQ(zfs_close(reader), 0);                  /* the deleted file goes now */
-  CHECK_EQ(zfs_check(fs, count_problem, NULL), 0);
+  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
   zfs_unmount(fs);
   zkv_dev_close(d);
   d = open_dev();
   fs = mount_ok(d);
   check_file(fs, "/db/after.sst", 77, 8 << 20);
-  CHECK_EQ(zfs_check(fs, count_problem, NULL), 0);
+  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
   free(buf);
   free(want);
   zfs_unmount(fs);

@@ -57,6 +57,12 @@ FIXTURE void fresh(const char *options) {
   zkv_dev_close(d);
 }
 
+/* A zfs_check problem callback that shows each problem (tests then assert the count is 0). */
+FIXTURE void print_problem(const char *msg, void *arg) {
+  (void)arg;
+  fprintf(stderr, "fsck: %s\n", msg);
+}
+
 /* Byte i of file `seed` is a function of both, so any misplaced byte is caught. */
 FIXTURE uint8_t pattern(uint64_t seed, uint64_t i) { return (uint8_t)((i * 2654435761u) ^ (seed * 97) ^ (i >> 13)); }
 

@@ -29,65 +29,79 @@ static int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
   return 0;
 }
 
-/* Writes wbuf[0, n) (n whole blocks, or the padded tail when `logical` < n) into zones. */
-static int write_out(zfs *fs, fobj *f, size_t n, size_t logical) {
-  size_t done = f->wdone; /* after a failed attempt, what already reached the device stays */
-  while (done < n) {
+/* Takes the zone for the writer's next device write and marks the write in flight: the zone it owns,
+ * or a new one (a sparse file first records where its chunks start there, persist_active). When no
+ * zone has room, collects garbage and tries again. A data writer's GC needs a victim at least 1/8
+ * garbage: on a nearly full device, copying a whole zone to win a few blocks, which the writer then
+ * fills, would repeat for every few blocks written (a copy spiral of thousands of bytes per byte
+ * written); NoSpace is the answer then. RocksDB's metadata files (the MANIFEST edit that deletes
+ * files) and zfs_reclaim (resume) take any garbage: their writes are small and are what frees
+ * space. Returns 0 with the zone, where the write goes and the room left. */
+static int begin_write(zfs *fs, fobj *f, uint32_t *z, uint64_t *at, uint64_t *room) {
+  for (;;) {
     pthread_mutex_lock(&fs->mu);
-    uint32_t z = 0;
-    int rc = take_zone(fs, f, &z);
-    uint64_t at = rc ? 0 : fs->zones[z].wp, room = rc ? 0 : zone_end(fs, z) - at;
+    int had_zone = f->zone >= 0;
+    int rc = take_zone(fs, f, z);
+    if (!rc && is_sparse(f) && !had_zone && (rc = persist_active(fs, f, fs->zones[*z].wp)) != 0) release_zone(fs, f);
     if (!rc) {
-      fs->zones[z].busy = 1; /* a write in flight: nobody finishes, collects or takes the zone */
+      *at = fs->zones[*z].wp;
+      *room = zone_end(fs, *z) - *at;
+      fs->zones[*z].busy = 1; /* a write in flight: nobody finishes, collects or takes the zone */
       f->last_write = ++fs->write_clock;
     }
     int metadata = purpose_of(f->m.n_names ? f->m.names[0] : "", 0) == FOR_METADATA; /* names need the lock */
     pthread_mutex_unlock(&fs->mu);
-    if (rc == -ENOSPC) {
-      /* A data writer's GC needs a victim at least 1/8 garbage: on a nearly full device, copying a
-       * whole zone to win a few blocks, which the writer then fills, would repeat for every few
-       * blocks written (a copy spiral of thousands of bytes per byte written). NoSpace is the
-       * answer then. RocksDB's metadata files (the MANIFEST edit that deletes files) and
-       * zfs_reclaim (resume) take any garbage: their writes are small and are what frees space. */
-      if (collect_garbage(fs, metadata ? UINT64_MAX : fs->g.zone_cap - fs->g.zone_cap / 8) == 0) continue;
-      return rc;
-    }
+    if (rc != -ENOSPC) return rc;
+    if (collect_garbage(fs, metadata ? UINT64_MAX : fs->g.zone_cap - fs->g.zone_cap / 8)) return rc;
+  }
+}
+
+/* Ends a device write of `phys` bytes at `at` (result `rc`) that holds `data` bytes of the file
+ * from device offset `data_at` on: counts them, adds the extent, and gives a full zone back (its
+ * active token with it); after a failed write the zone's write pointer is unknown here, so the
+ * writer asks for another zone next time. Returns rc, or the extent's error. */
+static int end_write(zfs *fs, fobj *f, uint32_t z, int rc, uint64_t at, size_t phys, uint64_t data_at, size_t data) {
+  pthread_mutex_lock(&fs->mu);
+  zone_state *zs = &fs->zones[z];
+  zs->busy = 0;
+  if (!rc) {
+    zs->wp = at + phys;
+    zs->live += data;
+    if (data) zs->live_phys += phys;
+    pthread_mutex_lock(&f->wmu);
+    rc = data ? add_extent(fs, f, data_at, data) : 0;
+    f->wdone += data;
+    pthread_mutex_unlock(&f->wmu);
+    fs->st.host_bytes += data;
+    fs->data_gen++;
+    fs->st.padding_bytes += phys - data;
+  }
+  if ((rc || zone_end(fs, z) - zs->wp < fs->g.lba_size) && f->zone == (int32_t)z) release_zone(fs, f);
+  pthread_cond_broadcast(&fs->zone_released);
+  pthread_mutex_unlock(&fs->mu);
+  return rc;
+}
+
+/* Writes wbuf[0, n) (n whole blocks, or the padded tail when `logical` < n) into zones. */
+static int write_out(zfs *fs, fobj *f, size_t n, size_t logical) {
+  size_t done = f->wdone; /* after a failed attempt, what already reached the device stays */
+  while (done < n) {
+    uint32_t z = 0;
+    uint64_t at = 0, room = 0;
+    int rc = begin_write(fs, f, &z, &at, &room);
     if (rc) return rc;
     size_t chunk = n - done < room ? n - done : (size_t)room;
     if (chunk > fs->g.zasl) chunk = fs->g.zasl / fs->g.lba_size * fs->g.lba_size;
     rc = zkv_dev_write(fs->dev, at, f->wbuf + done, chunk, 0);
     size_t real = done + chunk <= logical ? chunk : (logical > done ? logical - done : 0);
-    pthread_mutex_lock(&fs->mu);
-    zone_state *zs = &fs->zones[z];
-    zs->busy = 0;
-    if (!rc) {
-      zs->wp = at + chunk;
-      zs->live += real;
-      if (real) zs->live_phys += chunk;
-      pthread_mutex_lock(&f->wmu);
-      rc = real ? add_extent(fs, f, at, real) : 0;
-      f->wdone += real;
-      pthread_mutex_unlock(&f->wmu);
-      fs->st.host_bytes += real;
-      fs->data_gen++;
-      fs->st.padding_bytes += chunk - real;
-    }
-    /* A full zone goes back (its active token with it); after a failed write the zone's write
-     * pointer is unknown here, so the writer asks for another zone next time. */
-    if (rc || zone_end(fs, z) - zs->wp < fs->g.lba_size) {
-      if (f->zone == (int32_t)z) release_zone(fs, f);
-    }
-    pthread_cond_broadcast(&fs->zone_released);
-    pthread_mutex_unlock(&fs->mu);
-    if (rc) return rc;
+    if ((rc = end_write(fs, f, z, rc, at, chunk, at, real))) return rc;
     done += chunk;
   }
   return 0;
 }
 
 /* A sparse file's write-out: wbuf[wdone, logical) as chunks, each one device write of header,
- * data and zero padding (docs/formats/zone-fs.md). When the file takes a zone, a record says
- * where its chunks start (persist_active) before the first one is written there. */
+ * data and zero padding (docs/formats/zone-fs.md). */
 static int write_out_chunks(zfs *fs, fobj *f, size_t logical) {
   uint32_t block = fs->g.lba_size;
   size_t done = f->wdone;
@@ -95,25 +109,9 @@ static int write_out_chunks(zfs *fs, fobj *f, size_t logical) {
   size_t chunk_cap = 0;
   int rc = 0;
   while (!rc && done < logical) {
-    pthread_mutex_lock(&fs->mu);
-    int had_zone = f->zone >= 0;
     uint32_t z = 0;
-    rc = take_zone(fs, f, &z);
-    if (!rc && !had_zone && (rc = persist_active(fs, f, fs->zones[z].wp)) != 0) release_zone(fs, f);
-    uint64_t at = rc ? 0 : fs->zones[z].wp, room = rc ? 0 : zone_end(fs, z) - at;
-    if (!rc) {
-      fs->zones[z].busy = 1;
-      f->last_write = ++fs->write_clock;
-    }
-    pthread_mutex_unlock(&fs->mu);
-    if (rc == -ENOSPC) { /* as write_out: GC for a victim at least 1/8 garbage, else NoSpace */
-      if (collect_garbage(fs, fs->g.zone_cap - fs->g.zone_cap / 8) == 0) {
-        rc = 0;
-        continue;
-      }
-      break;
-    }
-    if (rc) break;
+    uint64_t at = 0, room = 0;
+    if ((rc = begin_write(fs, f, &z, &at, &room))) break;
     uint64_t max = room < fs->g.zasl ? room : fs->g.zasl / block * block;
     size_t data = logical - done;
     if (ZFS_CHUNK_HEADER + data > max) data = (size_t)(max - ZFS_CHUNK_HEADER);
@@ -133,27 +131,7 @@ static int write_out_chunks(zfs *fs, fobj *f, size_t logical) {
       memset(chunk + ZFS_CHUNK_HEADER + data, 0, phys - ZFS_CHUNK_HEADER - data);
       rc = zkv_dev_write(fs->dev, at, chunk, phys, 0);
     }
-    pthread_mutex_lock(&fs->mu);
-    zone_state *zs = &fs->zones[z];
-    zs->busy = 0;
-    if (!rc) {
-      zs->wp = at + phys;
-      zs->live += data;
-      zs->live_phys += phys;
-      pthread_mutex_lock(&f->wmu);
-      rc = add_extent(fs, f, at + ZFS_CHUNK_HEADER, data);
-      f->wdone += data;
-      pthread_mutex_unlock(&f->wmu);
-      fs->st.host_bytes += data;
-      fs->data_gen++;
-      fs->st.padding_bytes += phys - data;
-      done += data;
-    }
-    if (rc || zone_end(fs, z) - zs->wp < fs->g.lba_size) {
-      if (f->zone == (int32_t)z) release_zone(fs, f);
-    }
-    pthread_cond_broadcast(&fs->zone_released);
-    pthread_mutex_unlock(&fs->mu);
+    if (!(rc = end_write(fs, f, z, rc, at, phys, at + ZFS_CHUNK_HEADER, data))) done += data;
   }
   free(chunk);
   return rc;

@@ -88,14 +88,18 @@ void drop_name(zfs *fs, fobj *f, uint32_t k) {
 }
 
 /* Drops a file that has no names and no handles: its zones lose live bytes, empty ones reset. */
+/* An extent's data is no longer live: its zone's counts drop (never below zero). */
+void zone_drop_live(zfs *fs, zfs_extent e) {
+  zone_state *zs = &fs->zones[zone_of(fs, e.start)];
+  uint64_t phys = extent_blocks(fs, e);
+  zs->live -= e.len < zs->live ? e.len : zs->live;
+  zs->live_phys -= phys < zs->live_phys ? phys : zs->live_phys;
+}
+
 static void release_space(zfs *fs, fobj *f) {
   for (uint32_t i = 0; i < f->m.n_extents; i++) {
-    uint32_t z = zone_of(fs, f->m.extents[i].start);
-    zone_state *zs = &fs->zones[z];
-    uint64_t phys = extent_blocks(fs, f->m.extents[i]);
-    zs->live -= f->m.extents[i].len < zs->live ? f->m.extents[i].len : zs->live;
-    zs->live_phys -= phys < zs->live_phys ? phys : zs->live_phys;
-    reset_if_unused(fs, z);
+    zone_drop_live(fs, f->m.extents[i]);
+    reset_if_unused(fs, zone_of(fs, f->m.extents[i].start));
   }
 }
 

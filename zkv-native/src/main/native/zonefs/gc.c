@@ -115,12 +115,7 @@ typedef struct gc_move {
 
 /* Copies that are not swapped in (GC failed) are garbage. */
 static void forget_copies(zfs *fs, const gc_move *m) {
-  for (uint32_t i = 0; i < m->n_copies; i++) {
-    zone_state *zs = &fs->zones[zone_of(fs, m->copies[i].start)];
-    uint64_t phys = extent_blocks(fs, m->copies[i]);
-    zs->live -= m->copies[i].len < zs->live ? m->copies[i].len : zs->live;
-    zs->live_phys -= phys < zs->live_phys ? phys : zs->live_phys;
-  }
+  for (uint32_t i = 0; i < m->n_copies; i++) zone_drop_live(fs, m->copies[i]);
 }
 
 /* Reclaims one full zone whose live data is at most `max_live`, chosen by the victim policy

@@ -310,15 +310,14 @@ static int recover_chunks(zfs *fs, fobj *f) {
   uint32_t block = fs->g.lba_size, z = zone_of(fs, pos);
   if (z < fs->sb.meta_zones || z >= fs->g.nr_zones || pos % block) return -EUCLEAN;
   uint64_t wp = fs->zones[z].wp;
-  uint8_t *buf = NULL;
-  size_t cap = 0;
+  size_t cap = block;
+  uint8_t *buf = malloc(cap);
+  if (!buf) return -ENOMEM;
   int rc = 0;
   while (pos + block <= wp) {
-    size_t first = block;
-    if (first > cap && !(buf = realloc(buf, cap = first))) return -ENOMEM;
-    if ((rc = zkv_dev_read(fs->dev, pos, buf, first))) break;
+    if ((rc = zkv_dev_read(fs->dev, pos, buf, block))) break; /* the header's block */
     zfs_chunk c;
-    if (zfs_chunk_decode(buf, first, &c) || c.file_id != f->m.id || c.offset > f->m.size) break;
+    if (zfs_chunk_decode(buf, block, &c) || c.file_id != f->m.id || c.offset > f->m.size) break;
     uint64_t phys = round_up(ZFS_CHUNK_HEADER + (uint64_t)c.len, block);
     if (pos + phys > wp) break; /* cut by the write pointer */
     if (c.offset + c.len > f->m.size) {
@@ -331,7 +330,7 @@ static int recover_chunks(zfs *fs, fobj *f) {
         }
         buf = n, cap = phys;
       }
-      if ((rc = zkv_dev_read(fs->dev, pos, buf, phys))) break;
+      if (phys > block && (rc = zkv_dev_read(fs->dev, pos + block, buf + block, phys - block))) break;
       if (zfs_chunk_data_crc(buf + ZFS_CHUNK_HEADER, c.len) != c.data_crc) break; /* a torn write */
       zfs_extent *e = realloc(f->m.extents, (f->m.n_extents + 1) * sizeof *e);
       if (!e) {

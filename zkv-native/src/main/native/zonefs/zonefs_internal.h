@@ -161,6 +161,7 @@ void drop_name(zfs *fs, fobj *f, uint32_t k);
 void drop_file(zfs *fs, fobj *f);
 int remove_name(zfs *fs, fobj *f, uint32_t k);
 void reset_if_unused(zfs *fs, uint32_t z);
+void zone_drop_live(zfs *fs, zfs_extent e);
 
 /* zone allocation (zone_alloc.c) */
 int purpose_of(const char *file_name, int for_gc);
