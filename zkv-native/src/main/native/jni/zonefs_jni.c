@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "boundary.h"
 #include "jni_util.h"
 #include "zonefs.h"
 
@@ -34,17 +35,18 @@ JNI_EXPORT void JNICALL Java_io_zkv_fs_ZoneFsInspector_nClose(JNIEnv *env, jclas
   zfs_unmount(FS(fs));
 }
 
-/* version, flags, sequence, block size, zones, zone size, zone capacity, meta zones, finish threshold */
-JNI_EXPORT jstring JNICALL Java_io_zkv_fs_ZoneFsInspector_nSuperblock(JNIEnv *env, jclass c, jlong fs, jlongArray out) {
+/* The superblock as a ZKV_BND_SUPERBLOCK buffer in `out` (direct); returns its length or -errno. */
+JNI_EXPORT jint JNICALL Java_io_zkv_fs_ZoneFsInspector_nSuperblock(JNIEnv *env, jclass c, jlong fs, jobject out) {
   (void)c;
   zfs_superblock sb;
   zfs_superblock_get(FS(fs), &sb);
-  jlong v[9] = {sb.version,          sb.flags,           (jlong)sb.sequence, sb.block_size,      sb.nr_zones,
-                (jlong)sb.zone_size, (jlong)sb.zone_cap, sb.meta_zones,      sb.finish_threshold};
-  (*env)->SetLongArrayRegion(env, out, 0, 9, v);
-  char uuid[33];
-  for (int i = 0; i < 16; i++) snprintf(uuid + 2 * i, 3, "%02x", sb.uuid[i]);
-  return (*env)->NewStringUTF(env, uuid);
+  zkv_bnd_superblock r = {sb.version,   sb.flags,    sb.sequence,   sb.block_size,       sb.nr_zones,
+                          sb.zone_size, sb.zone_cap, sb.meta_zones, sb.finish_threshold, {0}};
+  memcpy(r.uuid, sb.uuid, sizeof r.uuid);
+  void *dst = (*env)->GetDirectBufferAddress(env, out);
+  jlong cap = (*env)->GetDirectBufferCapacity(env, out);
+  if (!dst || cap < 0) return -EINVAL;
+  return zkv_boundary_write_single(dst, (size_t)cap, ZKV_BND_SUPERBLOCK, ZKV_SUPERBLOCK_VERSION, &r, sizeof r);
 }
 
 /* state, sequence; returns the message */
@@ -63,15 +65,30 @@ JNI_EXPORT jstring JNICALL Java_io_zkv_fs_ZoneFsInspector_nLogEnd(JNIEnv *env, j
   return (*env)->NewStringUTF(env, zfs_log_end(FS(fs)));
 }
 
-/* per zone: start, capacity, write pointer, live bytes, lifetime, meta */
-JNI_EXPORT jint JNICALL Java_io_zkv_fs_ZoneFsInspector_nZones(JNIEnv *env, jclass c, jlong fs, jlongArray out) {
+/* Every zone as a ZKV_BND_ZONE_USAGE buffer in `out` (direct); returns its length or -errno. */
+JNI_EXPORT jint JNICALL Java_io_zkv_fs_ZoneFsInspector_nZones(JNIEnv *env, jclass c, jlong fs, jobject out) {
   (void)c;
-  jsize n = (*env)->GetArrayLength(env, out) / 6;
-  for (jsize i = 0; i < n; i++) {
+  zfs_superblock sb;
+  zfs_superblock_get(FS(fs), &sb);
+  void *dst = (*env)->GetDirectBufferAddress(env, out);
+  jlong cap = (*env)->GetDirectBufferCapacity(env, out);
+  if (!dst || cap < 0) return -EINVAL;
+  int n = zkv_boundary_write_section(dst, (size_t)cap, ZKV_BND_ZONE_USAGE, ZKV_ZONE_USAGE_VERSION, sizeof(zkv_bnd_zone),
+                                     sb.nr_zones);
+  if (n < 0) return n;
+  zkv_bnd_zone *zones = zkv_boundary_records(dst);
+  for (uint32_t i = 0; i < sb.nr_zones; i++) {
     zfs_zone_info z;
-    if (zfs_zone_info_get(FS(fs), (uint32_t)i, &z)) return i;
-    jlong v[6] = {(jlong)z.start, (jlong)z.capacity, (jlong)z.wp, (jlong)z.live, z.lifetime, z.meta};
-    (*env)->SetLongArrayRegion(env, out, i * 6, 6, v);
+    if (zfs_zone_info_get(FS(fs), i, &z)) return -EIO;
+    zones[i] = (zkv_bnd_zone){.start = z.start,
+                              .capacity = z.capacity,
+                              .write_pointer = z.wp,
+                              .live = z.live,
+                              .copy = z.copy,
+                              .lifetime = z.lifetime,
+                              .flags = (z.meta ? ZKV_ZONE_META : 0u) | (z.busy ? ZKV_ZONE_BUSY : 0u) |
+                                       (z.victim_ok ? ZKV_ZONE_VICTIM_OK : 0u),
+                              .tag = z.tag};
   }
   return n;
 }

@@ -8,10 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "lsm_hints.h"
 #include "rocksdb/env.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/version.h"
 #include "zone_file_system.h"
+#include "zone_view.h"
 #include "zonefs.h"
 
 #define JNI_EXPORT extern "C" __attribute__((visibility("default")))
@@ -20,10 +22,12 @@ namespace zkv {
 
 // A Java policy behind a zoned Env: the placement policy (io.zkv.fs.ZoneAllocator) or the GC
 // victim policy (io.zkv.fs.GcVictimChooser).
+struct EnvHandle;
 struct JavaCallout {
   JavaVM* vm = nullptr;
   jobject target = nullptr;  // global reference
   jmethodID method = nullptr;
+  EnvHandle* owner = nullptr;
 
   void Release() {
     JNIEnv* jni = nullptr;
@@ -33,17 +37,21 @@ struct JavaCallout {
 };
 
 // The Env owns the FileSystem; the Java handle is this struct, RocksJava sees the raw Env*
-// (env.get()), and zone_fs is a typed pointer to the file system for the counters.
+// (env.get()), and zone_fs is a typed pointer to the file system for the counters. The LSM hints
+// of every database on the device are gathered in `hints` by the listeners bound to this Env.
 struct EnvHandle {
   std::unique_ptr<rocksdb::Env> env;
   zfs* zone_fs = nullptr;  // owned by the ZoneFileSystem in env
+  std::shared_ptr<LsmHintRegistry> hints = std::make_shared<LsmHintRegistry>();
   JavaCallout allocator;
   JavaCallout victim_chooser;
+  JavaCallout gc_trigger;
 
   ~EnvHandle() {
     env.reset();  // unmounts the zone file system: no call-out can be under way after this
     allocator.Release();
     victim_chooser.Release();
+    gc_trigger.Release();
   }
 };
 
@@ -60,28 +68,6 @@ JNIEnv* AttachedEnv(JavaVM* vm, bool* attached) {
   return env;
 }
 
-// The zone table handed to both Java policies, in the layout of io.zkv.fs.NativeZoneTable: 9 longs
-// a zone (start, capacity, write pointer, live bytes, lifetime, meta, busy, bytes to copy,
-// victim-eligible). Returns null (exception cleared) when out of memory.
-constexpr int kZoneFields = 9;
-jlongArray ZoneTable(JNIEnv* env, const zfs_zone_info* zones, uint32_t n) {
-  jlongArray table = env->NewLongArray(static_cast<jsize>(n) * kZoneFields);
-  if (!table) {
-    env->ExceptionClear();
-    return nullptr;
-  }
-  std::vector<jlong> v(static_cast<size_t>(n) * kZoneFields);
-  for (uint32_t i = 0; i < n; i++) {
-    jlong* z = &v[static_cast<size_t>(i) * kZoneFields];
-    z[0] = static_cast<jlong>(zones[i].start), z[1] = static_cast<jlong>(zones[i].capacity);
-    z[2] = static_cast<jlong>(zones[i].wp), z[3] = static_cast<jlong>(zones[i].live);
-    z[4] = zones[i].lifetime, z[5] = zones[i].meta, z[6] = zones[i].busy;
-    z[7] = static_cast<jlong>(zones[i].copy), z[8] = zones[i].victim_ok;
-  }
-  env->SetLongArrayRegion(table, 0, static_cast<jsize>(v.size()), v.data());
-  return table;
-}
-
 // A policy that throws is a bug: show it and fail this call-out (RocksDB sees an I/O error).
 bool ThrewAndCleared(JNIEnv* env) {
   if (!env->ExceptionCheck()) return false;
@@ -90,72 +76,81 @@ bool ThrewAndCleared(JNIEnv* env) {
   return true;
 }
 
-int AllocateAttached(JNIEnv* env, JavaCallout* a, const zfs_alloc_request* req, const zfs_zone_info* zones, uint32_t n,
-                     uint32_t active_limit, zfs_alloc_decision* out);
-int ChooseVictimAttached(JNIEnv* env, JavaCallout* c, const zfs_zone_info* zones, uint32_t n, uint32_t* victim);
+// What a call-out's Java method returns.
+enum class Returns { kVoid, kInt, kLong };
 
-// zfs_allocator calling the Java placement policy. Decision: action, zone, count, zones to finish.
+// Hands the view to the Java policy as a direct buffer over it (valid during the call only); the
+// method's result goes to *result; returns 0 or a negative errno.
+int CallWithView(JavaCallout* c, ZoneView* view, Returns returns, jlong* result) {
+  bool attached = false;
+  JNIEnv* env = AttachedEnv(c->vm, &attached);
+  if (!env) return -ENOTCONN;
+  int rc = -ENOMEM;
+  if (env->PushLocalFrame(4) == 0) {
+    jobject buffer = env->NewDirectByteBuffer(view->data(), static_cast<jlong>(view->size()));
+    if (!buffer) {
+      env->ExceptionClear();
+    } else if (returns == Returns::kInt) {
+      *result = env->CallIntMethod(c->target, c->method, buffer);
+      rc = ThrewAndCleared(env) ? -EIO : 0;
+    } else if (returns == Returns::kLong) {
+      *result = env->CallLongMethod(c->target, c->method, buffer);
+      rc = ThrewAndCleared(env) ? -EIO : 0;
+    } else {
+      env->CallVoidMethod(c->target, c->method, buffer);
+      rc = ThrewAndCleared(env) ? -EIO : 0;
+    }
+    env->PopLocalFrame(nullptr);
+  }
+  if (attached) c->vm->DetachCurrentThread();
+  return rc;
+}
+
+// zfs_allocator calling the Java placement policy with the zone view (jni/boundary.h).
 int CallJavaAllocator(void* ctx, const zfs_alloc_request* req, const zfs_zone_info* zones, uint32_t n,
                       uint32_t active_limit, zfs_alloc_decision* out) {
   auto* a = static_cast<JavaCallout*>(ctx);
-  bool attached = false;
-  JNIEnv* env = AttachedEnv(a->vm, &attached);
-  if (!env) return -ENOTCONN;
-  int rc = AllocateAttached(env, a, req, zones, n, active_limit, out);
-  if (attached) a->vm->DetachCurrentThread();
-  return rc;
+  ZoneView view;
+  int rc = view.Build(a->owner->zone_fs, zones, n, a->owner->hints.get(), req, active_limit);
+  if (rc) return rc;
+  jlong unused = 0;
+  if ((rc = CallWithView(a, &view, Returns::kVoid, &unused))) return rc;
+  const zkv_bnd_decision* d = view.decision();
+  out->action = d->action;
+  out->zone = d->zone;
+  out->n_finish = d->n_finish > ZFS_ALLOC_MAX_FINISH ? ZFS_ALLOC_MAX_FINISH : d->n_finish;
+  for (uint32_t i = 0; i < out->n_finish; i++) out->finish[i] = d->finish[i];
+  out->has_tag = d->tag >= 0;
+  out->tag = d->tag;
+  out->has_lifetime = d->lifetime >= 0;
+  out->lifetime = d->lifetime >= 0 ? static_cast<uint32_t>(d->lifetime) : 0;
+  return 0;
 }
 
 // zfs_victim_chooser calling the Java victim policy: the answer is a zone index, or -1 for none.
 int CallJavaVictimChooser(void* ctx, const zfs_zone_info* zones, uint32_t n, uint32_t* victim) {
   auto* c = static_cast<JavaCallout*>(ctx);
-  bool attached = false;
-  JNIEnv* env = AttachedEnv(c->vm, &attached);
-  if (!env) return -ENOTCONN;
-  int rc = ChooseVictimAttached(env, c, zones, n, victim);
-  if (attached) c->vm->DetachCurrentThread();
-  return rc;
+  ZoneView view;
+  int rc = view.Build(c->owner->zone_fs, zones, n, c->owner->hints.get(), nullptr, 0);
+  if (rc) return rc;
+  jlong z = -1;
+  if ((rc = CallWithView(c, &view, Returns::kInt, &z))) return rc;
+  if (z < 0) return -ENOSPC;
+  *victim = static_cast<uint32_t>(z);
+  return 0;
 }
 
-int ChooseVictimAttached(JNIEnv* env, JavaCallout* c, const zfs_zone_info* zones, uint32_t n, uint32_t* victim) {
-  if (env->PushLocalFrame(4) != 0) return -ENOMEM;
-  jlongArray table = ZoneTable(env, zones, n);
-  int rc = -ENOMEM;
-  if (table) {
-    jint z = env->CallIntMethod(c->target, c->method, table);
-    rc = ThrewAndCleared(env) ? -EIO : z < 0 ? -ENOSPC : 0;
-    if (!rc) *victim = static_cast<uint32_t>(z);
-  }
-  env->PopLocalFrame(nullptr);
-  return rc;
-}
-
-int AllocateAttached(JNIEnv* env, JavaCallout* a, const zfs_alloc_request* req, const zfs_zone_info* zones, uint32_t n,
-                     uint32_t active_limit, zfs_alloc_decision* out) {
-  if (env->PushLocalFrame(8) != 0) return -ENOMEM;
-  int rc = 0;
-  jlongArray table = ZoneTable(env, zones, n);
-  jlongArray decision = env->NewLongArray(3 + ZFS_ALLOC_MAX_FINISH);
-  jstring name = env->NewStringUTF(req->file_name);
-  if (!table || !decision || !name) {
-    env->ExceptionClear();
-    env->PopLocalFrame(nullptr);
-    return -ENOMEM;
-  }
-  env->CallVoidMethod(a->target, a->method, static_cast<jlong>(req->file_id), name, static_cast<jint>(req->lifetime),
-                      static_cast<jboolean>(req->for_gc != 0), table, static_cast<jint>(active_limit), decision);
-  if (ThrewAndCleared(env)) {
-    rc = -EIO;
-  } else {
-    jlong d[3 + ZFS_ALLOC_MAX_FINISH];
-    env->GetLongArrayRegion(decision, 0, 3 + ZFS_ALLOC_MAX_FINISH, d);
-    out->action = static_cast<int>(d[0]);
-    out->zone = static_cast<uint32_t>(d[1]);
-    out->n_finish = d[2] < 0 ? 0 : d[2] > ZFS_ALLOC_MAX_FINISH ? ZFS_ALLOC_MAX_FINISH : static_cast<uint32_t>(d[2]);
-    for (uint32_t i = 0; i < out->n_finish; i++) out->finish[i] = static_cast<uint32_t>(d[3 + i]);
-  }
-  env->PopLocalFrame(nullptr);
-  return rc;
+// zfs_gc_trigger calling the Java GC trigger: the answer is the round's bound on a victim's live
+// bytes, 0 (or less) for no collection.
+int CallJavaGcTrigger(void* ctx, const zfs_zone_info* zones, uint32_t n, uint64_t* max_live) {
+  auto* c = static_cast<JavaCallout*>(ctx);
+  ZoneView view;
+  int rc = view.Build(c->owner->zone_fs, zones, n, c->owner->hints.get(), nullptr, 0);
+  if (rc) return rc;
+  jlong bound = 0;
+  if ((rc = CallWithView(c, &view, Returns::kLong, &bound))) return rc;
+  *max_live = bound > 0 ? static_cast<uint64_t>(bound) : 0;
+  return 0;
 }
 
 thread_local std::string last_error;
@@ -213,6 +208,7 @@ bool Bind(JNIEnv* env, EnvHandle* h, JavaCallout* slot, jobject target, const ch
   }
   slot->target = env->NewGlobalRef(target);
   slot->method = m;
+  slot->owner = h;
   return true;
 }
 }  // namespace zkv
@@ -227,12 +223,13 @@ JNI_EXPORT void JNICALL Java_org_rocksdb_ZkvEnv_nDisableCallouts(JNIEnv*, jclass
   if (!h->zone_fs) return;
   zfs_set_allocator(h->zone_fs, nullptr, nullptr);
   zfs_set_victim_chooser(h->zone_fs, nullptr, nullptr);
+  zfs_set_gc_trigger(h->zone_fs, nullptr, nullptr);
 }
 
 // Installs the Java placement policy (io.zkv.fs.ZoneAllocator) on a zoned Env.
 JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetAllocator(JNIEnv* env, jclass, jlong handle, jobject allocator) {
   auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
-  if (!zkv::Bind(env, h, &h->allocator, allocator, "allocate", "(JLjava/lang/String;IZ[JI[J)V")) return -EINVAL;
+  if (!zkv::Bind(env, h, &h->allocator, allocator, "allocate", "(Ljava/nio/ByteBuffer;)V")) return -EINVAL;
   zfs_set_allocator(h->zone_fs, zkv::CallJavaAllocator, &h->allocator);
   return 0;
 }
@@ -240,12 +237,20 @@ JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetAllocator(JNIEnv* env, jclas
 // Installs the Java GC victim policy (io.zkv.fs.GcVictimChooser) on a zoned Env.
 JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetVictimChooser(JNIEnv* env, jclass, jlong handle, jobject chooser) {
   auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
-  if (!zkv::Bind(env, h, &h->victim_chooser, chooser, "chooseVictim", "([J)I")) return -EINVAL;
+  if (!zkv::Bind(env, h, &h->victim_chooser, chooser, "chooseVictim", "(Ljava/nio/ByteBuffer;)I")) return -EINVAL;
   zfs_set_victim_chooser(h->zone_fs, zkv::CallJavaVictimChooser, &h->victim_chooser);
   return 0;
 }
 
-// Background GC start level, percent free (0 = off).
+// Installs the Java GC trigger (io.zkv.fs.GcRoundPlanner) on a zoned Env.
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetGcTrigger(JNIEnv* env, jclass, jlong handle, jobject trigger) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!zkv::Bind(env, h, &h->gc_trigger, trigger, "maxLiveBytes", "(Ljava/nio/ByteBuffer;)J")) return -EINVAL;
+  zfs_set_gc_trigger(h->zone_fs, zkv::CallJavaGcTrigger, &h->gc_trigger);
+  return 0;
+}
+
+// Background GC start level of the built-in rule, percent free (0 = off).
 JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetGcStartPercent(JNIEnv*, jclass, jlong handle, jint percent) {
   auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
   if (!h->zone_fs || percent < 0) return -EINVAL;
@@ -270,33 +275,68 @@ JNI_EXPORT jstring JNICALL Java_org_rocksdb_ZkvEnv_nLastError(JNIEnv* env, jclas
   return env->NewStringUTF(zkv::last_error.c_str());
 }
 
-// Zone file system counters, in the order of ZkvEnv.ZoneStats; returns how many it wrote (the Java
-// side checks the count, so the two sides cannot silently disagree on the layout).
-JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nZoneStats(JNIEnv* env, jclass, jlong handle, jlongArray out) {
+// Zone file system counters as a ZKV_BND_ZONE_STATS buffer (jni/boundary.h) written into `out`, a
+// direct buffer; returns the bytes written or a negative errno (-ENOBUFS: too small).
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nZoneStats(JNIEnv* env, jclass, jlong handle, jobject out) {
   auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
   if (!h->zone_fs) return -EINVAL;
   zfs_stats s;
   zfs_stats_get(h->zone_fs, &s);
-  jlong v[] = {(jlong)s.host_bytes,
-               (jlong)s.padding_bytes,
-               (jlong)s.gc_bytes,
-               (jlong)s.meta_bytes,
-               (jlong)s.resets,
-               (jlong)s.resets_without_copy,
-               (jlong)s.meta_rolls,
-               (jlong)s.live_bytes,
-               (jlong)s.used_zone_bytes,
-               (jlong)s.files,
-               (jlong)s.data_zones,
-               (jlong)s.empty_zones,
-               (jlong)s.full_zones,
-               (jlong)s.open_zones,
-               (jlong)s.owned_zones,
-               (jlong)s.policy_decisions,
-               (jlong)s.fallback_allocations,
-               (jlong)s.zone_steals};
-  jsize n = static_cast<jsize>(sizeof v / sizeof v[0]);
-  if (env->GetArrayLength(out) < n) return -EINVAL;
-  env->SetLongArrayRegion(out, 0, n, v);
-  return n;
+  zkv_bnd_zone_stats v{s.host_bytes,          s.padding_bytes,        s.gc_bytes,   s.meta_bytes,      s.resets,
+                       s.resets_without_copy, s.meta_rolls,           s.live_bytes, s.used_zone_bytes, s.files,
+                       s.data_zones,          s.empty_zones,          s.full_zones, s.open_zones,      s.owned_zones,
+                       s.policy_decisions,    s.fallback_allocations, s.zone_steals};
+  void* dst = env->GetDirectBufferAddress(out);
+  jlong cap = env->GetDirectBufferCapacity(out);
+  if (!dst || cap < 0) return -EINVAL;
+  return zkv_boundary_write_single(dst, static_cast<size_t>(cap), ZKV_BND_ZONE_STATS, ZKV_STATS_VERSION, &v, sizeof v);
+}
+
+// A listener (org.rocksdb.ZkvLsmListener) RocksJava can hold like its own: returns the
+// LsmHintListenerHandle*, or 0 with a Java exception when this build's layout does not match.
+JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvLsmListener_nNewListener(JNIEnv* env, jobject self) {
+  if (!zkv::LayoutMatchesRocksJava()) {
+    env->ThrowNew(env->FindClass("java/lang/IllegalStateException"),
+                  "zkv's LSM hint listener does not match RocksJava's listener layout on this platform");
+    return 0;
+  }
+  auto listener = std::make_shared<zkv::LsmHintListener>();
+  env->GetJavaVM(&listener->jvm);
+  listener->java_object = env->NewGlobalRef(self);
+  return reinterpret_cast<jlong>(
+      new zkv::LsmHintListenerHandle(std::static_pointer_cast<rocksdb::EventListener>(listener)));
+}
+
+// Binds a listener to the hint registry of a zoned Env.
+JNI_EXPORT void JNICALL Java_org_rocksdb_ZkvLsmListener_nBind(JNIEnv*, jclass, jlong listener, jlong env_handle) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(env_handle);
+  zkv::FromHandle(listener)->Bind(h->hints);
+}
+
+// Drops the Java side's reference; RocksDB's options and databases may hold the listener longer.
+JNI_EXPORT void JNICALL Java_org_rocksdb_ZkvLsmListener_nDispose(JNIEnv* env, jclass, jlong listener) {
+  if (!listener) return;
+  zkv::LsmHintListener* l = zkv::FromHandle(listener);
+  if (l->java_object) env->DeleteGlobalRef(l->java_object);
+  l->java_object = nullptr;
+  delete reinterpret_cast<zkv::LsmHintListenerHandle*>(listener);
+}
+
+// The exact level and key range of every live SST of an open database (RocksJava's RocksDB
+// handle is its rocksdb::DB*): called once after open, the listener keeps them current after.
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nRefreshLsmHints(JNIEnv*, jclass, jlong handle, jlong db) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs || !db) return -EINVAL;
+  h->hints->Refresh(reinterpret_cast<rocksdb::DB*>(db));
+  return static_cast<jint>(h->hints->Size());
+}
+
+// The boundary layouts as this build compiled them (jni/boundary.h), for the Java side's check.
+JNI_EXPORT jintArray JNICALL Java_org_rocksdb_ZkvEnv_nBoundaryLayout(JNIEnv* env, jclass, jint layout) {
+  int32_t v[128];
+  int n = zkv_boundary_layout(layout, v, 128);
+  if (n < 0) return nullptr;
+  jintArray a = env->NewIntArray(n);
+  if (a) env->SetIntArrayRegion(a, 0, n, v);
+  return a;
 }

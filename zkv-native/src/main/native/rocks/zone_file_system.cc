@@ -12,6 +12,18 @@
 
 namespace zkv {
 
+// "/a//b/" -> "/a/b": RocksDB joins paths by concatenation.
+std::string Normalize(const std::string& p) {
+  std::string out;
+  out.reserve(p.size());
+  for (char c : p) {
+    if (c == '/' && !out.empty() && out.back() == '/') continue;
+    out.push_back(c);
+  }
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
+
 using rocksdb::FileOptions;
 using rocksdb::IODebugContext;
 using rocksdb::IOOptions;
@@ -26,18 +38,6 @@ IOStatus ToStatus(int rc, const std::string& what) {
   if (rc == -ENOENT) return IOStatus::PathNotFound(msg);
   if (rc == -ENOSPC) return IOStatus::NoSpace(msg);
   return IOStatus::IOError(msg);
-}
-
-// "/a//b/" -> "/a/b": RocksDB joins paths by concatenation.
-std::string Normalize(const std::string& p) {
-  std::string out;
-  out.reserve(p.size());
-  for (char c : p) {
-    if (c == '/' && !out.empty() && out.back() == '/') continue;
-    out.push_back(c);
-  }
-  while (out.size() > 1 && out.back() == '/') out.pop_back();
-  return out;
 }
 
 // Alignment RocksDB uses for its buffers in direct mode: the device block, at least RocksDB's page.

@@ -11,6 +11,9 @@
 
 namespace zkv {
 
+// "/a//b/" -> "/a/b": the zone file system's name for a path RocksDB built by concatenation.
+std::string Normalize(const std::string& p);
+
 class ZoneFileSystem : public rocksdb::FileSystem {
  public:
   // Takes ownership of the mounted file system (unmounted on destruction).

@@ -59,7 +59,16 @@ typedef struct test_policy {
   int mode; /* 0 highest zone, 1 a meta zone (invalid), 2 no space, 3 lowest empty zone finishing the rest */
   int calls;
   uint64_t last_file;
+  zfs *fs;             /* mode 4: tags the zones it opens and takes the zone-file report */
+  uint64_t live_of[8]; /* mode 4: live bytes reported per file id (ids below 8) */
+  uint32_t zone_of[8]; /* ... and the last zone reported for it */
+  int report_rc;
 } test_policy;
+
+static void record_zone_file(const zfs_zone_file *zf, void *arg) {
+  test_policy *p = arg;
+  if (zf->file_id < 8) p->live_of[zf->file_id] += zf->live, p->zone_of[zf->file_id] = zf->zone;
+}
 
 static int test_allocator(void *ctx, const zfs_alloc_request *req, const zfs_zone_info *zones, uint32_t n,
                           uint32_t active_limit, zfs_alloc_decision *out) {
@@ -73,6 +82,22 @@ static int test_allocator(void *ctx, const zfs_alloc_request *req, const zfs_zon
   }
   if (p->mode == 2) {
     *out = (zfs_alloc_decision){.action = ZFS_ALLOC_NO_SPACE};
+    return 0;
+  }
+  if (p->mode == 4) {
+    memset(p->live_of, 0, sizeof p->live_of);
+    p->report_rc = zfs_callout_zone_files(p->fs, record_zone_file, p);
+    for (uint32_t z = 0; z < n; z++)
+      if (!zones[z].meta && !zones[z].busy && zones[z].wp == zones[z].start) {
+        *out = (zfs_alloc_decision){.action = ZFS_ALLOC_OPEN_EMPTY,
+                                    .zone = z,
+                                    .has_tag = 1,
+                                    .tag = (int32_t)(100 + z),
+                                    .has_lifetime = 1,
+                                    .lifetime = 5};
+        return 0;
+      }
+    out->action = ZFS_ALLOC_NO_SPACE;
     return 0;
   }
   if (p->mode == 3) {
@@ -132,6 +157,59 @@ static void test_external_allocator(void) {
   CHECK_EQ(zfs_append(f, buf, sizeof buf), 0);
   CHECK_EQ(zfs_sync(f), 0);
   CHECK_EQ(zfs_close(f), 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+typedef struct named_id {
+  const char *name;
+  uint64_t id;
+} named_id;
+
+static void match_name(const zfs_file_meta *m, void *arg) {
+  named_id *n = arg;
+  if (strcmp(m->names[0], n->name) == 0) n->id = m->id;
+}
+
+static uint64_t file_id_of(zfs *fs, const char *name) {
+  named_id n = {name, UINT64_MAX};
+  zfs_walk_files(fs, match_name, &n);
+  return n.id;
+}
+
+/* A policy sees which file has what in each zone (the zone view's files), and the tag and lifetime
+ * it gives a zone it opens stay on the zone, across a remount, until the zone is reset. */
+static void test_callout_sees_files_per_zone_and_keeps_tags(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  test_policy p = {.mode = 4, .fs = fs};
+  zfs_set_allocator(fs, test_allocator, &p);
+  write_file(fs, "/db/a.sst", 5, 4 << 20, 0); /* more than a zone: two zones */
+  write_file(fs, "/db/b.sst", 6, 1 << 20, 0);
+  uint64_t a = file_id_of(fs, "/db/a.sst"), b = file_id_of(fs, "/db/b.sst");
+  CHECK(a < 8 && b < 8);
+  write_file(fs, "/db/c.sst", 7, 64 << 10, 0); /* its allocation takes the report */
+  CHECK_EQ(p.report_rc, 0);
+  CHECK_EQ(p.live_of[a], 4u << 20);
+  CHECK_EQ(p.live_of[b], 1u << 20);
+  zfs_zone_info zi;
+  CHECK_EQ(zfs_zone_info_get(fs, p.zone_of[b], &zi), 0);
+  CHECK_EQ(zi.tag, (int32_t)(100 + p.zone_of[b]));
+  CHECK_EQ(zfs_callout_zone_files(fs, record_zone_file, &p), -EPERM); /* not inside a call-out */
+  uint32_t zb = p.zone_of[b];
+  CHECK_EQ(zfs_delete(fs, "/db/b.sst"), 0); /* its zone empties and is reset: the tag goes */
+  CHECK_EQ(zfs_zone_info_get(fs, zb, &zi), 0);
+  CHECK_EQ(zi.wp, zi.start);
+  CHECK_EQ(zi.tag, -1);
+  uint32_t za = p.zone_of[a];
+  zfs_unmount(fs); /* the tag of a's zone is in the metadata log and survives a remount */
+  fs = mount_ok(d);
+  CHECK_EQ(zfs_zone_info_get(fs, za, &zi), 0);
+  CHECK_EQ(zi.tag, (int32_t)(100 + za));
+  CHECK_EQ(zi.lifetime, 5u); /* the policy's, not the files' (3) */
+  CHECK_EQ(zfs_zone_info_get(fs, zb, &zi), 0);
+  CHECK_EQ(zi.tag, -1);
   zfs_unmount(fs);
   zkv_dev_close(d);
 }
@@ -316,6 +394,7 @@ int main(void) {
   printf("test_zonefs_alloc seed=%llu\n", (unsigned long long)rng);
   test_active_limit_and_full_device();
   test_external_allocator();
+  test_callout_sees_files_per_zone_and_keeps_tags();
   test_policy_refused_the_reserve();
   test_writers_own_their_zones();
   test_more_writers_than_tokens();

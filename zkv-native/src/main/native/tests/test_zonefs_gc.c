@@ -89,6 +89,50 @@ static void test_gc_makes_room(void) {
   zkv_dev_close(d);
 }
 
+/* A GC trigger for the test: counts its rounds and answers a fixed bound. */
+typedef struct trigger_probe {
+  int calls;
+  uint64_t bound;
+} trigger_probe;
+
+static int fixed_trigger(void *ctx, const zfs_zone_info *zones, uint32_t n, uint64_t *max_live) {
+  (void)zones, (void)n;
+  trigger_probe *p = ctx;
+  __atomic_add_fetch(&p->calls, 1, __ATOMIC_RELAXED);
+  *max_live = __atomic_load_n(&p->bound, __ATOMIC_RELAXED);
+  return 0;
+}
+
+/* An installed trigger decides when background GC runs and which zones qualify, whatever the
+ * built-in level says. */
+static void test_gc_trigger_decides(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  CHECK_EQ(zfs_set_gc_start_percent(fs, 100), 0); /* the built-in rule would collect at once */
+  trigger_probe probe = {0, 0};
+  zfs_set_gc_trigger(fs, fixed_trigger, &probe);
+  fill_half_garbage(fs);
+  zfs_stats s;
+  for (int i = 0; i < 1000 && __atomic_load_n(&probe.calls, __ATOMIC_RELAXED) < 3; i++) usleep(20000);
+  zfs_stats_get(fs, &s);
+  CHECK(__atomic_load_n(&probe.calls, __ATOMIC_RELAXED) >= 3);
+  CHECK_EQ(s.gc_bytes, 0); /* the trigger said no */
+  __atomic_store_n(&probe.bound, (uint64_t)GEO.zone_cap, __ATOMIC_RELAXED);
+  uint64_t resets_before = s.resets;
+  for (int i = 0; i < 1000 && s.resets == resets_before; i++) { /* up to 20 s */
+    usleep(20000);
+    zfs_stats_get(fs, &s);
+  }
+  CHECK(s.resets > resets_before);
+  CHECK(s.gc_bytes > 0);
+  zfs_set_gc_trigger(fs, NULL, NULL);
+  CHECK_EQ(zfs_set_gc_start_percent(fs, 0), 0);
+  check_b_files(fs);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
 /* A victim policy for the test: the eligible zone with the highest index (not greedy's choice),
  * or a fixed, wrong answer. Records what it was offered and what it chose. */
 typedef struct victim_probe {
@@ -376,6 +420,7 @@ int main(void) {
   printf("test_zonefs_gc seed=%llu\n", (unsigned long long)rng);
   test_gc_makes_room();
   test_victim_policy_and_gc_level();
+  test_gc_trigger_decides();
   test_metadata_writes_on_a_full_device();
   test_gc_moves_sparse_chunks();
   test_gc_beside_writers_and_readers();

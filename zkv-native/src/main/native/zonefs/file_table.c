@@ -111,6 +111,8 @@ void reset_if_unused(zfs *fs, uint32_t z) {
   if (zkv_dev_zone_mgmt(fs->dev, z, ZKV_ZONE_RESET) == 0) {
     zs->wp = zs->start;
     zs->lifetime = 0;
+    zs->tag = -1;
+    zs->labelled = 0;
     fs->st.resets++;
     fs->st.resets_without_copy++;
   }

@@ -92,7 +92,9 @@ static int64_t policy_victim(zfs *fs, uint64_t max_live, int *rc) {
     fs->alloc_view[z].victim_ok = victim_eligible(fs, z, max_live);
   }
   uint32_t victim = 0;
+  begin_callout(fs);
   *rc = fs->victim_chooser(fs->victim_chooser_ctx, fs->alloc_view, fs->g.nr_zones, &victim);
+  end_callout(fs);
   if (*rc) return -1;
   int full_and_idle = victim >= fs->sb.meta_zones && victim < fs->g.nr_zones && !zone_held(&fs->zones[victim]) &&
                       fs->zones[victim].wp >= zone_end(fs, victim);
@@ -212,6 +214,8 @@ static int gc_one_zone(zfs *fs, uint64_t max_live) {
     v->live = 0;
     v->live_phys = 0;
     v->lifetime = 0;
+    v->tag = -1;
+    v->labelled = 0;
     fs->st.resets++;
     if (!copied) fs->st.resets_without_copy++;
   }
@@ -237,9 +241,29 @@ int collect_garbage(zfs *fs, uint64_t max_live) {
   return rc;
 }
 
-/* Background GC: when free space falls to gc_free_percent, reclaim zones that are at least half
- * garbage (ZenFS's GC worker starts at 20% free; the half-garbage bar keeps it from copying
- * mostly-live zones while there is no pressure). Checks every 100 ms. */
+/* This round's bound on a victim's live bytes, 0 for no collection. The installed trigger (a Java
+ * policy) decides; without one, the built-in rule: from gc_free_percent free space on, zones that
+ * are at least half garbage (the C tests' rule). Called with mu held. */
+static uint64_t gc_round_bound(zfs *fs) {
+  if (fs->gc_trigger) {
+    for (uint32_t z = 0; z < fs->g.nr_zones; z++) fill_zone_info(fs, z, &fs->alloc_view[z]);
+    uint64_t max_live = 0;
+    begin_callout(fs);
+    int rc = fs->gc_trigger(fs->gc_trigger_ctx, fs->alloc_view, fs->g.nr_zones, &max_live);
+    end_callout(fs);
+    return rc ? 0 : max_live; /* a failing trigger skips the round; GC on NoSpace still runs */
+  }
+  uint64_t free_bytes = 0, total = 0;
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
+    free_bytes += zone_end(fs, z) - fs->zones[z].wp;
+    total += fs->g.zone_cap;
+  }
+  if (!fs->gc_free_percent || free_bytes * 100 > total * fs->gc_free_percent) return 0;
+  return fs->g.zone_cap / 2;
+}
+
+/* Background GC: a round every 100 ms; the trigger says whether to collect and which zones
+ * qualify (gc_round_bound). */
 static void *gc_worker(void *arg) {
   zfs *fs = arg;
   pthread_mutex_lock(&fs->mu);
@@ -250,18 +274,21 @@ static void *gc_worker(void *arg) {
     if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
     pthread_cond_timedwait(&fs->gc_wake, &fs->mu, &until);
     if (fs->gc_stop) break;
-    uint64_t free_bytes = 0, total = 0;
-    for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
-      free_bytes += zone_end(fs, z) - fs->zones[z].wp;
-      total += fs->g.zone_cap;
-    }
-    if (!fs->gc_free_percent || free_bytes * 100 > total * fs->gc_free_percent) continue;
+    uint64_t bound = gc_round_bound(fs);
+    if (!bound) continue;
     pthread_mutex_unlock(&fs->mu);
-    collect_garbage(fs, fs->g.zone_cap / 2);
+    collect_garbage(fs, bound);
     pthread_mutex_lock(&fs->mu);
   }
   pthread_mutex_unlock(&fs->mu);
   return NULL;
+}
+
+void zfs_set_gc_trigger(zfs *fs, zfs_gc_trigger fn, void *ctx) {
+  pthread_mutex_lock(&fs->mu);
+  fs->gc_trigger = fn;
+  fs->gc_trigger_ctx = ctx;
+  pthread_mutex_unlock(&fs->mu);
 }
 
 uint64_t zfs_free_bytes(zfs *fs) {

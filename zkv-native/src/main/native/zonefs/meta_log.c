@@ -60,6 +60,44 @@ static int append_record_raw(zfs *fs, uint16_t type, const uint8_t *payload, siz
   return rc;
 }
 
+int append_record(zfs *fs, uint16_t type, const uint8_t *payload, size_t len);
+
+/* A ZONE_LABELS payload: zone `only`'s labels, or (UINT32_MAX) every labelled zone's; NULL with
+ * *len 0 when there is none, NULL with *len 1 when out of memory. */
+static uint8_t *encode_zone_labels(const zfs *fs, uint32_t only, size_t *len) {
+  uint32_t n = 0;
+  for (uint32_t z = 0; z < fs->g.nr_zones; z++) n += fs->zones[z].labelled && (only == UINT32_MAX || z == only);
+  *len = n ? 4 + 12 * (size_t)n : 0;
+  uint8_t *p = n ? malloc(*len) : NULL;
+  if (!p) {
+    *len = n ? 1 : 0;
+    return NULL;
+  }
+  put32(p, n);
+  size_t at = 4;
+  for (uint32_t z = 0; z < fs->g.nr_zones; z++)
+    if (fs->zones[z].labelled && (only == UINT32_MAX || z == only)) {
+      put32(p + at, z);
+      put32(p + at + 4, (uint32_t)fs->zones[z].tag);
+      put32(p + at + 8, fs->zones[z].lifetime);
+      at += 12;
+    }
+  return p;
+}
+
+/* Writes the labels of `only` (or all zones) as one record; raw: the roll calls it after its
+ * snapshot, everyone else through persist_zone_labels. */
+static int append_zone_labels(zfs *fs, uint32_t only, int raw) {
+  size_t len;
+  uint8_t *p = encode_zone_labels(fs, only, &len);
+  if (!p) return len ? -ENOMEM : 0;
+  int rc = raw ? append_record_raw(fs, ZFS_REC_ZONE_LABELS, p, len) : append_record(fs, ZFS_REC_ZONE_LABELS, p, len);
+  free(p);
+  return rc;
+}
+
+int persist_zone_labels(zfs *fs, uint32_t zone) { return append_zone_labels(fs, zone, 0); }
+
 /* Starts a fresh meta zone: superblock with the next sequence, then the complete snapshot. The
  * old zone is reset only once the new one is durable, so a crash leaves one valid log. */
 int roll_meta(zfs *fs) {
@@ -83,13 +121,15 @@ int roll_meta(zfs *fs) {
   size_t len;
   uint8_t *snap = encode_snapshot(fs, &len);
   if (!snap) return -ENOMEM;
-  if (zfs_record_size((uint32_t)len, fs->g.lba_size) + ZFS_SUPERBLOCK_SIZE > fs->g.zone_cap) {
+  uint64_t labels = zfs_record_size(4 + 12 * fs->g.nr_zones, fs->g.lba_size); /* at most this much */
+  if (zfs_record_size((uint32_t)len, fs->g.lba_size) + ZFS_SUPERBLOCK_SIZE + labels > fs->g.zone_cap) {
     free(snap);
     return -EFBIG; /* the file table no longer fits a meta zone */
   }
   rc = append_record_raw(fs, ZFS_REC_SNAPSHOT, snap, len);
   free(snap);
   if (rc) return rc;
+  if ((rc = append_zone_labels(fs, UINT32_MAX, 1))) return rc;
   fs->st.meta_rolls++;
   return old == next ? 0 : zkv_dev_zone_mgmt(fs->dev, old, ZKV_ZONE_RESET);
 }

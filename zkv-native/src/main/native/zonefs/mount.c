@@ -27,6 +27,7 @@ static zfs *alloc_fs(zkv_dev *dev) {
     free(fs);
     return NULL;
   }
+  for (uint32_t z = 0; z < fs->g.nr_zones; z++) fs->zones[z].tag = -1;
   pthread_mutex_init(&fs->mu, NULL);
   pthread_cond_init(&fs->zone_released, NULL);
   pthread_rwlock_init(&fs->io_lock, NULL);
@@ -290,6 +291,20 @@ static int replay(zfs *fs, const uint8_t *log, size_t len, uint64_t base, char *
         remove_file(fs, f);
         free_fobj(f);
       }
+    } else if (r.type == ZFS_REC_ZONE_LABELS) {
+      uint32_t n = r.len >= 4 ? get32(r.payload) : UINT32_MAX;
+      if (n == UINT32_MAX || r.len != 4 + 12 * (uint64_t)n)
+        return fail(-EUCLEAN, err, errlen, "zone label record of %u bytes", r.len);
+      for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *e = r.payload + 4 + 12 * i;
+        uint32_t z = get32(e);
+        int32_t tag = (int32_t)get32(e + 4);
+        if (z >= fs->g.nr_zones || tag < -1)
+          return fail(-EUCLEAN, err, errlen, "zone label record names zone %u tag %d", z, tag);
+        fs->zones[z].tag = tag;
+        fs->zones[z].lifetime = get32(e + 8);
+        fs->zones[z].labelled = 1;
+      }
     } else if (r.type == ZFS_REC_END) {
       break;
     }
@@ -452,9 +467,15 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
       }
       fs->zones[z].live += m->extents[k].len;
       fs->zones[z].live_phys += extent_blocks(fs, m->extents[k]);
-      if (m->lifetime > fs->zones[z].lifetime) fs->zones[z].lifetime = m->lifetime;
+      if (!fs->zones[z].labelled && m->lifetime > fs->zones[z].lifetime) fs->zones[z].lifetime = m->lifetime;
     }
   }
+  for (uint32_t z = 0; z < fs->g.nr_zones; z++)
+    if (fs->zones[z].live == 0) { /* reset since, or reset below */
+      fs->zones[z].tag = -1;
+      fs->zones[z].labelled = 0;
+      fs->zones[z].lifetime = 0;
+    }
   fs->readonly = flags & ZFS_MOUNT_READONLY;
   if (fs->readonly) return fs; /* inspection: change nothing on the device */
   /* Data written but never synced has no file: its zones are reset. */

@@ -107,7 +107,8 @@ void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out) {
                          .meta = zone < fs->sb.meta_zones,
                          .busy = zone_held(z),
                          .copy = z->live_phys,
-                         .victim_ok = victim_eligible(fs, zone, UINT64_MAX)};
+                         .victim_ok = victim_eligible(fs, zone, UINT64_MAX),
+                         .tag = z->tag};
 }
 
 /* Asks the external policy and carries out its decision, checking it against the zones' state:
@@ -123,7 +124,9 @@ void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out) {
 int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, uint32_t *out) {
   for (uint32_t z = 0; z < fs->g.nr_zones; z++) fill_zone_info(fs, z, &fs->alloc_view[z]);
   zfs_alloc_decision d = {0};
+  begin_callout(fs);
   int rc = fs->allocator(fs->allocator_ctx, req, fs->alloc_view, fs->g.nr_zones, fs->active_limit, &d);
+  end_callout(fs);
   if (rc) return rc;
   fs->st.policy_decisions++;
   int purpose = purpose_of(req->file_name, req->for_gc);
@@ -153,7 +156,13 @@ int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, uint32_t *out) {
       fs->zones[f].wp = zone_end(fs, f);
     }
   }
-  if (d.action == ZFS_ALLOC_OPEN_EMPTY) fs->zones[z].lifetime = req->lifetime;
+  if (d.action == ZFS_ALLOC_OPEN_EMPTY) {
+    zone_state *s = &fs->zones[z];
+    s->lifetime = d.has_lifetime ? d.lifetime : req->lifetime;
+    s->tag = d.has_tag && d.tag >= 0 ? d.tag : -1;
+    s->labelled = s->tag >= 0 || d.has_lifetime;
+    if (s->labelled && (rc = persist_zone_labels(fs, z))) return rc;
+  }
   *out = z;
   return 0;
 }
@@ -281,4 +290,23 @@ int take_zone(zfs *fs, fobj *f, uint32_t *out) {
     if (!any_write_in_flight(fs)) return -ENOSPC;
     pthread_cond_wait(&fs->zone_released, &fs->mu);
   }
+}
+
+/* Runs of a file's extents in one zone add up to one report; extents follow the write order, so a
+ * file reports each zone once unless it left the zone and came back. */
+int zfs_callout_zone_files(zfs *fs, void (*fn)(const zfs_zone_file *zf, void *arg), void *arg) {
+  if (!fs->in_callout || !pthread_equal(fs->callout_thread, pthread_self())) return -EPERM;
+  for (size_t i = 0; i < fs->n_files; i++) {
+    const fobj *f = fs->files[i];
+    zfs_zone_file zf = {.file_id = f->m.id, .name = in_namespace(f) ? f->m.names[0] : "", .lifetime = f->m.lifetime};
+    zf.zone = UINT32_MAX;
+    for (uint32_t k = 0; k < f->m.n_extents; k++) {
+      uint32_t z = zone_of(fs, f->m.extents[k].start);
+      if (z != zf.zone && zf.live) fn(&zf, arg);
+      if (z != zf.zone) zf.zone = z, zf.live = 0;
+      zf.live += f->m.extents[k].len;
+    }
+    if (zf.live) fn(&zf, arg);
+  }
+  return 0;
 }

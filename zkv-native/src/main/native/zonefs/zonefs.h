@@ -55,6 +55,7 @@ typedef struct zfs_zone_info {
   int busy;      /* held: a writer owns it, or a write or GC is under way in it */
   uint64_t copy; /* bytes GC would copy to empty it: the blocks its live data occupies */
   int victim_ok; /* GC may take it now: a full data zone, not busy, holding some garbage */
+  int32_t tag;   /* the tag the placement policy gave the zone when it opened it, -1 for none */
 } zfs_zone_info;
 
 /* A zone allocation decision, asked of an external placement policy (the Java SPI) at every
@@ -78,6 +79,12 @@ typedef struct zfs_alloc_decision {
   uint32_t zone;
   uint32_t n_finish;
   uint32_t finish[ZFS_ALLOC_MAX_FINISH];
+  /* With ZFS_ALLOC_OPEN_EMPTY, the zone's labels, kept (and persisted) until its reset: the
+   * policy's tag, and a lifetime other than the request's. */
+  int has_tag;
+  int32_t tag;
+  int has_lifetime;
+  uint32_t lifetime;
 } zfs_alloc_decision;
 /* Returns 0 with *out filled, or a negative code (the allocation then fails with it). Called with
  * the file system's lock held: it must not call back into the file system. */
@@ -90,6 +97,10 @@ typedef int (*zfs_allocator)(void *ctx, const zfs_alloc_request *req, const zfs_
  * collection, any other zone fails it with -EINVAL. Called with the file system's lock held, from a writer,
  * the background GC thread or zfs_reclaim: it must not call back into the file system. */
 typedef int (*zfs_victim_chooser)(void *ctx, const zfs_zone_info *zones, uint32_t n_zones, uint32_t *victim);
+/* The background GC's trigger: asked at each of the GC thread's rounds (every 100 ms), never per
+ * write. Sets *max_live to the most live bytes a full zone may hold to be collected this round, 0
+ * for no collection now. Without one, the built-in level rule (zfs_set_gc_start_percent) decides. */
+typedef int (*zfs_gc_trigger)(void *ctx, const zfs_zone_info *zones, uint32_t n_zones, uint64_t *max_live);
 
 /* Formats the device: resets every zone, writes a superblock and an empty snapshot. */
 int zfs_mkfs(zkv_dev *dev, const zfs_options *opt, char *err, size_t errlen);
@@ -104,6 +115,7 @@ int zfs_start_gc(zfs *fs);
 void zfs_set_allocator(zfs *fs, zfs_allocator fn, void *ctx);
 /* Installs an external GC victim policy (NULL restores the built-in greedy choice). */
 void zfs_set_victim_chooser(zfs *fs, zfs_victim_chooser fn, void *ctx);
+void zfs_set_gc_trigger(zfs *fs, zfs_gc_trigger fn, void *ctx);
 /* Background GC starts when free space (writable bytes of the data zones over their capacity)
  * falls to `percent` (default 20, ZenFS's level; 0 turns background GC off). Returns -EINVAL
  * above 100. GC on allocation failure and zfs_reclaim run whatever the level. */
@@ -150,6 +162,20 @@ int zfs_superblock_get(zfs *fs, zfs_superblock *out);
 int zfs_meta_status_get(zfs *fs, uint32_t zone, zfs_meta_status *out);
 int zfs_zone_info_get(zfs *fs, uint32_t zone, zfs_zone_info *out);
 int zfs_walk_files(zfs *fs, void (*fn)(const zfs_file_meta *m, void *arg), void *arg);
+
+/* Which file has how many live bytes in which zone: one call per file and zone it occupies, in
+ * file order (a file whose extents leave a zone and come back may be reported twice for it; the
+ * bytes add up). `name` is the file's first name, "" for a file deleted while a handle is open.
+ * For the allocator and victim chooser call-outs only: they run with the file system's lock held,
+ * and this walks the files without taking it (returns -EPERM when called outside a call-out). */
+typedef struct zfs_zone_file {
+  uint64_t file_id;
+  const char *name;
+  uint32_t lifetime;
+  uint32_t zone;
+  uint64_t live;
+} zfs_zone_file;
+int zfs_callout_zone_files(zfs *fs, void (*fn)(const zfs_zone_file *zf, void *arg), void *arg);
 /* How the replayed metadata log ended: "" when cleanly (an end record or unwritten space), else a
  * description of the torn last record the mount accepted (a write a crash cut; the operation it
  * described was never acknowledged). Damage is not accepted: the mount fails instead. */

@@ -45,6 +45,8 @@ typedef struct zone_state {
   uint64_t live;      /* bytes of live file data in the zone */
   uint64_t live_phys; /* blocks those extents occupy, in bytes (sync padding included): what GC must copy */
   uint32_t lifetime;
+  int32_t tag;        /* the placement policy's tag from the zone's opening, -1 for none */
+  uint8_t labelled;   /* the policy set its tag or lifetime: both persisted (ZONE_LABELS record) */
   struct fobj *owner; /* the writer holding it (its open token), or NULL */
   uint8_t busy;       /* a write is in progress in it, or GC holds it as its target or victim */
   uint8_t meta;
@@ -98,6 +100,10 @@ struct zfs {
   zfs_zone_info *alloc_view; /* scratch table handed to the allocator and the victim chooser */
   zfs_victim_chooser victim_chooser;
   void *victim_chooser_ctx;
+  zfs_gc_trigger gc_trigger;
+  void *gc_trigger_ctx;
+  int in_callout;           /* an allocator or victim chooser call-out is running (under mu) */
+  pthread_t callout_thread; /* ... on this thread */
   pthread_t gc_thread;
   int gc_running, gc_stop;
   pthread_cond_t gc_wake;
@@ -146,6 +152,7 @@ int persist_file(zfs *fs, fobj *f);
 int persist_sync(zfs *fs, fobj *f);
 int persist_delete(zfs *fs, uint64_t id);
 int persist_active(zfs *fs, fobj *f, uint64_t active_extent_start);
+int persist_zone_labels(zfs *fs, uint32_t zone);
 
 /* file table (file_table.c) */
 fobj *file_find(zfs *fs, const char *name, uint32_t *name_index);
@@ -176,6 +183,14 @@ int zone_held(const zone_state *s);
 /* allocate_by_policy / allocate_zone_for: the policy (or the built-in rule) says wait for a zone
  * to be released (no open or active token free). */
 #define ALLOC_WAIT 1
+
+/* Marks the thread running a call-out, so zfs_callout_zone_files may walk the files unlocked. */
+static inline void begin_callout(zfs *fs) {
+  fs->in_callout = 1;
+  fs->callout_thread = pthread_self();
+}
+
+static inline void end_callout(zfs *fs) { fs->in_callout = 0; }
 
 /* garbage collection (gc.c) */
 int collect_garbage(zfs *fs, uint64_t max_live);

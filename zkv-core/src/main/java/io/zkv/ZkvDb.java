@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.rocksdb.AbstractEventListener;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
@@ -49,6 +50,7 @@ public final class ZkvDb implements AutoCloseable {
   private final ZkvOptions options;
   private final ZonedEnv.Attachment attachment;
   private final Options rocksOptions;
+  private final AbstractEventListener hintListener; // LSM hints for placement (native, no upcalls)
   private final org.rocksdb.WriteOptions writeOptions;
   private final FlushOptions flushOptions;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
@@ -63,6 +65,7 @@ public final class ZkvDb implements AutoCloseable {
       ZkvOptions options,
       ZonedEnv.Attachment attachment,
       Options rocksOptions,
+      AbstractEventListener hintListener,
       org.rocksdb.WriteOptions writeOptions,
       RocksDB db) {
     this.env = env;
@@ -70,6 +73,7 @@ public final class ZkvDb implements AutoCloseable {
     this.options = options;
     this.attachment = attachment;
     this.rocksOptions = rocksOptions;
+    this.hintListener = hintListener;
     this.writeOptions = writeOptions;
     this.flushOptions = new FlushOptions().setWaitForFlush(true);
     this.db = db;
@@ -100,17 +104,23 @@ public final class ZkvDb implements AutoCloseable {
     checkPlacement(env, options);
     ZonedEnv.Attachment a = env.attachDatabase(p, false);
     Options o = null;
+    AbstractEventListener hints = null;
     org.rocksdb.WriteOptions w = null;
     try {
       o = options.toRocksOptions(rocksEnv);
+      hints = rocksEnv.newLsmHintListener();
+      List<AbstractEventListener> listeners = new ArrayList<>(o.listeners());
+      listeners.add(hints);
+      o.setListeners(listeners);
       w = options.toWriteOptions();
       RocksDB db = RocksDB.open(o, p);
-      return new ZkvDb(env, p, options, a, o, w, db);
+      rocksEnv.refreshLsmHints(db);
+      return new ZkvDb(env, p, options, a, o, hints, w, db);
     } catch (RocksDBException e) {
-      closeAll(o, w, a);
+      closeAll(o, hints, w, a);
       throw ZkvException.of("cannot open database " + p + " on " + env.uri(), e);
     } catch (RuntimeException e) {
-      closeAll(o, w, a);
+      closeAll(o, hints, w, a);
       throw e;
     }
   }
@@ -531,6 +541,7 @@ public final class ZkvDb implements AutoCloseable {
       }
       try {
         db = RocksDB.open(rocksOptions, path);
+        env.rocksEnv().refreshLsmHints(db);
         stopped = null;
       } catch (RocksDBException e) {
         stopped = ZkvException.of("resume " + path + ": reopening failed", e);
@@ -606,6 +617,7 @@ public final class ZkvDb implements AutoCloseable {
       flushOptions.close();
       writeOptions.close();
       rocksOptions.close();
+      hintListener.close();
       attachment.close();
     } finally {
       lock.writeLock().unlock();

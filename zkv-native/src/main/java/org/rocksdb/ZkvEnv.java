@@ -4,7 +4,9 @@ import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
 import io.zkv.fs.GcVictimChooser;
 import io.zkv.fs.ZoneAllocator;
+import io.zkv.nativelib.BoundaryBuffer;
 import io.zkv.nativelib.ZkvNative;
+import java.nio.ByteBuffer;
 import java.util.Objects;
 
 /**
@@ -24,6 +26,7 @@ public final class ZkvEnv extends Env {
   private final ZonedDevice.Lease lease;
   private final Object callouts = new Object(); // orders call-out changes with dispose
   private boolean disposed; // guarded by callouts
+  private final ByteBuffer statsBuffer = ByteBuffer.allocateDirect(256); // zone stats crossing
 
   private ZkvEnv(long zkvHandle, ZonedDevice.Lease lease) {
     super(nEnvPointer(zkvHandle));
@@ -82,8 +85,11 @@ public final class ZkvEnv extends Env {
 
   /**
    * Like {@link #onZones(ZonedDevice, boolean, ZoneAllocator)}, with a GC victim policy and the
-   * background GC start level too (see {@link #setGcStartPercent}). Background GC starts only once
-   * every policy is installed, so it never runs under rules about to be replaced.
+   * background GC start level too: ZenFS's trigger ({@link io.zkv.placement.GcTrigger}: from that
+   * percentage of free space on, full zones whose garbage is above a bar that falls as free space
+   * does) decides every round through {@link io.zkv.fs.GcTriggerPlanner}; 0 turns background GC
+   * off. Background GC starts only once every policy is installed, so it never runs under rules
+   * about to be replaced.
    */
   public static ZkvEnv onZones(
       ZonedDevice device,
@@ -96,7 +102,13 @@ public final class ZkvEnv extends Env {
     try {
       env.installAllocator(allocator);
       env.setVictimChooser(chooser);
-      env.setGcStartPercent(gcStartPercent);
+      if (gcStartPercent == 0) {
+        env.setGcStartPercent(0);
+      } else {
+        env.setGcTrigger(
+            new io.zkv.fs.GcTriggerPlanner(
+                new io.zkv.placement.GcTrigger(gcStartPercent), device.geometry()));
+      }
     } catch (RuntimeException e) {
       env.close();
       throw e;
@@ -183,9 +195,25 @@ public final class ZkvEnv extends Env {
   }
 
   /**
-   * Background garbage collection starts when free space falls to {@code percent} of the data
-   * zones' capacity (20 by default, ZenFS's level; 0 turns background GC off). GC when a write
-   * finds no space, and {@link #reclaim}, run whatever the level.
+   * Installs the background GC's trigger, asked at each round (every 100 ms) whether to collect and
+   * which zones qualify (instead of the built-in level rule). Once per Env.
+   *
+   * @throws IllegalStateException if a trigger is installed already or this is not a zoned Env
+   */
+  public void setGcTrigger(io.zkv.fs.GcRoundPlanner trigger) {
+    checkOpen();
+    Objects.requireNonNull(trigger, "trigger");
+    if (installCallout(() -> nSetGcTrigger(zkvHandle, trigger)) < 0) {
+      throw new IllegalStateException(
+          "cannot install the GC trigger " + trigger + " (one per zoned Env)");
+    }
+  }
+
+  /**
+   * The built-in rule for background GC, used while no trigger is installed ({@link
+   * #setGcTrigger}): it starts when free space falls to {@code percent} of the data zones' capacity
+   * (20 by default, ZenFS's level; 0 turns background GC off). GC when a write finds no space, and
+   * {@link #reclaim}, run whatever the level.
    *
    * @throws IllegalArgumentException if {@code percent} is not 0..100
    */
@@ -216,17 +244,17 @@ public final class ZkvEnv extends Env {
   public ZoneStats zoneStats() {
     checkOpen();
     long[] v = new long[ZoneStats.FIELDS];
-    int n = nZoneStats(zkvHandle, v);
-    if (n < 0) {
-      throw new IllegalStateException("not a zoned Env");
-    }
-    if (n != ZoneStats.FIELDS) {
-      throw new IllegalStateException(
-          "native library reports "
-              + n
-              + " zone counters, this class expects "
-              + ZoneStats.FIELDS
-              + ": the jar and its native library do not match");
+    synchronized (statsBuffer) {
+      int n = nZoneStats(zkvHandle, statsBuffer);
+      if (n < 0) {
+        throw new IllegalStateException("not a zoned Env (error " + n + ")");
+      }
+      BoundaryBuffer b =
+          BoundaryBuffer.wrap(
+              statsBuffer, ZoneStats.LAYOUT, ZoneStats.VERSION, ZoneStats.FIELDS * Long.BYTES);
+      for (int i = 0; i < v.length; i++) {
+        v[i] = b.getLong(0, 0, i * Long.BYTES);
+      }
     }
     return new ZoneStats(
         v[0],
@@ -247,6 +275,40 @@ public final class ZkvEnv extends Env {
         v[15],
         v[16],
         v[17]);
+  }
+
+  /**
+   * A RocksDB event listener that tells this Env's placement call-outs the LSM hints of every SST a
+   * database writes (level, job, compaction inputs, key range); add it to the database's options
+   * ({@code Options.setListeners}) before opening, call {@link #refreshLsmHints} after, close it
+   * after the database. Native: RocksDB's events never call into Java.
+   */
+  public AbstractEventListener newLsmHintListener() {
+    checkOpen();
+    return new ZkvLsmListener(zkvHandle);
+  }
+
+  /**
+   * Learns the level and key range of every live SST of {@code db} (once after open: the listener
+   * keeps them current afterwards); returns how many SSTs this Env knows of now.
+   */
+  public int refreshLsmHints(RocksDB db) {
+    checkOpen();
+    int n = nRefreshLsmHints(zkvHandle, db.getNativeHandle());
+    if (n < 0) {
+      throw new IllegalStateException("not a zoned Env (error " + n + ")");
+    }
+    return n;
+  }
+
+  /**
+   * The native library's account of boundary layout {@code layout} (0 for the header and section
+   * table): its version, then per record its size and field offsets (jni/boundary.h). For the
+   * layout agreement tests.
+   */
+  public static int[] nativeBoundaryLayout(int layout) {
+    ZkvNative.ensureLoaded();
+    return nBoundaryLayout(layout);
   }
 
   /**
@@ -293,8 +355,11 @@ public final class ZkvEnv extends Env {
       long policyDecisions,
       long fallbackAllocations,
       long zoneSteals) {
-    /** How many counters cross the native boundary. */
+    /** How many counters cross the native boundary (layout 2: one record of 64-bit fields). */
     static final int FIELDS = 18;
+
+    static final int LAYOUT = 2;
+    static final int VERSION = 1;
 
     /** Every time the file system overrode the placement policy since mount. */
     public long policyOverrides() {
@@ -339,9 +404,15 @@ public final class ZkvEnv extends Env {
 
   private static native int nSetGcStartPercent(long handle, int percent);
 
+  private static native int nSetGcTrigger(long handle, io.zkv.fs.GcRoundPlanner trigger);
+
   private static native int nStartGc(long handle);
 
-  private static native int nZoneStats(long handle, long[] out);
+  private static native int nZoneStats(long handle, ByteBuffer out);
+
+  private static native int nRefreshLsmHints(long handle, long db);
+
+  private static native int[] nBoundaryLayout(int layout);
 
   private static native long nEnvPointer(long handle);
 

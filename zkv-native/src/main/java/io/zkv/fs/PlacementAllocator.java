@@ -7,16 +7,17 @@ import io.zkv.placement.AllocationRequest;
 import io.zkv.placement.FileKind;
 import io.zkv.placement.PlacementPolicy;
 import io.zkv.placement.WriteLifetime;
-import io.zkv.placement.ZoneTable;
-import java.util.List;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Connects a {@link PlacementPolicy} (zkv-placement, pure Java) to the zone file system's
- * allocation call-out ({@link ZoneAllocator}): turns the native zone table into a {@link ZoneTable}
- * view, asks the policy, and encodes its {@link Allocation}.
+ * allocation call-out ({@link ZoneAllocator}): turns the native {@link ZoneView} into the request
+ * (with the LSM hints) and a {@code ZoneTable}, asks the policy, and writes its {@link Allocation}
+ * back into the view.
  *
- * <p>How the native table becomes a view: {@link ZoneTableProjection}.
+ * <p>How the native view becomes a table: {@link ZoneTableProjection}.
  */
 public final class PlacementAllocator implements ZoneAllocator {
   private final PlacementPolicy policy;
@@ -38,22 +39,35 @@ public final class PlacementAllocator implements ZoneAllocator {
   }
 
   @Override
-  public void allocate(
-      long fileId,
-      String fileName,
-      int lifetime,
-      boolean forGc,
-      long[] zones,
-      int activeLimit,
-      long[] decision) {
+  public void allocate(ByteBuffer buffer) {
     calls.incrementAndGet();
-    ZoneTable table = view(zones);
-    AllocationRequest request =
-        AllocationRequest.builder(fileId, kindOf(fileName))
-            .lifetime(WriteLifetime.fromValue(lifetime))
-            .purpose(forGc ? AllocationPurpose.GC_MIGRATION : AllocationPurpose.FILE_WRITE)
-            .build();
-    encode(policy.allocate(request, table), decision);
+    ZoneView view = ZoneView.wrap(buffer);
+    encode(policy.allocate(request(view), ZoneTableProjection.forAllocation(view, geometry)), view);
+  }
+
+  /** The request with every hint the file system has: level, job, key range, inputs. */
+  static AllocationRequest request(ZoneView view) {
+    String name = view.requestFileName();
+    AllocationRequest.Builder r =
+        AllocationRequest.builder(view.requestFileId(), kindOf(name))
+            .lifetime(WriteLifetime.fromValue(view.requestLifetime()))
+            .purpose(
+                view.requestForGc()
+                    ? AllocationPurpose.GC_MIGRATION
+                    : AllocationPurpose.FILE_WRITE);
+    if (view.requestLevel() >= 0) {
+      r.level(view.requestLevel());
+    }
+    if (view.requestJob() >= 0 && view.requestJob() <= Integer.MAX_VALUE) {
+      r.jobId((int) view.requestJob());
+    }
+    ZoneTableProjection.keyRange(view.requestSmallest(), view.requestLargest())
+        .ifPresent(r::keyRange);
+    long[] inputs = view.requestInputs();
+    if (inputs.length > 0) {
+      r.compactionInputs(Arrays.stream(inputs).boxed().toList());
+    }
+    return r.build();
   }
 
   /**
@@ -64,19 +78,19 @@ public final class PlacementAllocator implements ZoneAllocator {
     return fileName.isEmpty() ? FileKind.UNKNOWN : FileKind.fromName(fileName);
   }
 
-  ZoneTable view(long[] zones) {
-    return ZoneTableProjection.forAllocation(zones, geometry);
-  }
-
-  static void encode(Allocation a, long[] decision) {
+  static void encode(Allocation a, ZoneView view) {
     int action;
     int zone = -1;
+    int tag = -1;
+    int lifetime = -1;
     if (a instanceof Allocation.UseZone u) {
       action = USE_ZONE;
       zone = u.target();
     } else if (a instanceof Allocation.OpenEmptyZone e) {
       action = OPEN_EMPTY_ZONE;
       zone = e.target();
+      tag = e.tag().orElse(-1);
+      lifetime = e.lifetime().value();
     } else if (a instanceof Allocation.Wait) {
       action = WAIT;
     } else if (a instanceof Allocation.NeedGc) {
@@ -84,15 +98,6 @@ public final class PlacementAllocator implements ZoneAllocator {
     } else {
       action = NO_SPACE;
     }
-    List<Integer> finish = a.finishFirst();
-    if (finish.size() > MAX_FINISH) {
-      throw new IllegalStateException("policy asked to finish " + finish.size() + " zones at once");
-    }
-    decision[0] = action;
-    decision[1] = zone;
-    decision[2] = finish.size();
-    for (int i = 0; i < finish.size(); i++) {
-      decision[3 + i] = finish.get(i);
-    }
+    view.decide(action, zone, a.finishFirst(), tag, lifetime);
   }
 }

@@ -2,6 +2,7 @@ package io.zkv.fs;
 
 import io.zkv.device.DeviceGeometry;
 import io.zkv.placement.VictimPolicy;
+import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -30,8 +31,10 @@ public final class VictimPolicyChooser implements GcVictimChooser {
   }
 
   @Override
-  public int chooseVictim(long[] zones) {
+  public int chooseVictim(ByteBuffer view) {
     calls.incrementAndGet();
-    return policy.chooseVictim(ZoneTableProjection.forVictimChoice(zones, geometry)).orElse(-1);
+    return policy
+        .chooseVictim(ZoneTableProjection.forVictimChoice(ZoneView.wrap(view), geometry))
+        .orElse(-1);
   }
 }

@@ -1,5 +1,7 @@
 package io.zkv.fs;
 
+import java.nio.ByteBuffer;
+
 /**
  * The zone file system's call-out at every zone allocation (never per write): a placement policy
  * decides which zone a file's next data goes to. Called from the writing thread (a RocksDB
@@ -7,25 +9,21 @@ package io.zkv.fs;
  * must not call back into the file system. A thrown exception fails that allocation (RocksDB sees
  * an I/O error); a decision the zones' state does not allow fails it too.
  *
- * <p>The zone table is in the {@link NativeZoneTable} layout. The decision array takes: action,
- * zone, number of zones to finish first, then those zones (at most {@link #MAX_FINISH}).
+ * <p>The request, zones and files come as a {@link ZoneView} (read it with {@link ZoneView#wrap});
+ * the decision goes back through {@link ZoneView#decide} (action, zone, zones to finish first, at
+ * most {@link #MAX_FINISH}, the tag and lifetime of a zone it opens).
  */
 @FunctionalInterface
 public interface ZoneAllocator {
-  int ZONE_FIELDS = NativeZoneTable.FIELDS;
-  int MAX_FINISH = 16;
+  int MAX_FINISH = ZoneView.MAX_FINISH;
   int USE_ZONE = 1;
   int OPEN_EMPTY_ZONE = 2;
   int WAIT = 3;
   int NEED_GC = 4;
   int NO_SPACE = 5;
 
-  void allocate(
-      long fileId,
-      String fileName,
-      int lifetime,
-      boolean forGc,
-      long[] zones,
-      int activeLimit,
-      long[] decision);
+  /**
+   * @param view the request and the zone view; native memory valid only during the call
+   */
+  void allocate(ByteBuffer view);
 }

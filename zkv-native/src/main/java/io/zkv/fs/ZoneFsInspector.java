@@ -2,8 +2,10 @@ package io.zkv.fs;
 
 import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
+import io.zkv.nativelib.BoundaryBuffer;
 import io.zkv.nativelib.NativeHandle;
 import io.zkv.nativelib.ZkvNative;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -45,23 +47,42 @@ public final class ZoneFsInspector extends NativeHandle {
 
   /** The superblock the mount used. */
   public FsSuperblock superblock() {
-    long[] v = new long[9];
+    ByteBuffer buf = ByteBuffer.allocateDirect(128);
     long h = acquire();
     try {
-      String uuid = nSuperblock(h, v);
-      return new FsSuperblock(
-          uuid,
-          (int) v[0],
-          (int) v[1],
-          v[2],
-          (int) v[3],
-          (int) v[4],
-          v[5],
-          v[6],
-          (int) v[7],
-          (int) v[8]);
+      check(nSuperblock(h, buf), "superblock");
     } finally {
       release();
+    }
+    BoundaryBuffer b = BoundaryBuffer.wrap(buf, SUPERBLOCK_LAYOUT, 1, SB_SIZE);
+    StringBuilder uuid = new StringBuilder();
+    for (int i = 0; i < 16; i++) {
+      uuid.append(String.format("%02x", b.getByte(0, 0, SB_UUID + i) & 0xff));
+    }
+    return new FsSuperblock(
+        uuid.toString(),
+        b.getInt(0, 0, SB_VERSION),
+        b.getInt(0, 0, SB_FLAGS),
+        b.getLong(0, 0, SB_SEQUENCE),
+        b.getInt(0, 0, SB_BLOCK_SIZE),
+        b.getInt(0, 0, SB_ZONES),
+        b.getLong(0, 0, SB_ZONE_SIZE),
+        b.getLong(0, 0, SB_ZONE_CAPACITY),
+        b.getInt(0, 0, SB_META_ZONES),
+        b.getInt(0, 0, SB_FINISH_THRESHOLD));
+  }
+
+  // Boundary layout 3 (jni/boundary.h, zkv_bnd_superblock; docs/formats/native-boundary.md).
+  static final int SUPERBLOCK_LAYOUT = 3, SB_VERSION = 0, SB_FLAGS = 4, SB_SEQUENCE = 8;
+  static final int SB_BLOCK_SIZE = 16, SB_ZONES = 20, SB_ZONE_SIZE = 24, SB_ZONE_CAPACITY = 32;
+  static final int SB_META_ZONES = 40, SB_FINISH_THRESHOLD = 44, SB_UUID = 48, SB_SIZE = 64;
+
+  /** Boundary layout 4: every zone, in the zone view's zone record. */
+  static final int ZONE_USAGE_LAYOUT = 4;
+
+  private static void check(int rc, String what) {
+    if (rc < 0) {
+      throw new IllegalStateException("cannot read the " + what + ": error " + rc);
     }
   }
 
@@ -84,18 +105,25 @@ public final class ZoneFsInspector extends NativeHandle {
   }
 
   public List<ZoneUsage> zones() {
-    long[] v = new long[superblock().zoneCount() * 6];
+    ByteBuffer buf = ByteBuffer.allocateDirect(64 + superblock().zoneCount() * ZoneView.ZONE_SIZE);
     long h = acquire();
-    int n;
     try {
-      n = nZones(h, v);
+      check(nZones(h, buf), "zones");
     } finally {
       release();
     }
-    List<ZoneUsage> out = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) {
-      int b = i * 6;
-      out.add(new ZoneUsage(i, v[b], v[b + 1], v[b + 2], v[b + 3], (int) v[b + 4], v[b + 5] != 0));
+    BoundaryBuffer b = BoundaryBuffer.wrap(buf, ZONE_USAGE_LAYOUT, 1, ZoneView.ZONE_SIZE);
+    List<ZoneUsage> out = new ArrayList<>(b.count(0));
+    for (int i = 0; i < b.count(0); i++) {
+      out.add(
+          new ZoneUsage(
+              i,
+              b.getLong(0, i, ZoneView.Z_START),
+              b.getLong(0, i, ZoneView.Z_CAPACITY),
+              b.getLong(0, i, ZoneView.Z_WRITE_POINTER),
+              b.getLong(0, i, ZoneView.Z_LIVE),
+              b.getInt(0, i, ZoneView.Z_LIFETIME),
+              (b.getInt(0, i, ZoneView.Z_FLAGS) & ZoneView.FLAG_META) != 0));
     }
     return out;
   }
@@ -167,11 +195,11 @@ public final class ZoneFsInspector extends NativeHandle {
 
   private static native void nClose(long fs);
 
-  private static native String nSuperblock(long fs, long[] out);
+  private static native int nSuperblock(long fs, ByteBuffer out);
 
   private static native String nMetaStatus(long fs, int zone, long[] out);
 
-  private static native int nZones(long fs, long[] out);
+  private static native int nZones(long fs, ByteBuffer out);
 
   private static native int nFiles(long fs, List<Object[]> out);
 

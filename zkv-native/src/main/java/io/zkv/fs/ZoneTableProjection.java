@@ -1,80 +1,114 @@
 package io.zkv.fs;
 
-import static io.zkv.fs.NativeZoneTable.BUSY;
-import static io.zkv.fs.NativeZoneTable.CAPACITY;
-import static io.zkv.fs.NativeZoneTable.COPY;
-import static io.zkv.fs.NativeZoneTable.LIFETIME;
-import static io.zkv.fs.NativeZoneTable.LIVE;
-import static io.zkv.fs.NativeZoneTable.META;
-import static io.zkv.fs.NativeZoneTable.START;
-import static io.zkv.fs.NativeZoneTable.WRITE_POINTER;
-
 import io.zkv.device.DeviceGeometry;
+import io.zkv.placement.FileInfo;
+import io.zkv.placement.FileKind;
+import io.zkv.placement.KeyRange;
 import io.zkv.placement.WriteLifetime;
 import io.zkv.placement.ZoneCondition;
 import io.zkv.placement.ZoneReservation;
 import io.zkv.placement.ZoneTable;
+import java.util.Arrays;
+import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
- * Turns the zone file system's native zone table ({@link NativeZoneTable}) into zkv-placement's
- * {@link ZoneTable} view.
+ * Turns the zone file system's {@link ZoneView} into zkv-placement's {@link ZoneTable} view.
  *
  * <p>Choices: a zone being written is OPEN, a partly written idle one CLOSED (it still holds an
  * active resource); metadata zones are reserved and shown empty, because the file system keeps
- * their resources out of the I/O tokens (as ZenFS's two reserved tokens do); live bytes are per
- * zone, attributed to no particular file (the native table does not list files per zone).
+ * their resources out of the I/O tokens (as ZenFS's two reserved tokens do). Files are the real
+ * ones, with the level, job and key range RocksDB's listener reported ({@code FileInfo}), and each
+ * zone's live bytes are attributed to them.
  */
 final class ZoneTableProjection {
+  /**
+   * Id under which a victim view shows the bytes GC would copy beyond the files' data (sync padding
+   * of partial blocks), far above real file ids.
+   */
+  static final long PADDING_FILE = Long.MAX_VALUE;
+
   private ZoneTableProjection() {}
 
   /** The view a placement policy allocates from: live bytes are the live file data. */
-  static ZoneTable forAllocation(long[] zones, DeviceGeometry geometry) {
-    return project(zones, geometry, false);
+  static ZoneTable forAllocation(ZoneView view, DeviceGeometry geometry) {
+    return project(view, geometry, false);
   }
 
   /**
    * The view a victim policy chooses from: a zone's live bytes are what GC would copy (the blocks
-   * its live data occupies). Which full zones this collection accepts ({@link
-   * NativeZoneTable#VICTIM_OK}) the view cannot show: showing them busy would count them as open
-   * zones. A greedy choice is never refused for it (the least-copy zone is within any bound if any
-   * zone is); another policy's choice outside it declines that collection.
+   * its live data occupies; the padding beyond the files' bytes under {@link #PADDING_FILE}). Which
+   * full zones this collection accepts ({@link ZoneView#zoneVictimOk}) the view cannot show:
+   * showing them busy would count them as open zones. A greedy choice is never refused for it (the
+   * least-copy zone is within any bound if any zone is); another policy's choice outside it
+   * declines that collection.
    */
-  static ZoneTable forVictimChoice(long[] zones, DeviceGeometry geometry) {
-    return project(zones, geometry, true);
+  static ZoneTable forVictimChoice(ZoneView view, DeviceGeometry geometry) {
+    return project(view, geometry, true);
   }
 
-  private static ZoneTable project(long[] zones, DeviceGeometry geometry, boolean victimChoice) {
-    int n = NativeZoneTable.zoneCount(zones);
+  private static ZoneTable project(ZoneView v, DeviceGeometry geometry, boolean victimChoice) {
+    int n = v.zoneCount();
     ZoneTable.Builder b =
         ZoneTable.builder(n, geometry.zoneCapacity())
             .deviceLimits(geometry.maxOpen(), geometry.maxActive());
+    long[] attributed = new long[n];
+    for (int k = 0; k < v.zoneFileCount(); k++) {
+      int z = v.zoneFileZone(k);
+      long bytes = v.zoneFileLive(k);
+      if (z >= 0 && z < n && !v.zoneMeta(z) && bytes > 0) {
+        b.live(z, v.zoneFileId(k), bytes);
+        attributed[z] += bytes;
+      }
+    }
+    for (int f = 0; f < v.fileCount(); f++) {
+      b.file(fileInfo(v, f));
+    }
     for (int i = 0; i < n; i++) {
-      long capacity = NativeZoneTable.get(zones, i, CAPACITY);
-      long written =
-          NativeZoneTable.get(zones, i, WRITE_POINTER) - NativeZoneTable.get(zones, i, START);
-      long live = NativeZoneTable.get(zones, i, victimChoice ? COPY : LIVE);
-      boolean busy = NativeZoneTable.get(zones, i, BUSY) != 0;
+      long capacity = v.zoneCapacity(i);
+      long written = v.zoneWritePointer(i) - v.zoneStart(i);
       b.capacity(i, capacity);
-      if (NativeZoneTable.get(zones, i, META) != 0) {
+      if (v.zoneMeta(i)) {
         b.reserve(i, ZoneReservation.METADATA);
         continue;
       }
+      boolean busy = v.zoneBusy(i);
       ZoneCondition cond =
           written == 0
               ? ZoneCondition.EMPTY
               : written >= capacity
                   ? ZoneCondition.FULL
                   : busy ? ZoneCondition.OPEN : ZoneCondition.CLOSED;
-      b.zone(
-          i, cond, written, WriteLifetime.fromValue((int) NativeZoneTable.get(zones, i, LIFETIME)));
-      if (live > 0) {
-        // per-zone live bytes under a synthetic file id (far above real ids): no file attribution
-        b.live(i, Long.MAX_VALUE - i, Math.min(live, written));
+      b.zone(i, cond, written, WriteLifetime.fromValue(v.zoneLifetime(i)));
+      long padding = Math.min(v.zoneCopy(i), written) - attributed[i];
+      if (victimChoice && padding > 0) {
+        b.live(i, PADDING_FILE, padding);
       }
       if (busy) {
         b.busy(i);
       }
+      if (v.zoneTag(i) >= 0) {
+        b.tag(i, v.zoneTag(i));
+      }
     }
     return b.build();
+  }
+
+  static FileInfo fileInfo(ZoneView v, int f) {
+    String name = v.fileName(f);
+    int level = v.fileLevel(f);
+    return new FileInfo(
+        v.fileId(f),
+        name.isEmpty() ? FileKind.UNKNOWN : FileKind.fromName(name),
+        WriteLifetime.fromValue(v.fileLifetime(f)),
+        level >= 0 ? OptionalInt.of(level) : OptionalInt.empty(),
+        keyRange(v.fileSmallest(f), v.fileLargest(f)));
+  }
+
+  static Optional<KeyRange> keyRange(byte[] smallest, byte[] largest) {
+    // An inverted range means a comparator other than bytewise ordered the keys: not usable here.
+    return smallest == null || largest == null || Arrays.compareUnsigned(smallest, largest) > 0
+        ? Optional.empty()
+        : Optional.of(KeyRange.of(smallest, largest));
   }
 }

@@ -111,7 +111,7 @@ class PlacementAllocatorTest {
   @Test
   void aPolicyThatFailsFailsTheWriteNotTheProcess() throws Exception {
     ZoneAllocator broken =
-        (id, name, lifetime, gc, zones, limit, decision) -> {
+        view -> {
           throw new IllegalStateException("policy bug (expected by the test)");
         };
     try (ZonedDevice dev = device();
@@ -135,11 +135,73 @@ class PlacementAllocatorTest {
     assertEquals(FileKind.WAL, PlacementAllocator.kindOf("/db/000012.log"));
   }
 
+  private static ZoneViewWriter twoZonesAndARequest() {
+    ZoneViewWriter w = new ZoneViewWriter();
+    long mib = 1 << 20;
+    w.zones.add(new ZoneViewWriter.Zone(0, 6 * mib, mib, mib, mib, 0, true, false, false, -1));
+    w.zones.add(
+        new ZoneViewWriter.Zone(
+            8 * mib, 6 * mib, 2 * mib, 2 * mib, 2 * mib, 3, false, false, false, 9));
+    w.files.add(
+        new ZoneViewWriter.File(12, "/db/000012.sst", 3, 1, 4, "a".getBytes(), "m".getBytes()));
+    w.files.add(
+        new ZoneViewWriter.File(13, "/db/000013.sst", 3, 1, 4, "n".getBytes(), "z".getBytes()));
+    w.placements.add(new ZoneViewWriter.Placement(1, 12, mib));
+    w.placements.add(new ZoneViewWriter.Placement(1, 13, mib));
+    w.request =
+        new ZoneViewWriter.Request(
+            20,
+            "/db/000020.sst",
+            4,
+            false,
+            2,
+            7,
+            "a".getBytes(),
+            "z".getBytes(),
+            new long[] {12, 13});
+    return w;
+  }
+
   @Test
-  void decisionsAreEncodedForTheFileSystem() {
-    long[] d = new long[3 + ZoneAllocator.MAX_FINISH];
-    PlacementAllocator.encode(new Allocation.UseZone(7, List.of(4, 5), "test"), d);
+  void theRequestCarriesTheLsmHintsAndTheViewRealFiles() {
+    ZoneView view = ZoneView.wrap(twoZonesAndARequest().build());
+    AllocationRequest r = PlacementAllocator.request(view);
+    assertEquals(20, r.fileId());
+    assertEquals(FileKind.SST, r.kind());
+    assertEquals(2, r.level().getAsInt());
+    assertEquals(7, r.jobId().getAsInt());
+    assertEquals(List.of(12L, 13L), r.compactionInputs());
+    assertArrayEquals("a".getBytes(), r.keyRange().orElseThrow().smallest());
+    ZoneTableView table = ZoneTableProjection.forAllocation(view, GEOMETRY);
+    assertEquals(java.util.Set.of(12L, 13L), table.filesIn(1));
+    assertEquals(1, table.file(13).orElseThrow().level().getAsInt());
     assertArrayEquals(
-        new long[] {ZoneAllocator.USE_ZONE, 7, 2, 4, 5}, java.util.Arrays.copyOf(d, 5));
+        "n".getBytes(), table.file(13).orElseThrow().keyRange().orElseThrow().smallest());
+    assertEquals(9, table.zone(1).tag().getAsInt());
+  }
+
+  @Test
+  void decisionsAreWrittenBackWithTagAndLifetime() {
+    ZoneView view = ZoneView.wrap(twoZonesAndARequest().build());
+    PlacementAllocator.encode(new Allocation.UseZone(7, List.of(4, 5), "test"), view);
+    assertArrayEquals(new int[] {ZoneAllocator.USE_ZONE, 7, 2, -1, -1}, view.decision());
+    PlacementAllocator.encode(
+        new Allocation.OpenEmptyZone(
+            3, WriteLifetime.LONG, java.util.OptionalInt.of(42), List.of(), "test"),
+        view);
+    assertArrayEquals(
+        new int[] {ZoneAllocator.OPEN_EMPTY_ZONE, 3, 0, 42, WriteLifetime.LONG.value()},
+        view.decision());
+  }
+
+  @Test
+  void aBufferOfAnotherLayoutOrVersionIsRefused() {
+    java.nio.ByteBuffer b = twoZonesAndARequest().build();
+    b.putShort(6, (short) (ZoneView.VERSION + 1));
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> ZoneView.wrap(b));
+    assertTrue(e.getMessage().contains("different zkv builds"), e.getMessage());
+    java.nio.ByteBuffer c = twoZonesAndARequest().build();
+    c.putInt(16 + 4, ZoneView.ZONE_SIZE + 8); // the zones' record size
+    assertThrows(IllegalStateException.class, () -> ZoneView.wrap(c));
   }
 }

@@ -1,5 +1,7 @@
 package io.zkv.placement;
 
+import java.util.OptionalInt;
+
 /**
  * When garbage collection should run: once free space falls to a configured percentage, measured
  * the way ZenFS's {@code GCWorker} ({@code fs/fs_zenfs.cc}) measures it, so a zkv run and a ZenFS
@@ -44,6 +46,42 @@ public final class GcTrigger {
   /** True if free space is at or below the start level. */
   public boolean shouldCollect(ZoneTableView zones) {
     return freePercent(zones) <= startPercent;
+  }
+
+  /**
+   * ZenFS's {@code GC_SLOPE}: the garbage threshold falls 3 points per point of free space lost.
+   */
+  public static final int ZENFS_SLOPE = 3;
+
+  /**
+   * The garbage a full zone must hold to be collected in this round, in percent of its capacity:
+   * ZenFS's {@code threshold = 100 - GC_SLOPE * (GC_START_LEVEL - free%)} (a zone qualifies when
+   * its garbage is above it and below 100%, i.e. it holds some live data); empty when free space is
+   * above the start level.
+   */
+  public OptionalInt garbageThresholdPercent(ZoneTableView zones) {
+    long free = freePercent(zones);
+    if (free > startPercent) {
+      return OptionalInt.empty();
+    }
+    return OptionalInt.of((int) Math.max(0, 100 - ZENFS_SLOPE * (startPercent - free)));
+  }
+
+  /**
+   * The most live bytes a full zone of {@code capacity} bytes may hold to be collected in this
+   * round ({@link #garbageThresholdPercent}: garbage above the threshold), or 0 for no collection
+   * now. ZenFS compares {@code 100 - 100 * used / capacity} with the threshold in integer
+   * arithmetic; this is the same bound on {@code used}.
+   */
+  public long maxLiveBytes(ZoneTableView zones, long capacity) {
+    OptionalInt threshold = garbageThresholdPercent(zones);
+    if (threshold.isEmpty()) {
+      return 0;
+    }
+    // garbage% = 100 - floor(100 * used / cap) > t  <=>  floor(100 * used / cap) < 100 - t
+    //   <=>  100 * used < (100 - t) * cap  <=>  used <= ceil((100 - t) * cap / 100) - 1
+    long limit = ((100 - threshold.getAsInt()) * capacity + 99) / 100 - 1;
+    return Math.max(0, limit);
   }
 
   /** Free space in percent as ZenFS's GC computes it; 100 if there is no I/O space at all. */

@@ -52,6 +52,31 @@ class GcTriggerTest {
     assertEquals(100, GcTrigger.freePercent(none));
   }
 
+  /** Ten zones, {@code full} of them full with {@code live} live bytes each, the rest empty. */
+  private static ZoneTable fullZones(int full, long live) {
+    ZoneTable.Builder b = ZoneTable.builder(10, CAP);
+    for (int z = 0; z < full; z++) {
+      b.zone(z, FULL, CAP, LONG).live(z, z, live);
+    }
+    return b.build();
+  }
+
+  @Test
+  void theGarbageBarFallsWithFreeSpaceAsZenFsGcSlope() {
+    ZoneTable at20 = fullZones(8, 500); // 20% free
+    assertEquals(100, GcTrigger.zenFsDefault().garbageThresholdPercent(at20).getAsInt());
+    assertEquals(0, GcTrigger.zenFsDefault().maxLiveBytes(at20, CAP)); // nothing is > 100% garbage
+    ZoneTable at10 = fullZones(9, 500); // 10% free: threshold 100 - 3 * 10 = 70
+    assertEquals(10, GcTrigger.freePercent(at10));
+    assertEquals(70, GcTrigger.zenFsDefault().garbageThresholdPercent(at10).getAsInt());
+    // ZenFS takes a zone when 100 - 100 * used / cap > 70: used 299 yes (71), used 300 no (70)
+    assertEquals(299, GcTrigger.zenFsDefault().maxLiveBytes(at10, CAP));
+    assertTrue(GcTrigger.zenFsDefault().garbageThresholdPercent(fullZones(2, 500)).isEmpty());
+    assertEquals(0, GcTrigger.zenFsDefault().maxLiveBytes(fullZones(2, 500), CAP));
+    ZoneTable noFree = fullZones(10, 500); // 0% free: threshold 40
+    assertEquals(40, GcTrigger.zenFsDefault().garbageThresholdPercent(noFree).getAsInt());
+  }
+
   @Test
   void startLevelMustBeAPercentage() {
     assertThrows(IllegalArgumentException.class, () -> new GcTrigger(-1));

@@ -1,0 +1,81 @@
+/* The boundary layouts as Java checks them (see boundary.h). */
+#include "boundary.h"
+
+#include <errno.h>
+#include <stddef.h>
+
+#define RECORD(type) out[n++] = (int32_t)sizeof(type)
+#define FIELD(type, field) out[n++] = (int32_t)offsetof(type, field)
+
+int zkv_boundary_layout(int layout, int32_t *out, int cap) {
+  int32_t tmp[128];
+  int n = 0;
+  if (cap > 128) cap = 128;
+  int32_t *dst = out;
+  out = tmp;
+  if (layout == 0) { /* the common header and section table */
+    out[n++] = 1;
+    RECORD(zkv_bnd_header), FIELD(zkv_bnd_header, magic), FIELD(zkv_bnd_header, layout), FIELD(zkv_bnd_header, version),
+        FIELD(zkv_bnd_header, length), FIELD(zkv_bnd_header, sections);
+    RECORD(zkv_bnd_section), FIELD(zkv_bnd_section, offset), FIELD(zkv_bnd_section, record_size),
+        FIELD(zkv_bnd_section, count);
+  } else if (layout == ZKV_BND_ZONE_VIEW) {
+    out[n++] = ZKV_VIEW_VERSION;
+    RECORD(zkv_bnd_zone), FIELD(zkv_bnd_zone, start), FIELD(zkv_bnd_zone, capacity), FIELD(zkv_bnd_zone, write_pointer),
+        FIELD(zkv_bnd_zone, live), FIELD(zkv_bnd_zone, copy), FIELD(zkv_bnd_zone, lifetime), FIELD(zkv_bnd_zone, flags),
+        FIELD(zkv_bnd_zone, tag);
+    RECORD(zkv_bnd_file), FIELD(zkv_bnd_file, id), FIELD(zkv_bnd_file, lifetime), FIELD(zkv_bnd_file, level),
+        FIELD(zkv_bnd_file, job_id), FIELD(zkv_bnd_file, name), FIELD(zkv_bnd_file, smallest),
+        FIELD(zkv_bnd_file, largest);
+    RECORD(zkv_bnd_zone_file), FIELD(zkv_bnd_zone_file, file_id), FIELD(zkv_bnd_zone_file, live),
+        FIELD(zkv_bnd_zone_file, zone);
+    RECORD(zkv_bnd_request), FIELD(zkv_bnd_request, file_id), FIELD(zkv_bnd_request, lifetime),
+        FIELD(zkv_bnd_request, for_gc), FIELD(zkv_bnd_request, level), FIELD(zkv_bnd_request, active_limit),
+        FIELD(zkv_bnd_request, job_id), FIELD(zkv_bnd_request, name), FIELD(zkv_bnd_request, smallest),
+        FIELD(zkv_bnd_request, largest);
+    RECORD(zkv_bnd_decision), FIELD(zkv_bnd_decision, action), FIELD(zkv_bnd_decision, zone),
+        FIELD(zkv_bnd_decision, n_finish), FIELD(zkv_bnd_decision, tag), FIELD(zkv_bnd_decision, lifetime),
+        FIELD(zkv_bnd_decision, finish);
+    RECORD(zkv_bnd_bytes), FIELD(zkv_bnd_bytes, offset), FIELD(zkv_bnd_bytes, length);
+  } else if (layout == ZKV_BND_ZONE_STATS) {
+    out[n++] = ZKV_STATS_VERSION;
+    RECORD(zkv_bnd_zone_stats), FIELD(zkv_bnd_zone_stats, host_bytes), FIELD(zkv_bnd_zone_stats, zone_steals);
+  } else if (layout == ZKV_BND_SUPERBLOCK) {
+    out[n++] = ZKV_SUPERBLOCK_VERSION;
+    RECORD(zkv_bnd_superblock), FIELD(zkv_bnd_superblock, version), FIELD(zkv_bnd_superblock, flags),
+        FIELD(zkv_bnd_superblock, sequence), FIELD(zkv_bnd_superblock, block_size), FIELD(zkv_bnd_superblock, nr_zones),
+        FIELD(zkv_bnd_superblock, zone_size), FIELD(zkv_bnd_superblock, zone_cap),
+        FIELD(zkv_bnd_superblock, meta_zones), FIELD(zkv_bnd_superblock, finish_threshold),
+        FIELD(zkv_bnd_superblock, uuid);
+  } else if (layout == ZKV_BND_ZONE_USAGE) {
+    out[n++] = ZKV_ZONE_USAGE_VERSION;
+    RECORD(zkv_bnd_zone); /* fields: as in the zone view */
+  } else {
+    return -1;
+  }
+  for (int i = 0; i < n && i < cap; i++) dst[i] = tmp[i];
+  return n < cap ? n : cap;
+}
+
+#include <string.h>
+
+#define FIRST_RECORD ((sizeof(zkv_bnd_header) + sizeof(zkv_bnd_section) + 7) / 8 * 8)
+
+int zkv_boundary_write_section(void *dst, size_t cap, int layout, int version, uint32_t size, uint32_t count) {
+  size_t total = FIRST_RECORD + ((size_t)size * count + 7u) / 8 * 8;
+  if (!dst || cap < total || total > INT32_MAX) return -ENOBUFS;
+  memset(dst, 0, total);
+  zkv_bnd_header h = {ZKV_BOUNDARY_MAGIC, (uint16_t)layout, (uint16_t)version, (uint32_t)total, 1};
+  zkv_bnd_section s = {(uint32_t)FIRST_RECORD, size, count, 0};
+  memcpy(dst, &h, sizeof h);
+  memcpy((uint8_t *)dst + sizeof h, &s, sizeof s);
+  return (int)total;
+}
+
+void *zkv_boundary_records(void *dst) { return (uint8_t *)dst + FIRST_RECORD; }
+
+int zkv_boundary_write_single(void *dst, size_t cap, int layout, int version, const void *record, uint32_t size) {
+  int n = zkv_boundary_write_section(dst, cap, layout, version, size, 1);
+  if (n > 0) memcpy(zkv_boundary_records(dst), record, size);
+  return n;
+}

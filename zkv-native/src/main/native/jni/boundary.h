@@ -1,0 +1,149 @@
+/* The typed native boundary: what native code hands Java (and Java answers) in one direct buffer,
+ * laid out as the records below. The one place that defines the layouts; the Java flyweights
+ * (io.zkv.nativelib.Boundary and its readers) must agree, which NativeBoundaryLayoutTest checks
+ * against zkv_boundary_layout. Documented in docs/formats/native-boundary.md.
+ *
+ * A buffer: a header, a section table, then the sections. Host byte order (the buffer never
+ * leaves the process). Each layout has a version; a change of any record bumps it, and Java
+ * refuses a buffer whose magic, layout, version, length or record sizes it does not expect. */
+#ifndef ZKV_BOUNDARY_H
+#define ZKV_BOUNDARY_H
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ZKV_BOUNDARY_MAGIC 0x42564B5Au /* "ZKVB" */
+
+typedef struct zkv_bnd_header {
+  uint32_t magic;
+  uint16_t layout;  /* enum zkv_bnd_layout */
+  uint16_t version; /* of that layout */
+  uint32_t length;  /* bytes of the whole buffer */
+  uint32_t sections;
+} zkv_bnd_header;
+
+typedef struct zkv_bnd_section {
+  uint32_t offset; /* from the buffer's start, 8-byte aligned */
+  uint32_t record_size;
+  uint32_t count;
+  uint32_t reserved;
+} zkv_bnd_section;
+
+enum zkv_bnd_layout {
+  ZKV_BND_ZONE_VIEW = 1,  /* the placement and victim call-outs' view, request and decision */
+  ZKV_BND_ZONE_STATS = 2, /* the zone file system's counters */
+  ZKV_BND_SUPERBLOCK = 3, /* the superblock a mount uses (zkv fsck, zkv df) */
+  ZKV_BND_ZONE_USAGE = 4  /* every zone as the file system sees it (zkv df, zkv zones) */
+};
+
+/* ZKV_BND_ZONE_VIEW, version 1: the sections in this order. */
+enum zkv_bnd_zone_view_section {
+  ZKV_VIEW_ZONES = 0,      /* zkv_bnd_zone, one per zone of the device */
+  ZKV_VIEW_FILES = 1,      /* zkv_bnd_file, every file with live data, then the requesting file */
+  ZKV_VIEW_ZONE_FILES = 2, /* zkv_bnd_zone_file: live bytes of a file in a zone */
+  ZKV_VIEW_INPUTS = 3,     /* uint64_t: file ids of the request's compaction inputs */
+  ZKV_VIEW_REQUEST = 4,    /* zkv_bnd_request: one for an allocation, none for a victim choice */
+  ZKV_VIEW_DECISION = 5,   /* zkv_bnd_decision: one, written by Java (allocation only) */
+  ZKV_VIEW_BYTES = 6,      /* record size 1: file names and keys, referenced by offset/length */
+  ZKV_VIEW_SECTIONS = 7
+};
+#define ZKV_VIEW_VERSION 1
+
+#define ZKV_ZONE_META 1u
+#define ZKV_ZONE_BUSY 2u
+#define ZKV_ZONE_VICTIM_OK 4u
+
+typedef struct zkv_bnd_zone {
+  uint64_t start, capacity, write_pointer; /* device bytes */
+  uint64_t live;                           /* bytes of live file data */
+  uint64_t copy;                           /* bytes GC would copy to empty it (sync padding included) */
+  uint32_t lifetime;                       /* RocksDB write-lifetime hint of its data */
+  uint32_t flags;                          /* ZKV_ZONE_* */
+  int32_t tag;                             /* the placement policy's tag, -1 none */
+  uint32_t reserved;
+} zkv_bnd_zone;
+
+/* Bytes: an offset into the ZKV_VIEW_BYTES section and a length, -1 for absent. */
+typedef struct zkv_bnd_bytes {
+  uint32_t offset;
+  int32_t length;
+} zkv_bnd_bytes;
+
+typedef struct zkv_bnd_file {
+  uint64_t id;
+  uint32_t lifetime;
+  int32_t level;  /* -1 unknown */
+  int64_t job_id; /* -1 unknown */
+  zkv_bnd_bytes name, smallest, largest;
+} zkv_bnd_file;
+
+typedef struct zkv_bnd_zone_file {
+  uint64_t file_id;
+  uint64_t live;
+  uint32_t zone;
+  uint32_t reserved;
+} zkv_bnd_zone_file;
+
+typedef struct zkv_bnd_request {
+  uint64_t file_id;
+  uint32_t lifetime;
+  uint32_t for_gc;
+  int32_t level; /* -1 unknown */
+  uint32_t active_limit;
+  int64_t job_id; /* -1 unknown */
+  zkv_bnd_bytes name, smallest, largest;
+} zkv_bnd_request;
+
+#define ZKV_BND_MAX_FINISH 16
+typedef struct zkv_bnd_decision {
+  int32_t action; /* enum zfs_alloc_action */
+  uint32_t zone;
+  uint32_t n_finish;
+  int32_t tag;      /* with an empty zone: its tag, -1 none */
+  int32_t lifetime; /* with an empty zone: its write lifetime, -1 for the request's */
+  uint32_t reserved;
+  uint32_t finish[ZKV_BND_MAX_FINISH];
+} zkv_bnd_decision;
+
+/* ZKV_BND_ZONE_STATS, version 1: one section of one record, zfs_stats widened to 64 bits. */
+#define ZKV_STATS_VERSION 1
+typedef struct zkv_bnd_zone_stats {
+  uint64_t host_bytes, padding_bytes, gc_bytes, meta_bytes, resets, resets_without_copy, meta_rolls, live_bytes,
+      used_zone_bytes, files, data_zones, empty_zones, full_zones, open_zones, owned_zones, policy_decisions,
+      fallback_allocations, zone_steals;
+} zkv_bnd_zone_stats;
+
+/* ZKV_BND_SUPERBLOCK, version 1: one section of one record. */
+#define ZKV_SUPERBLOCK_VERSION 1
+typedef struct zkv_bnd_superblock {
+  uint32_t version, flags;
+  uint64_t sequence;
+  uint32_t block_size, nr_zones;
+  uint64_t zone_size, zone_cap;
+  uint32_t meta_zones, finish_threshold;
+  uint8_t uuid[16];
+} zkv_bnd_superblock;
+
+/* ZKV_BND_ZONE_USAGE, version 1: one section, a zkv_bnd_zone per zone. */
+#define ZKV_ZONE_USAGE_VERSION 1
+
+/* The layout as Java checks it: version, then per record type of the layout its size and the
+ * offsets of its fields in declaration order. Returns the number of ints written (at most cap),
+ * or -1 for an unknown layout. */
+int zkv_boundary_layout(int layout, int32_t *out, int cap);
+
+/* Writes a buffer of one section holding `count` records of `size` bytes into dst, returns its
+ * length or -ENOBUFS; the records are then at zkv_boundary_records(dst). */
+int zkv_boundary_write_section(void *dst, size_t cap, int layout, int version, uint32_t size, uint32_t count);
+void *zkv_boundary_records(void *dst);
+
+/* zkv_boundary_write_section of one record, copied from `record`. */
+int zkv_boundary_write_single(void *dst, size_t cap, int layout, int version, const void *record, uint32_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,106 @@
+// LSM hints: what RocksDB knows about each SST file (the level it is written to, the flush or
+// compaction job writing it, that compaction's input files, its user-key range), gathered by a
+// native rocksdb::EventListener and read by the placement call-out when the file needs a zone.
+// Native on purpose: a Java listener would cost an upcall per event, and RocksJava's upcalls from
+// RocksDB's threads hang the JVM's exit (docs/zone-fs.md, "LSM hints").
+#ifndef ZKV_LSM_HINTS_H
+#define ZKV_LSM_HINTS_H
+
+#include <jni.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "rocksdb/db.h"
+#include "rocksdb/listener.h"
+
+namespace zkv {
+
+struct LsmFileHint {
+  int level = -1;                   // -1: unknown
+  int64_t job_id = -1;              // -1: unknown (a file from before this process, or not written by a job)
+  std::vector<std::string> inputs;  // a compaction output's input files (paths)
+  bool has_range = false;
+  // User keys. Before the file is written: the union of its compaction's inputs (unknown for a
+  // flush); once RocksDB lists the file as live: its own smallest and largest key. Ordered
+  // bytewise (RocksDB's default comparator; a custom comparator's order is not known here).
+  std::string smallest, largest;
+};
+
+// Every SST of every database on one device, by path (paths include the database directory, so one
+// registry serves all databases of a device; job ids are per database).
+class LsmHintRegistry {
+ public:
+  // A compaction begins: its outputs go to `level`, read from `inputs`.
+  void CompactionBegun(const std::string& db, int64_t job, int level, const std::vector<std::string>& inputs);
+  void JobEnded(const std::string& db, int64_t job);
+  // RocksDB is about to create `path` for `job`; reason: rocksdb::TableFileCreationReason.
+  void FileStarted(const std::string& db, int64_t job, const std::string& path,
+                   rocksdb::TableFileCreationReason reason);
+  // RocksDB's live files of `db` now: the exact level and key range of each (at open and after
+  // every flush and compaction, so trivial moves are seen too).
+  void Refresh(rocksdb::DB* db);
+  void FileDeleted(const std::string& path);
+  // False when nothing is known about `path`.
+  bool Lookup(const std::string& path, LsmFileHint* out) const;
+  size_t Size() const;
+
+ private:
+  struct Job {
+    int level;
+    std::vector<std::string> inputs;
+  };
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, LsmFileHint> files_;
+  std::map<std::pair<std::string, int64_t>, Job> jobs_;
+};
+
+// RocksJava takes a listener handle as a std::shared_ptr<rocksdb::EventListener>* (setListeners)
+// and reads the Java object back (Options.listeners()) by casting the EventListener* to its
+// EventListenerJniCallback, a class deriving from JniCallback (vtable, JavaVM*, jobject) and then
+// rocksdb::EventListener. This first base reproduces JniCallback's layout, so that cast finds the
+// Java object where it expects it.
+// lsm_hints.cc checks the offset at run time; LsmHintsTest runs it on every supported RocksJava.
+class JniCallbackLayout {
+ public:
+  virtual ~JniCallbackLayout() = default;
+  JavaVM* jvm = nullptr;
+  jobject java_object = nullptr;  // global reference to the Java listener, released on dispose
+};
+
+class LsmHintListener : public JniCallbackLayout, public rocksdb::EventListener {
+ public:
+  const char* Name() const override { return "ZkvLsmHintListener"; }
+  void Bind(std::shared_ptr<LsmHintRegistry> registry);
+  void OnFlushCompleted(rocksdb::DB* db, const rocksdb::FlushJobInfo& info) override;
+  void OnCompactionBegin(rocksdb::DB* db, const rocksdb::CompactionJobInfo& info) override;
+  void OnCompactionCompleted(rocksdb::DB* db, const rocksdb::CompactionJobInfo& info) override;
+  void OnTableFileCreationStarted(const rocksdb::TableFileCreationBriefInfo& info) override;
+  void OnTableFileDeleted(const rocksdb::TableFileDeletionInfo& info) override;
+
+ private:
+  std::shared_ptr<LsmHintRegistry> Registry();
+  std::mutex mu_;
+  std::shared_ptr<LsmHintRegistry> registry_;
+};
+
+// The handle RocksJava holds for the Java listener.
+using LsmHintListenerHandle = std::shared_ptr<rocksdb::EventListener>;
+
+inline LsmHintListener* FromHandle(jlong handle) {
+  return static_cast<LsmHintListener*>(reinterpret_cast<LsmHintListenerHandle*>(handle)->get());
+}
+
+// Whether RocksJava's cast finds our EventListener: the offset of the EventListener base in
+// LsmHintListener must be the one it has in RocksJava's EventListenerJniCallback.
+bool LayoutMatchesRocksJava();
+
+}  // namespace zkv
+
+#endif

@@ -1,0 +1,136 @@
+#include "zone_view.h"
+
+#include <cstring>
+#include <string>
+#include <unordered_map>
+
+namespace zkv {
+
+namespace {
+
+struct ZoneFile {
+  uint64_t file_id;
+  std::string name;
+  uint32_t lifetime;
+  uint32_t zone;
+  uint64_t live;
+};
+
+void CollectZoneFile(const zfs_zone_file* zf, void* arg) {
+  static_cast<std::vector<ZoneFile>*>(arg)->push_back(
+      ZoneFile{zf->file_id, zf->name, zf->lifetime, zf->zone, zf->live});
+}
+
+// The ZKV_VIEW_BYTES section while it is being filled.
+struct Bytes {
+  std::string data;
+  zkv_bnd_bytes Add(const std::string& s) {
+    zkv_bnd_bytes b{static_cast<uint32_t>(data.size()), static_cast<int32_t>(s.size())};
+    data += s;
+    return b;
+  }
+  zkv_bnd_bytes AddIf(bool present, const std::string& s) { return present ? Add(s) : zkv_bnd_bytes{0, -1}; }
+};
+
+constexpr uint32_t Align8(size_t v) { return static_cast<uint32_t>((v + 7) / 8 * 8); }
+
+}  // namespace
+
+int ZoneView::Build(zfs* fs, const zfs_zone_info* zones, uint32_t n, const LsmHintRegistry* registry,
+                    const zfs_alloc_request* req, uint32_t active_limit) {
+  std::vector<ZoneFile> placements;
+  int rc = zfs_callout_zone_files(fs, CollectZoneFile, &placements);
+  if (rc) return rc;
+  Bytes bytes;
+  std::vector<zkv_bnd_file> files;
+  std::unordered_map<uint64_t, size_t> file_index;
+  std::unordered_map<std::string, uint64_t> id_by_name;
+  LsmFileHint hint;
+  for (const auto& p : placements) {
+    if (file_index.count(p.file_id)) continue;
+    file_index[p.file_id] = files.size();
+    if (!p.name.empty()) id_by_name[p.name] = p.file_id;
+    bool known = registry && !p.name.empty() && registry->Lookup(p.name, &hint);
+    files.push_back(zkv_bnd_file{p.file_id, p.lifetime, known ? hint.level : -1, known ? hint.job_id : -1,
+                                 bytes.Add(p.name), bytes.AddIf(known && hint.has_range, hint.smallest),
+                                 bytes.AddIf(known && hint.has_range, hint.largest)});
+  }
+  std::vector<uint64_t> inputs;
+  zkv_bnd_request request{};
+  if (req) {
+    bool known = registry && registry->Lookup(req->file_name, &hint);
+    request = zkv_bnd_request{req->file_id,
+                              req->lifetime,
+                              static_cast<uint32_t>(req->for_gc != 0),
+                              known ? hint.level : -1,
+                              active_limit,
+                              known ? hint.job_id : -1,
+                              bytes.Add(req->file_name),
+                              bytes.AddIf(known && hint.has_range, hint.smallest),
+                              bytes.AddIf(known && hint.has_range, hint.largest)};
+    if (known)
+      for (const auto& in : hint.inputs) {
+        auto id = id_by_name.find(in);
+        if (id != id_by_name.end()) inputs.push_back(id->second);
+      }
+  }
+  // Header, section table, then the sections in enum order, each 8-byte aligned.
+  zkv_bnd_section sec[ZKV_VIEW_SECTIONS] = {};
+  const uint32_t sizes[ZKV_VIEW_SECTIONS] = {sizeof(zkv_bnd_zone),
+                                             sizeof(zkv_bnd_file),
+                                             sizeof(zkv_bnd_zone_file),
+                                             sizeof(uint64_t),
+                                             sizeof(zkv_bnd_request),
+                                             sizeof(zkv_bnd_decision),
+                                             1};
+  const size_t counts[ZKV_VIEW_SECTIONS] = {
+      n, files.size(), placements.size(), inputs.size(), req ? 1u : 0u, req ? 1u : 0u, bytes.data.size()};
+  size_t at = Align8(sizeof(zkv_bnd_header) + sizeof sec);
+  for (int s = 0; s < ZKV_VIEW_SECTIONS; s++) {
+    sec[s] = zkv_bnd_section{static_cast<uint32_t>(at), sizes[s], static_cast<uint32_t>(counts[s]), 0};
+    at = Align8(at + sizes[s] * counts[s]);
+  }
+  if (at > UINT32_MAX / 2) return -E2BIG;
+  words_.assign(at / 8, 0);
+  length_ = at;
+  auto* base = reinterpret_cast<uint8_t*>(words_.data());
+  zkv_bnd_header h{ZKV_BOUNDARY_MAGIC, ZKV_BND_ZONE_VIEW, ZKV_VIEW_VERSION, static_cast<uint32_t>(at),
+                   ZKV_VIEW_SECTIONS};
+  std::memcpy(base, &h, sizeof h);
+  std::memcpy(base + sizeof h, sec, sizeof sec);
+  auto* z = reinterpret_cast<zkv_bnd_zone*>(base + sec[ZKV_VIEW_ZONES].offset);
+  for (uint32_t i = 0; i < n; i++) {
+    const zfs_zone_info& zi = zones[i];
+    z[i] = zkv_bnd_zone{
+        zi.start,
+        zi.capacity,
+        zi.wp,
+        zi.live,
+        zi.copy,
+        zi.lifetime,
+        (zi.meta ? ZKV_ZONE_META : 0u) | (zi.busy ? ZKV_ZONE_BUSY : 0u) | (zi.victim_ok ? ZKV_ZONE_VICTIM_OK : 0u),
+        zi.tag,
+        0};
+  }
+  if (!files.empty()) std::memcpy(base + sec[ZKV_VIEW_FILES].offset, files.data(), files.size() * sizeof(zkv_bnd_file));
+  auto* zf = reinterpret_cast<zkv_bnd_zone_file*>(base + sec[ZKV_VIEW_ZONE_FILES].offset);
+  for (size_t i = 0; i < placements.size(); i++)
+    zf[i] = zkv_bnd_zone_file{placements[i].file_id, placements[i].live, placements[i].zone, 0};
+  if (!inputs.empty()) std::memcpy(base + sec[ZKV_VIEW_INPUTS].offset, inputs.data(), inputs.size() * sizeof(uint64_t));
+  if (req) {
+    std::memcpy(base + sec[ZKV_VIEW_REQUEST].offset, &request, sizeof request);
+    zkv_bnd_decision none{};
+    none.tag = -1;
+    none.lifetime = -1;
+    std::memcpy(base + sec[ZKV_VIEW_DECISION].offset, &none, sizeof none);
+    decision_offset_ = sec[ZKV_VIEW_DECISION].offset;
+  }
+  if (!bytes.data.empty()) std::memcpy(base + sec[ZKV_VIEW_BYTES].offset, bytes.data.data(), bytes.data.size());
+  return 0;
+}
+
+const zkv_bnd_decision* ZoneView::decision() const {
+  return reinterpret_cast<const zkv_bnd_decision*>(reinterpret_cast<const uint8_t*>(words_.data()) + decision_offset_);
+}
+
+}  // namespace zkv

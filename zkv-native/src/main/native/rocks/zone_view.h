@@ -1,0 +1,35 @@
+// Builds the ZKV_BND_ZONE_VIEW buffer (jni/boundary.h) a placement or victim call-out hands Java:
+// the zones, the files with live data and their LSM hints, which file has what in which zone, and
+// for an allocation the request and room for the decision.
+#ifndef ZKV_ZONE_VIEW_H
+#define ZKV_ZONE_VIEW_H
+
+#include <cstdint>
+#include <vector>
+
+#include "boundary.h"
+#include "lsm_hints.h"
+#include "zonefs.h"
+
+namespace zkv {
+
+class ZoneView {
+ public:
+  // Inside a call-out only (zfs_callout_zone_files). `req` null for a victim choice.
+  // `registry` may be null (no hints). Returns 0 or a negative errno.
+  int Build(zfs* fs, const zfs_zone_info* zones, uint32_t n, const LsmHintRegistry* registry,
+            const zfs_alloc_request* req, uint32_t active_limit);
+  void* data() { return words_.data(); }
+  size_t size() const { return length_; }
+  // The decision Java wrote (allocation views only).
+  const zkv_bnd_decision* decision() const;
+
+ private:
+  std::vector<uint64_t> words_;  // 8-byte aligned storage
+  size_t length_ = 0;
+  uint32_t decision_offset_ = 0;
+};
+
+}  // namespace zkv
+
+#endif

@@ -1,0 +1,106 @@
+package io.zkv.fs;
+
+import static io.zkv.fs.ZoneView.*;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import io.zkv.nativelib.BoundaryBuffer;
+import org.junit.jupiter.api.Test;
+import org.rocksdb.ZkvEnv;
+
+/**
+ * The Java readers of the native boundary and the native library agree on every layout: version,
+ * record sizes and field offsets as the C compiler laid them out (jni/boundary.h, reported by
+ * zkv_boundary_layout), against the constants the Java flyweights read with.
+ */
+class NativeBoundaryLayoutTest {
+  @Test
+  void headerAndSectionTable() {
+    int h = BoundaryBuffer.HEADER_SIZE;
+    int s = BoundaryBuffer.SECTION_SIZE;
+    assertArrayEquals(new int[] {1, h, 0, 4, 6, 8, 12, s, 0, 4, 8}, ZkvEnv.nativeBoundaryLayout(0));
+  }
+
+  @Test
+  void zoneView() {
+    assertArrayEquals(
+        new int[] {
+          VERSION,
+          ZONE_SIZE,
+          Z_START,
+          Z_CAPACITY,
+          Z_WRITE_POINTER,
+          Z_LIVE,
+          Z_COPY,
+          Z_LIFETIME,
+          Z_FLAGS,
+          Z_TAG,
+          FILE_SIZE,
+          F_ID,
+          F_LIFETIME,
+          F_LEVEL,
+          F_JOB,
+          F_NAME,
+          F_SMALLEST,
+          F_LARGEST,
+          ZONE_FILE_SIZE,
+          ZF_FILE,
+          ZF_LIVE,
+          ZF_ZONE,
+          REQUEST_SIZE,
+          R_FILE,
+          R_LIFETIME,
+          R_FOR_GC,
+          R_LEVEL,
+          R_ACTIVE_LIMIT,
+          R_JOB,
+          R_NAME,
+          R_SMALLEST,
+          R_LARGEST,
+          DECISION_SIZE,
+          D_ACTION,
+          D_ZONE,
+          D_FINISH_COUNT,
+          D_TAG,
+          D_LIFETIME,
+          D_FINISH,
+          BYTES_SIZE,
+          BYTES_OFFSET,
+          BYTES_LENGTH
+        },
+        ZkvEnv.nativeBoundaryLayout(LAYOUT));
+  }
+
+  @Test
+  void zoneStats() {
+    // one record of 18 64-bit counters, first and last field
+    assertArrayEquals(new int[] {1, 18 * 8, 0, 17 * 8}, ZkvEnv.nativeBoundaryLayout(2));
+  }
+
+  @Test
+  void superblockAndZoneUsage() {
+    assertArrayEquals(
+        new int[] {
+          1,
+          ZoneFsInspector.SB_SIZE,
+          ZoneFsInspector.SB_VERSION,
+          ZoneFsInspector.SB_FLAGS,
+          ZoneFsInspector.SB_SEQUENCE,
+          ZoneFsInspector.SB_BLOCK_SIZE,
+          ZoneFsInspector.SB_ZONES,
+          ZoneFsInspector.SB_ZONE_SIZE,
+          ZoneFsInspector.SB_ZONE_CAPACITY,
+          ZoneFsInspector.SB_META_ZONES,
+          ZoneFsInspector.SB_FINISH_THRESHOLD,
+          ZoneFsInspector.SB_UUID
+        },
+        ZkvEnv.nativeBoundaryLayout(ZoneFsInspector.SUPERBLOCK_LAYOUT));
+    assertArrayEquals(
+        new int[] {1, ZONE_SIZE}, ZkvEnv.nativeBoundaryLayout(ZoneFsInspector.ZONE_USAGE_LAYOUT));
+  }
+
+  @Test
+  void unknownLayoutsAreReportedAsSuch() {
+    assertNull(ZkvEnv.nativeBoundaryLayout(99));
+  }
+}
