@@ -39,7 +39,7 @@ int zkv_boundary_layout(int layout, int32_t *out, int cap) {
     RECORD(zkv_bnd_bytes), FIELD(zkv_bnd_bytes, offset), FIELD(zkv_bnd_bytes, length);
   } else if (layout == ZKV_BND_ZONE_STATS) {
     out[n++] = ZKV_STATS_VERSION;
-    RECORD(zkv_bnd_zone_stats), FIELD(zkv_bnd_zone_stats, host_bytes), FIELD(zkv_bnd_zone_stats, zone_steals);
+    RECORD(zkv_bnd_zone_stats), FIELD(zkv_bnd_zone_stats, host_bytes), FIELD(zkv_bnd_zone_stats, zone_steals_total);
   } else if (layout == ZKV_BND_SUPERBLOCK) {
     out[n++] = ZKV_SUPERBLOCK_VERSION;
     RECORD(zkv_bnd_superblock), FIELD(zkv_bnd_superblock, version), FIELD(zkv_bnd_superblock, flags),
@@ -78,4 +78,28 @@ int zkv_boundary_write_single(void *dst, size_t cap, int layout, int version, co
   int n = zkv_boundary_write_section(dst, cap, layout, version, size, 1);
   if (n > 0) memcpy(zkv_boundary_records(dst), record, size);
   return n;
+}
+
+void zkv_boundary_zone_stats(const zfs_stats *s, zkv_bnd_zone_stats *out) {
+  *out = (zkv_bnd_zone_stats){s->host_bytes,
+                              s->padding_bytes,
+                              s->gc_bytes,
+                              s->meta_bytes,
+                              s->resets,
+                              s->resets_without_copy,
+                              s->meta_rolls,
+                              s->live_bytes,
+                              s->used_zone_bytes,
+                              s->files,
+                              s->data_zones,
+                              s->empty_zones,
+                              s->full_zones,
+                              s->open_zones,
+                              s->owned_zones,
+                              s->policy_decisions,
+                              s->fallback_allocations,
+                              s->zone_steals,
+                              s->policy_decisions_total,
+                              s->fallback_allocations_total,
+                              s->zone_steals_total};
 }

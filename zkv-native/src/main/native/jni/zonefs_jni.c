@@ -49,6 +49,19 @@ JNI_EXPORT jint JNICALL Java_io_zkv_fs_ZoneFsInspector_nSuperblock(JNIEnv *env, 
   return zkv_boundary_write_single(dst, (size_t)cap, ZKV_BND_SUPERBLOCK, ZKV_SUPERBLOCK_VERSION, &r, sizeof r);
 }
 
+/* The file system's counters (those since format above all) as a ZKV_BND_ZONE_STATS buffer. */
+JNI_EXPORT jint JNICALL Java_io_zkv_fs_ZoneFsInspector_nStats(JNIEnv *env, jclass c, jlong fs, jobject out) {
+  (void)c;
+  zfs_stats s;
+  zfs_stats_get(FS(fs), &s);
+  zkv_bnd_zone_stats v;
+  zkv_boundary_zone_stats(&s, &v);
+  void *dst = (*env)->GetDirectBufferAddress(env, out);
+  jlong cap = (*env)->GetDirectBufferCapacity(env, out);
+  if (!dst || cap < 0) return -EINVAL;
+  return zkv_boundary_write_single(dst, (size_t)cap, ZKV_BND_ZONE_STATS, ZKV_STATS_VERSION, &v, sizeof v);
+}
+
 /* state, sequence; returns the message */
 JNI_EXPORT jstring JNICALL Java_io_zkv_fs_ZoneFsInspector_nMetaStatus(JNIEnv *env, jclass c, jlong fs, jint zone,
                                                                       jlongArray out) {

@@ -282,10 +282,8 @@ JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nZoneStats(JNIEnv* env, jclass, 
   if (!h->zone_fs) return -EINVAL;
   zfs_stats s;
   zfs_stats_get(h->zone_fs, &s);
-  zkv_bnd_zone_stats v{s.host_bytes,          s.padding_bytes,        s.gc_bytes,   s.meta_bytes,      s.resets,
-                       s.resets_without_copy, s.meta_rolls,           s.live_bytes, s.used_zone_bytes, s.files,
-                       s.data_zones,          s.empty_zones,          s.full_zones, s.open_zones,      s.owned_zones,
-                       s.policy_decisions,    s.fallback_allocations, s.zone_steals};
+  zkv_bnd_zone_stats v;
+  zkv_boundary_zone_stats(&s, &v);
   void* dst = env->GetDirectBufferAddress(out);
   jlong cap = env->GetDirectBufferCapacity(out);
   if (!dst || cap < 0) return -EINVAL;

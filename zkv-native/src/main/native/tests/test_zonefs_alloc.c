@@ -203,8 +203,14 @@ static void test_callout_sees_files_per_zone_and_keeps_tags(void) {
   CHECK_EQ(zi.wp, zi.start);
   CHECK_EQ(zi.tag, -1);
   uint32_t za = p.zone_of[a];
+  zfs_stats st;
+  zfs_stats_get(fs, &st);
+  CHECK_EQ(st.policy_decisions, (uint64_t)p.calls);
   zfs_unmount(fs); /* the tag of a's zone is in the metadata log and survives a remount */
   fs = mount_ok(d);
+  zfs_stats_get(fs, &st); /* so do the placement counts, as totals since format */
+  CHECK_EQ(st.policy_decisions, 0);
+  CHECK_EQ(st.policy_decisions_total, (uint64_t)p.calls);
   CHECK_EQ(zfs_zone_info_get(fs, za, &zi), 0);
   CHECK_EQ(zi.tag, (int32_t)(100 + za));
   CHECK_EQ(zi.lifetime, 5u); /* the policy's, not the files' (3) */

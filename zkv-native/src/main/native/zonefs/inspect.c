@@ -27,6 +27,9 @@ int zfs_stats_get(zfs *fs, zfs_stats *out) {
     else
       s.open_zones++;
   }
+  s.policy_decisions_total = fs->policy_base[0] + s.policy_decisions;
+  s.fallback_allocations_total = fs->policy_base[1] + s.fallback_allocations;
+  s.zone_steals_total = fs->policy_base[2] + s.zone_steals;
   pthread_mutex_unlock(&fs->mu);
   *out = s;
   return 0;

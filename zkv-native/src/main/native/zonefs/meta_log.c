@@ -98,6 +98,18 @@ static int append_zone_labels(zfs *fs, uint32_t only, int raw) {
 
 int persist_zone_labels(zfs *fs, uint32_t zone) { return append_zone_labels(fs, zone, 0); }
 
+/* The placement counters since format (earlier mounts' plus this one's). */
+static int append_policy_counts(zfs *fs, int raw) {
+  uint8_t p[24];
+  put64(p, fs->policy_base[0] + fs->st.policy_decisions);
+  put64(p + 8, fs->policy_base[1] + fs->st.fallback_allocations);
+  put64(p + 16, fs->policy_base[2] + fs->st.zone_steals);
+  return raw ? append_record_raw(fs, ZFS_REC_POLICY_COUNTS, p, sizeof p)
+             : append_record(fs, ZFS_REC_POLICY_COUNTS, p, sizeof p);
+}
+
+int persist_policy_counts(zfs *fs) { return append_policy_counts(fs, 0); }
+
 /* Starts a fresh meta zone: superblock with the next sequence, then the complete snapshot. The
  * old zone is reset only once the new one is durable, so a crash leaves one valid log. */
 int roll_meta(zfs *fs) {
@@ -121,7 +133,7 @@ int roll_meta(zfs *fs) {
   size_t len;
   uint8_t *snap = encode_snapshot(fs, &len);
   if (!snap) return -ENOMEM;
-  uint64_t labels = zfs_record_size(4 + 12 * fs->g.nr_zones, fs->g.lba_size); /* at most this much */
+  uint64_t labels = zfs_record_size(4 + 12 * fs->g.nr_zones, fs->g.lba_size) + zfs_record_size(24, fs->g.lba_size);
   if (zfs_record_size((uint32_t)len, fs->g.lba_size) + ZFS_SUPERBLOCK_SIZE + labels > fs->g.zone_cap) {
     free(snap);
     return -EFBIG; /* the file table no longer fits a meta zone */
@@ -130,6 +142,7 @@ int roll_meta(zfs *fs) {
   free(snap);
   if (rc) return rc;
   if ((rc = append_zone_labels(fs, UINT32_MAX, 1))) return rc;
+  if ((rc = append_policy_counts(fs, 1))) return rc;
   fs->st.meta_rolls++;
   return old == next ? 0 : zkv_dev_zone_mgmt(fs->dev, old, ZKV_ZONE_RESET);
 }

@@ -305,6 +305,9 @@ static int replay(zfs *fs, const uint8_t *log, size_t len, uint64_t base, char *
         fs->zones[z].lifetime = get32(e + 8);
         fs->zones[z].labelled = 1;
       }
+    } else if (r.type == ZFS_REC_POLICY_COUNTS) {
+      if (r.len != 24) return fail(-EUCLEAN, err, errlen, "policy counts record of %u bytes", r.len);
+      for (int i = 0; i < 3; i++) fs->policy_base[i] = get64(r.payload + 8 * i);
     } else if (r.type == ZFS_REC_END) {
       break;
     }
@@ -512,7 +515,7 @@ void zfs_unmount(zfs *fs) {
   stop_gc(fs);
   if (!fs->readonly) {
     pthread_mutex_lock(&fs->mu);
-    append_record(fs, ZFS_REC_END, NULL, 0);
+    if (persist_policy_counts(fs) == 0) append_record(fs, ZFS_REC_END, NULL, 0);
     pthread_mutex_unlock(&fs->mu);
   }
   free_fs(fs);

@@ -35,6 +35,9 @@ typedef struct zfs_stats {
    * them (zone_alloc.c's safety rules): allocations it decided itself where the policy found no
    * zone or asked for a reserved one, and zones it took from idle owners. */
   uint64_t policy_decisions, fallback_allocations, zone_steals;
+  /* The same three since the file system was formatted, as of the metadata log: the counts of
+   * earlier mounts are recorded at every log roll and clean unmount (a crash loses those since). */
+  uint64_t policy_decisions_total, fallback_allocations_total, zone_steals_total;
 } zfs_stats;
 
 #define ZFS_MOUNT_READONLY 1

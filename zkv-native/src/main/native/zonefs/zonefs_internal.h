@@ -112,6 +112,7 @@ struct zfs {
   char log_tail[256];             /* how the replayed log ended when it did not end cleanly, for fsck */
   uint64_t data_gen, durable_gen; /* data writes made / made durable by a flush (make_data_durable) */
   zfs_stats st;
+  uint64_t policy_base[3]; /* decisions, fallbacks, steals of earlier mounts (the log's count) */
 };
 
 static inline uint64_t now_us(void) {
@@ -153,6 +154,7 @@ int persist_sync(zfs *fs, fobj *f);
 int persist_delete(zfs *fs, uint64_t id);
 int persist_active(zfs *fs, fobj *f, uint64_t active_extent_start);
 int persist_zone_labels(zfs *fs, uint32_t zone);
+int persist_policy_counts(zfs *fs);
 
 /* file table (file_table.c) */
 fobj *file_find(zfs *fs, const char *name, uint32_t *name_index);

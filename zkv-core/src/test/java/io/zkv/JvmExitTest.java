@@ -99,6 +99,8 @@ class JvmExitTest {
                 List.of(
                     java,
                     "-Xmx256m",
+                    // RocksJava extracts its library there; an exiting child may not delete it
+                    "-Djava.io.tmpdir=" + dir,
                     "-cp",
                     System.getProperty("java.class.path"),
                     ExitWorkload.class.getName(),

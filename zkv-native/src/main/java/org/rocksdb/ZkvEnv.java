@@ -243,38 +243,13 @@ public final class ZkvEnv extends Env {
   /** Counters of the zone file system (zoned Envs only). */
   public ZoneStats zoneStats() {
     checkOpen();
-    long[] v = new long[ZoneStats.FIELDS];
     synchronized (statsBuffer) {
       int n = nZoneStats(zkvHandle, statsBuffer);
       if (n < 0) {
         throw new IllegalStateException("not a zoned Env (error " + n + ")");
       }
-      BoundaryBuffer b =
-          BoundaryBuffer.wrap(
-              statsBuffer, ZoneStats.LAYOUT, ZoneStats.VERSION, ZoneStats.FIELDS * Long.BYTES);
-      for (int i = 0; i < v.length; i++) {
-        v[i] = b.getLong(0, 0, i * Long.BYTES);
-      }
+      return ZoneStats.read(statsBuffer);
     }
-    return new ZoneStats(
-        v[0],
-        v[1],
-        v[2],
-        v[3],
-        v[4],
-        v[5],
-        v[6],
-        v[7],
-        v[8],
-        (int) v[9],
-        (int) v[10],
-        (int) v[11],
-        (int) v[12],
-        (int) v[13],
-        (int) v[14],
-        v[15],
-        v[16],
-        v[17]);
   }
 
   /**
@@ -335,6 +310,11 @@ public final class ZkvEnv extends Env {
    *     zone the reserves keep
    * @param zoneSteals zones the file system took from an idle writer since mount, overriding the
    *     policy's wait for a token that only idle writers held
+   * @param policyDecisionsTotal {@code policyDecisions} since the file system was formatted, as the
+   *     metadata log counts them (earlier mounts' counts are recorded at every log roll and clean
+   *     unmount; a crash loses those since)
+   * @param fallbackAllocationsTotal {@code fallbackAllocations} since format, likewise
+   * @param zoneStealsTotal {@code zoneSteals} since format, likewise
    */
   public record ZoneStats(
       long hostBytes,
@@ -354,12 +334,55 @@ public final class ZkvEnv extends Env {
       int ownedZones,
       long policyDecisions,
       long fallbackAllocations,
-      long zoneSteals) {
+      long zoneSteals,
+      long policyDecisionsTotal,
+      long fallbackAllocationsTotal,
+      long zoneStealsTotal) {
     /** How many counters cross the native boundary (layout 2: one record of 64-bit fields). */
-    static final int FIELDS = 18;
+    static final int FIELDS = 21;
 
     static final int LAYOUT = 2;
-    static final int VERSION = 1;
+    static final int VERSION = 2;
+
+    /**
+     * Reads a zone-stats buffer of the typed native boundary (docs/formats/native-boundary.md).
+     *
+     * @throws IllegalStateException if it is not one of this version
+     */
+    public static ZoneStats read(ByteBuffer buffer) {
+      BoundaryBuffer b = BoundaryBuffer.wrap(buffer, LAYOUT, VERSION, FIELDS * Long.BYTES);
+      long[] v = new long[FIELDS];
+      for (int i = 0; i < v.length; i++) {
+        v[i] = b.getLong(0, 0, i * Long.BYTES);
+      }
+      return new ZoneStats(
+          v[0],
+          v[1],
+          v[2],
+          v[3],
+          v[4],
+          v[5],
+          v[6],
+          v[7],
+          v[8],
+          (int) v[9],
+          (int) v[10],
+          (int) v[11],
+          (int) v[12],
+          (int) v[13],
+          (int) v[14],
+          v[15],
+          v[16],
+          v[17],
+          v[18],
+          v[19],
+          v[20]);
+    }
+
+    /** Every time the file system overrode the placement policy since format (the log's count). */
+    public long policyOverridesTotal() {
+      return fallbackAllocationsTotal + zoneStealsTotal;
+    }
 
     /** Every time the file system overrode the placement policy since mount. */
     public long policyOverrides() {

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.rocksdb.ZkvEnv;
 
 /**
  * The file-system commands of the {@code zkv} command line, like ZenFS's tool: mkfs, ls, df, zones,
@@ -245,6 +246,15 @@ final class FsCommands {
       out.printf("reclaimable  %s (reset or GC gets it back)%n", size(garbage));
       out.printf(
           "space amplification %.2f (used / live)%n", live == 0 ? 1.0 : (double) written / live);
+      ZkvEnv.ZoneStats st = fs.stats();
+      out.printf(
+          "placement    %d decisions by the policy, %d overridden by the file system (%d fallback"
+              + " allocations, %d zones taken from idle writers) since format, as of the last log"
+              + " roll or clean unmount%n",
+          st.policyDecisionsTotal(),
+          st.policyOverridesTotal(),
+          st.fallbackAllocationsTotal(),
+          st.zoneStealsTotal());
       return 0;
     }
 

@@ -35,7 +35,12 @@ class FsCommandsTest {
             "mkfs", "--device", uri(), "--zones", "16", "--zone-size", "8M", "--zone-cap", "6M"),
         cli.err());
     try (ZonedDevice dev = ZonedDevice.open(uri());
-        ZkvEnv env = ZkvEnv.onZones(dev, false);
+        ZkvEnv env =
+            ZkvEnv.onZones(
+                dev,
+                false,
+                new io.zkv.fs.PlacementAllocator(
+                    new io.zkv.placement.LizaPolicy(), dev.geometry()));
         Options o = new Options().setCreateIfMissing(true).setEnv(env);
         RocksDB db = RocksDB.open(o, "/cli/db");
         FlushOptions f = new FlushOptions().setWaitForFlush(true)) {
@@ -59,6 +64,10 @@ class FsCommandsTest {
     assertTrue(
         cli.out().contains("capacity     " + (78L << 20) + " bytes (data zones)"), cli.out());
     assertTrue(cli.out().contains("space amplification"), cli.out());
+    // the run above had LIZA decide its allocations: the log kept the count for df
+    assertTrue(
+        cli.out().matches("(?s).*placement    [1-9]\\d* decisions by the policy, 0 overridden.*"),
+        cli.out());
     assertEquals(0, cli.run("zones", "--device", uri()));
     assertTrue(cli.out().contains("metadata") && cli.out().contains("data"), cli.out());
     assertEquals(0, cli.run("dump", "--device", uri(), "--json"));

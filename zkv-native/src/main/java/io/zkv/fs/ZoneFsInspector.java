@@ -72,6 +72,22 @@ public final class ZoneFsInspector extends NativeHandle {
         b.getInt(0, 0, SB_FINISH_THRESHOLD));
   }
 
+  /**
+   * The file system's counters as the mounted log has them: above all the placement decisions and
+   * overrides since format ({@code ZoneStats.policyDecisionsTotal} and the two override totals); an
+   * inspection mount itself decides nothing.
+   */
+  public org.rocksdb.ZkvEnv.ZoneStats stats() {
+    ByteBuffer buf = ByteBuffer.allocateDirect(256);
+    long h = acquire();
+    try {
+      check(nStats(h, buf), "counters");
+    } finally {
+      release();
+    }
+    return org.rocksdb.ZkvEnv.ZoneStats.read(buf);
+  }
+
   // Boundary layout 3 (jni/boundary.h, zkv_bnd_superblock; docs/formats/native-boundary.md).
   static final int SUPERBLOCK_LAYOUT = 3, SB_VERSION = 0, SB_FLAGS = 4, SB_SEQUENCE = 8;
   static final int SB_BLOCK_SIZE = 16, SB_ZONES = 20, SB_ZONE_SIZE = 24, SB_ZONE_CAPACITY = 32;
@@ -200,6 +216,8 @@ public final class ZoneFsInspector extends NativeHandle {
   private static native String nMetaStatus(long fs, int zone, long[] out);
 
   private static native int nZones(long fs, ByteBuffer out);
+
+  private static native int nStats(long fs, ByteBuffer out);
 
   private static native int nFiles(long fs, List<Object[]> out);
 

@@ -77,9 +77,9 @@ public final class ZkvNative {
     RocksDB.loadLibrary();
     String rocksdb = String.valueOf(RocksDB.rocksdbVersion());
     String library = libraryFor(rocksdb);
-    System.load(libraryPath("libzkvboot.so").toString());
+    loadOnce(libraryPath("libzkvboot.so"));
     rocksJavaLibrary = nPromoteGlobal("librocksdbjni");
-    System.load(libraryPath(library).toString());
+    loadOnce(libraryPath(library));
     checkHeaders(library, nRocksdbHeaderVersion(), rocksdb);
     rocksDbVersion = rocksdb;
   }
@@ -95,6 +95,18 @@ public final class ZkvNative {
   /** The RocksJava library file zkv bound to (for diagnostics). */
   public static Optional<String> rocksJavaLibrary() {
     return Optional.ofNullable(rocksJavaLibrary);
+  }
+
+  /**
+   * Loads a library; a copy extracted from the jar is deleted at once (the loaded mapping stays),
+   * so a JVM that is killed leaves no copy behind in the temporary directory (deleteOnExit does not
+   * run then, and crash tests kill many).
+   */
+  private static void loadOnce(Path library) throws IOException {
+    System.load(library.toString());
+    if (System.getProperty("zkv.native.dir") == null) {
+      Files.deleteIfExists(library);
+    }
   }
 
   private static Path libraryPath(String name) throws IOException {

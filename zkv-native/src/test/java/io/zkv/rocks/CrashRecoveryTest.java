@@ -56,7 +56,13 @@ class CrashRecoveryTest {
     for (int c = 0; c < cycles; c++) {
       final int cycle = c;
       List<String> cmd =
-          new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path")));
+          new ArrayList<>(
+              List.of(
+                  java,
+                  // RocksJava extracts its library there; a killed child cannot delete its copy
+                  "-Djava.io.tmpdir=" + dir,
+                  "-cp",
+                  System.getProperty("java.class.path")));
       cmd.addAll(
           List.of(
               CrashWorkload.class.getName(),
