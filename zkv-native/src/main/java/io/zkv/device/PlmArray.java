@@ -44,13 +44,7 @@ public final class PlmArray {
   /** NVM Set {@code nvmSet} (1-based; 1 is the meta set). */
   public SetBacklog set(int nvmSet) throws ZonedDeviceException {
     long[] v = new long[12];
-    long h = device.handleForCall();
-    int rc;
-    try {
-      rc = nStats(h, nvmSet, v);
-    } finally {
-      device.endCall();
-    }
+    int rc = (int) device.onHandle(h -> nStats(h, nvmSet, v));
     ZonedDeviceException.check(rc, "plmarray state of NVM Set " + nvmSet);
     return new SetBacklog(
         nvmSet,

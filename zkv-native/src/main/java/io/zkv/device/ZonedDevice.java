@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongUnaryOperator;
 
 /**
  * A zoned block device opened by URI: {@code
@@ -373,12 +374,14 @@ public final class ZonedDevice extends NativeHandle {
     }
   }
 
-  long handleForCall() {
-    return acquire();
-  }
-
-  void endCall() {
-    release();
+  /** Runs one native call on the device's handle, kept valid during it; returns its result. */
+  long onHandle(LongUnaryOperator call) {
+    long h = acquire();
+    try {
+      return call.applyAsLong(h);
+    } finally {
+      release();
+    }
   }
 
   @Override
