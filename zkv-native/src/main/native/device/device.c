@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "emu_internal.h"
+#include "plm_array.h"
 
 static int parse_u64(const char *v, uint64_t *out) {
   char *end;
@@ -231,8 +232,11 @@ zkv_dev *zkv_dev_open(const char *uri, int *err) {
   if (uri && strncmp(uri, "emu:", 4) == 0) return emu_dev_open(uri, err);
   if (uri && strncmp(uri, "nvme:", 5) == 0) return nvme_dev_open(uri + 5, err);
   if (uri && strncmp(uri, "zbd:", 4) == 0) return zbd_dev_open(uri + 4, err);
-  zkv_set_error("unsupported device URI '%s': expected emu:/path, nvme:/dev/ngXnY or zbd:/dev/nvmeXnY",
-                uri ? uri : "(null)");
+  if (uri && strncmp(uri, "plmarray:", 9) == 0) return plm_array_open(uri, err);
+  zkv_set_error(
+      "unsupported device URI '%s': expected emu:/path, nvme:/dev/ngXnY, zbd:/dev/nvmeXnY or "
+      "plmarray:emu:/path?profile=plm",
+      uri ? uri : "(null)");
   return NULL;
 }
 

@@ -18,6 +18,7 @@
 #include "crc32c.h"
 #include "emu_internal.h"
 #include "le_bytes.h"
+#include "plm_array.h"
 
 /* ---------- on-disk layout ---------- */
 
@@ -462,6 +463,7 @@ static int by_zone_then_offset_desc(const void *a, const void *b) {
 }
 
 int64_t zkv_emu_power_cut(zkv_dev *d, int mode, uint64_t seed) {
+  d = plm_array_inner(d); /* a plmarray: device loses power with the device it is made of */
   if (d->be != &zkv_emu_backend) return -EOPNOTSUPP;
   emu_dev *dev = (emu_dev *)d;
   if (mode != ZKV_CUT_DROP_ALL && mode != ZKV_CUT_RANDOM) return -EINVAL;
@@ -708,7 +710,11 @@ static int emu_admin(zkv_dev *d, zkv_admin_cmd *cmd) {
   return rc;
 }
 
-static emu_dev *plm_dev(zkv_dev *d) { return d->be == &zkv_emu_backend && ((emu_dev *)d)->plm ? (emu_dev *)d : NULL; }
+/* On a plmarray: device, the NVM Sets are those of the device it is made of. */
+static emu_dev *plm_dev(zkv_dev *d) {
+  d = plm_array_inner(d);
+  return d->be == &zkv_emu_backend && ((emu_dev *)d)->plm ? (emu_dev *)d : NULL;
+}
 
 int zkv_emu_plm_stats_get(zkv_dev *d, uint32_t nvm_set, zkv_emu_plm_stats *out) {
   emu_dev *dev = plm_dev(d);

@@ -182,6 +182,27 @@ JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nPlmStats(JNIEnv *env,
   return 0;
 }
 
+JNI_EXPORT jint JNICALL Java_io_zkv_device_PlmArray_nStats(JNIEnv *env, jclass c, jlong h, jint set, jlongArray out) {
+  (void)c;
+  zkv_plm_array_stats s;
+  int rc = set < 1 ? -EINVAL : zkv_plm_array_stats_get(DEV(h), (uint32_t)set, &s);
+  if (rc) return rc;
+  jlong v[12] = {s.window,
+                 s.held_writes,
+                 (jlong)s.held_bytes,
+                 (jlong)s.hold_capacity,
+                 (jlong)s.writes_direct,
+                 (jlong)s.writes_held,
+                 (jlong)s.bytes_drained,
+                 (jlong)s.writes_forced,
+                 (jlong)s.reads_direct,
+                 (jlong)s.reads_reconstructed,
+                 (jlong)s.reads_from_buffer,
+                 (jlong)s.journal_bytes};
+  (*env)->SetLongArrayRegion(env, out, 0, 12, v);
+  return 0;
+}
+
 JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nPlmAdvance(JNIEnv *env, jclass c, jlong h, jlong ns) {
   (void)env, (void)c;
   return ns < 0 ? -EINVAL : zkv_emu_plm_advance(DEV(h), (uint64_t)ns);

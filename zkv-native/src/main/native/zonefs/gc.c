@@ -51,7 +51,7 @@ static int copy_extent(zfs *fs, zfs_extent e, const fobj *f, int64_t *gc_zone, z
     if (rc) break;
     uint64_t chunk = padded - moved < room ? padded - moved : room;
     if (chunk > fs->g.zasl) chunk = fs->g.zasl / block * block;
-    if ((rc = zkv_dev_write(fs->dev, at, buf + moved, chunk, 0))) break;
+    if ((rc = zkv_dev_write(fs->dev, at, buf + moved, chunk, ZKV_IO_CLASS(ZKV_CLASS_INTERNAL)))) break;
     uint64_t real = moved + chunk <= e.len ? chunk : e.len - moved;
     pthread_mutex_lock(&fs->mu);
     fs->zones[z].wp = at + chunk;

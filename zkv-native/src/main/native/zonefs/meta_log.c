@@ -9,7 +9,7 @@
 #include "zonefs_internal.h"
 
 static int write_meta(zfs *fs, const uint8_t *buf, size_t len) {
-  int rc = zkv_dev_write(fs->dev, fs->meta_wp, buf, len, ZKV_IO_FUA);
+  int rc = zkv_dev_write(fs->dev, fs->meta_wp, buf, len, ZKV_IO_FUA | ZKV_IO_CLASS(ZKV_CLASS_META));
   if (rc) return rc;
   fs->meta_wp += len;
   fs->st.meta_bytes += len;

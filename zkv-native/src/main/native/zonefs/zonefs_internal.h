@@ -134,6 +134,9 @@ static inline uint32_t zone_of(const zfs *fs, uint64_t off) { return (uint32_t)(
 static inline int in_namespace(const fobj *f) { return f->m.n_names > 0; }
 
 static inline int is_sparse(const fobj *f) { return (f->m.flags & ZFS_FILE_SPARSE) != 0; }
+/* The I/O class of a file's writes, for devices that place data by it (plmarray:, docs/plm.md):
+ * sparse files are the WAL (*.log), the rest is flush, compaction and other internal data. */
+static inline int io_class_of(const fobj *f) { return ZKV_IO_CLASS(is_sparse(f) ? ZKV_CLASS_WAL : ZKV_CLASS_INTERNAL); }
 
 /* The device bytes an extent's blocks span: what it costs in its zone and what GC copies. A
  * sparse file's extent starts after its chunk header, so this counts header and padding too. */

@@ -6,6 +6,8 @@ import io.zkv.device.EmulatedDevice;
 import io.zkv.device.Zone;
 import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
+import io.zkv.plm.driver.WindowDriver;
+import io.zkv.plm.driver.WindowSchedulers;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -73,6 +75,7 @@ public final class ZonedEnv implements AutoCloseable {
   private final List<Attachment> attachments = new ArrayList<>();
   private final Map<String, String> uncleanlyClosed = new HashMap<>();
   private boolean closed;
+  private WindowDriver windowDriver; // plmarray: with a window scheduler
 
   private ZonedEnv(
       ZonedDevice device,
@@ -181,7 +184,9 @@ public final class ZonedEnv implements AutoCloseable {
     if (device.isClosed()) {
       throw new ZkvClosedException("zoned device " + device.uri() + " is closed");
     }
-    return mount(device, options, false, mode, false);
+    ZonedEnv zoned = mount(device, options, false, mode, false);
+    zoned.startWindowDriver();
+    return zoned;
   }
 
   /**
@@ -255,9 +260,38 @@ public final class ZonedEnv implements AutoCloseable {
       throw new ZkvException("cannot open zoned device " + uri + ": " + e.getMessage(), e);
     }
     try {
-      return mount(device, options, true, mode, shared);
+      ZonedEnv zoned = mount(device, options, true, mode, shared);
+      zoned.startWindowDriver();
+      return zoned;
     } catch (RuntimeException e) {
       device.close();
+      throw e;
+    }
+  }
+
+  /** Starts the options' window scheduler on a plmarray: device (refused on any other). */
+  private void startWindowDriver() {
+    String name = options.windowScheduler();
+    if (name == null) {
+      return;
+    }
+    try {
+      if (!device.isPlmArray()) {
+        throw new ZkvException(
+            "window scheduler "
+                + name
+                + " needs a plmarray: device (the NVM Sets of a PLM device, docs/plm.md), not "
+                + device.uri());
+      }
+      long hold = device.plmArray().set(1).holdCapacity();
+      windowDriver = WindowDriver.start(device, WindowSchedulers.create(name, hold));
+    } catch (ZonedDeviceException e) {
+      env.close();
+      throw new ZkvException(
+          "cannot start window scheduler " + name + " on " + device.uri() + ": " + e.getMessage(),
+          e);
+    } catch (RuntimeException e) {
+      env.close();
       throw e;
     }
   }
@@ -512,6 +546,9 @@ public final class ZonedEnv implements AutoCloseable {
               + "; close those first");
     }
     closed = true;
+    if (windowDriver != null) {
+      windowDriver.close();
+    }
     env.close();
     if (ownsDevice) {
       device.close();

@@ -5,6 +5,7 @@ import io.zkv.placement.GreedyVictimPolicy;
 import io.zkv.placement.LizaPolicy;
 import io.zkv.placement.PlacementPolicy;
 import io.zkv.placement.VictimPolicy;
+import io.zkv.plm.driver.WindowSchedulers;
 import java.util.Objects;
 
 /**
@@ -18,6 +19,10 @@ import java.util.Objects;
  * garbage collection, and background GC from {@value GcTrigger#ZENFS_START_PERCENT}% free space
  * (ZenFS's level). Policies are per device: every database on it shares them, so a policy object
  * must be safe to call from several threads (the file system serialises the calls of one device).
+ *
+ * <p>On a {@code plmarray:} device (docs/plm.md), {@link Builder#windowScheduler(String)} names the
+ * window scheduler a driver thread applies to its NVM Sets while the env is open; none by default
+ * (the sets' windows stay as they are: PLM off unless someone turned it on).
  */
 public final class ZonedEnvOptions {
   private static final ZonedEnvOptions DEFAULTS = builder().build();
@@ -25,11 +30,13 @@ public final class ZonedEnvOptions {
   private final PlacementPolicy placement;
   private final VictimPolicy victimPolicy;
   private final int gcStartPercent;
+  private final String windowScheduler;
 
   private ZonedEnvOptions(Builder b) {
     this.placement = b.placement;
     this.victimPolicy = b.victimPolicy;
     this.gcStartPercent = b.gcStartPercent;
+    this.windowScheduler = b.windowScheduler;
   }
 
   public static Builder builder() {
@@ -59,17 +66,26 @@ public final class ZonedEnvOptions {
   }
 
   /** Equal settings: same placement and victim policy (by name) and GC level. */
+  /**
+   * The window scheduler ({@code base}, {@code r-vigil}, {@code o-vigil}) driving a {@code
+   * plmarray:} device's NVM Sets, or null for none.
+   */
+  public String windowScheduler() {
+    return windowScheduler;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof ZonedEnvOptions other
         && placement.name().equals(other.placement.name())
         && victimPolicy.name().equals(other.victimPolicy.name())
-        && gcStartPercent == other.gcStartPercent;
+        && gcStartPercent == other.gcStartPercent
+        && Objects.equals(windowScheduler, other.windowScheduler);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(placement.name(), victimPolicy.name(), gcStartPercent);
+    return Objects.hash(placement.name(), victimPolicy.name(), gcStartPercent, windowScheduler);
   }
 
   @Override
@@ -80,6 +96,7 @@ public final class ZonedEnvOptions {
         + victimPolicy.name()
         + ", gcStartPercent="
         + gcStartPercent
+        + (windowScheduler != null ? ", windowScheduler=" + windowScheduler : "")
         + "}";
   }
 
@@ -88,8 +105,23 @@ public final class ZonedEnvOptions {
     private PlacementPolicy placement = new LizaPolicy();
     private VictimPolicy victimPolicy = new GreedyVictimPolicy();
     private int gcStartPercent = GcTrigger.ZENFS_START_PERCENT;
+    private String windowScheduler;
 
     private Builder() {}
+
+    /**
+     * The window scheduler for a {@code plmarray:} device: {@code base} (PLM off), {@code r-vigil}
+     * or {@code o-vigil}; null for none. Opening any other device with one set fails.
+     *
+     * @throws IllegalArgumentException for an unknown name, listing the known ones
+     */
+    public Builder windowScheduler(String name) {
+      if (name != null) {
+        WindowSchedulers.create(name, 0); // validates, with the message users see
+      }
+      this.windowScheduler = name;
+      return this;
+    }
 
     /** The placement policy (any zkv-placement {@link PlacementPolicy}, your own too). */
     public Builder placement(PlacementPolicy policy) {

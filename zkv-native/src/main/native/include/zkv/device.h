@@ -71,13 +71,26 @@ typedef struct zkv_zone {
 
 /* I/O flags. */
 #define ZKV_IO_FUA 0x1 /* durable on completion even with the volatile write cache on */
+/* The I/O class of a write, in bits 4-6 of its flags: what the zone file system knows of the data.
+ * The plmarray: device binds an empty zone by the class of its first write (WAL and metadata to
+ * the meta set, the rest striped over the kv-sets, docs/plm.md); other backends ignore it. */
+#define ZKV_IO_CLASS_SHIFT 4
+#define ZKV_IO_CLASS_MASK (7 << ZKV_IO_CLASS_SHIFT)
+#define ZKV_IO_CLASS(c) ((c) << ZKV_IO_CLASS_SHIFT)
+enum zkv_io_class {
+  ZKV_CLASS_NONE = 0,     /* unknown: treated as INTERNAL */
+  ZKV_CLASS_INTERNAL = 1, /* flush, compaction, garbage-collection writes (SST data) */
+  ZKV_CLASS_WAL = 2,      /* write-ahead log */
+  ZKV_CLASS_META = 3,     /* the file system's metadata log */
+};
 
 typedef struct zkv_dev zkv_dev;
 
 /* Opens "emu:/path[?profile=NAME&wcache=0|1&discard=0|1&reorder=0|1&seed=N]" (the emulator;
  * profile=plm also takes sets=N, timescale=S and clock=real|manual, docs/device.md),
- * "nvme:/dev/ngXnY" (NVMe passthrough on a zoned namespace's generic device) or
- * "zbd:/dev/nvmeXnY" (a zoned block device). Returns NULL and sets *err (negative). */
+ * "nvme:/dev/ngXnY" (NVMe passthrough on a zoned namespace's generic device),
+ * "zbd:/dev/nvmeXnY" (a zoned block device) or "plmarray:[chunk=N&hold=N@]emu:...?profile=plm"
+ * (the NVM Sets of a PLM device composed into one, docs/plm.md). Returns NULL and sets *err. */
 zkv_dev *zkv_dev_open(const char *uri, int *err);
 void zkv_dev_close(zkv_dev *dev);
 const char *zkv_dev_last_error(void);
@@ -196,6 +209,19 @@ typedef struct zkv_emu_plm_stats {
 int zkv_emu_plm_stats_get(zkv_dev *dev, uint32_t nvm_set, zkv_emu_plm_stats *out);
 /* clock=manual only: moves the window clock forward. -EOPNOTSUPP otherwise. */
 int zkv_emu_plm_advance(zkv_dev *dev, uint64_t ns);
+
+/* The plmarray: device (docs/plm.md): one NVM Set (1-based id) as the array sees it. Polled by the
+ * window driver at its decisions (never per I/O). -EOPNOTSUPP on other devices. */
+typedef struct zkv_plm_array_stats {
+  uint32_t window;                    /* as the array last saw it: 0 PLM off, 1 DTWIN, 2 NDWIN */
+  uint32_t held_writes;               /* writes held for this set now */
+  uint64_t held_bytes, hold_capacity; /* held for this set now; the buffer's limit (all sets) */
+  uint64_t writes_direct, writes_held, bytes_drained;
+  uint64_t writes_forced;                                        /* written into a DTWIN because the buffer was full */
+  uint64_t reads_direct, reads_reconstructed, reads_from_buffer; /* chunk reads by source */
+  uint64_t journal_bytes;                                        /* meta set only: journal written */
+} zkv_plm_array_stats;
+int zkv_plm_array_stats_get(zkv_dev *dev, uint32_t nvm_set, zkv_plm_array_stats *out);
 
 /* Counters (host-visible). */
 typedef struct zkv_dev_stats {

@@ -106,11 +106,12 @@ final class FsCommands {
       args.requireAllUsed();
       Path created = null;
       if (zones > 0) {
-        if (!uri.startsWith("emu:")) {
+        String emu = EmulatedDevice.composedUri(uri); // plmarray: composes an emu: device
+        if (!emu.startsWith("emu:")) {
           throw new Arguments.UsageException(
-              "--zones (creating a device) works for emu: devices only");
+              "--zones (creating a device) works for emu: devices (and plmarray: over one) only");
         }
-        Path file = Path.of(uri.substring(4).split("\\?", 2)[0]);
+        Path file = Path.of(emu.substring(4).split("\\?", 2)[0]);
         if (Files.exists(file)) {
           throw new Arguments.UsageException(
               file + " exists; omit the geometry options to format it");

@@ -24,6 +24,36 @@ class FsCommandsTest {
   @TempDir Path dir;
   private final CliRun cli = new CliRun();
 
+  @Test
+  void mkfsCreatesTheEmulatedDeviceBehindAPlmArray() throws Exception {
+    String array =
+        "plmarray:chunk=64k@emu:"
+            + dir.resolve("array.zkvemu").toAbsolutePath()
+            + "?profile=plm&sets=4";
+    assertEquals(
+        0,
+        cli.run(
+            "mkfs",
+            "--device",
+            array,
+            "--zones",
+            "32",
+            "--zone-size",
+            "8M",
+            "--zone-cap",
+            "8M",
+            "--max-open",
+            "0",
+            "--max-active",
+            "0"),
+        cli.err());
+    try (ZonedDevice dev = ZonedDevice.open(array)) {
+      assertTrue(dev.isPlmArray());
+      assertEquals(3 + 8, dev.geometry().zoneCount()); // 3 meta zones, 8 stripe groups
+    }
+    assertEquals(0, cli.run("ls", "--device", array), cli.err());
+  }
+
   private String uri() {
     return "emu:" + dir.resolve("dev.zkvemu");
   }

@@ -47,6 +47,20 @@ public final class EmulatedDevice {
   }
 
   /**
+   * The URI of the device a {@code plmarray:} URI composes ({@code plmarray:[OPTIONS@]INNER} gives
+   * {@code INNER}); any other URI unchanged. For tools that create the emulated file first.
+   */
+  public static String composedUri(String uri) {
+    if (!uri.startsWith("plmarray:")) {
+      return uri;
+    }
+    String rest = uri.substring("plmarray:".length());
+    int at = rest.indexOf('@');
+    int colon = rest.indexOf(':');
+    return at >= 0 && (colon < 0 || at < colon) ? rest.substring(at + 1) : rest;
+  }
+
+  /**
    * Whether the host honoured the timing profiles so far, over every emulated device of this
    * process (see {@link HostLateness}).
    */

@@ -72,13 +72,7 @@ public final class EmulatedPlm {
   /** The state of NVM Set {@code nvmSet} (1-based). */
   public SetState set(int nvmSet) throws ZonedDeviceException {
     long[] v = new long[25];
-    long h = device.handleForCall();
-    int rc;
-    try {
-      rc = EmulatedDevice.nPlmStats(h, nvmSet, v);
-    } finally {
-      device.endCall();
-    }
+    int rc = (int) device.onHandle(h -> EmulatedDevice.nPlmStats(h, nvmSet, v));
     ZonedDeviceException.check(rc, "PLM state of NVM Set " + nvmSet);
     return new SetState(
         nvmSet,
@@ -106,13 +100,7 @@ public final class EmulatedPlm {
 
   /** Moves the virtual window clock forward ({@code clock=manual} only). */
   public void advanceClock(long nanos) throws ZonedDeviceException {
-    long h = device.handleForCall();
-    int rc;
-    try {
-      rc = EmulatedDevice.nPlmAdvance(h, nanos);
-    } finally {
-      device.endCall();
-    }
+    int rc = (int) device.onHandle(h -> EmulatedDevice.nPlmAdvance(h, nanos));
     ZonedDeviceException.check(rc, "advance the PLM window clock (needs clock=manual)");
   }
 }

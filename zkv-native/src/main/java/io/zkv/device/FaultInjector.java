@@ -43,12 +43,10 @@ public final class FaultInjector {
     for (Op o : ops) {
       mask |= o.bit;
     }
-    long h = device.handleForCall();
-    try {
-      check(EmulatedDevice.nInjectError(h, mask, zone, skip, count, -EIO), "inject error");
-    } finally {
-      device.endCall();
-    }
+    int bits = mask;
+    check(
+        device.onHandle(h -> EmulatedDevice.nInjectError(h, bits, zone, skip, count, -EIO)),
+        "inject error");
   }
 
   /** Turns a zone read-only or offline, as a failing device does. */
@@ -56,12 +54,9 @@ public final class FaultInjector {
     if (condition != ZoneCondition.READ_ONLY && condition != ZoneCondition.OFFLINE) {
       throw new IllegalArgumentException("only READ_ONLY or OFFLINE can be injected");
     }
-    long h = device.handleForCall();
-    try {
-      check(EmulatedDevice.nSetZoneCondition(h, zone, condition.code()), "set zone condition");
-    } finally {
-      device.endCall();
-    }
+    check(
+        device.onHandle(h -> EmulatedDevice.nSetZoneCondition(h, zone, condition.code())),
+        "set zone condition");
   }
 
   /**
@@ -70,12 +65,8 @@ public final class FaultInjector {
    * durable at the cut.
    */
   public long powerCut(PowerCut mode, long seed) {
-    long h = device.handleForCall();
-    try {
-      return check(EmulatedDevice.nPowerCut(h, mode.ordinal(), seed), "power cut");
-    } finally {
-      device.endCall();
-    }
+    return check(
+        device.onHandle(h -> EmulatedDevice.nPowerCut(h, mode.ordinal(), seed)), "power cut");
   }
 
   private static long check(long rc, String what) {

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongUnaryOperator;
 
 /**
  * A zoned block device opened by URI: {@code
@@ -270,10 +271,28 @@ public final class ZonedDevice extends NativeHandle {
    * io.zkv.device.plm.PlmAdmin} as on {@code nvme:}.
    */
   public EmulatedPlm emulatedPlm() {
-    if (!uri.startsWith("emu:") || !"plm".equals(profile())) {
+    if (!(uri.startsWith("emu:") || isPlmArray()) || !"plm".equals(profile())) {
       throw new UnsupportedOperationException("needs an emulated device with profile=plm: " + uri);
     }
     return new EmulatedPlm(this);
+  }
+
+  /**
+   * Whether this is a {@code plmarray:} device (the NVM Sets of a PLM device composed into one).
+   */
+  public boolean isPlmArray() {
+    return uri.startsWith("plmarray:");
+  }
+
+  /**
+   * What a {@code plmarray:} device holds for each NVM Set (see {@code docs/plm.md}), for the
+   * window driver.
+   */
+  public PlmArray plmArray() {
+    if (!isPlmArray()) {
+      throw new UnsupportedOperationException("needs a plmarray: device: " + uri);
+    }
+    return new PlmArray(this);
   }
 
   /** Fault injection; emulated devices only. */
@@ -355,12 +374,14 @@ public final class ZonedDevice extends NativeHandle {
     }
   }
 
-  long handleForCall() {
-    return acquire();
-  }
-
-  void endCall() {
-    release();
+  /** Runs one native call on the device's handle, kept valid during it; returns its result. */
+  long onHandle(LongUnaryOperator call) {
+    long h = acquire();
+    try {
+      return call.applyAsLong(h);
+    } finally {
+      release();
+    }
   }
 
   @Override

@@ -1,5 +1,6 @@
 /**
- * NVMe Predictable Latency Mode: window scheduling (R-Vigil, O-Vigil), set striping and read
- * reconstruction. Arrives after the kernel device path.
+ * NVMe Predictable Latency Mode after Vigil-KV: window schedulers ({@code io.zkv.plm.window}: Base,
+ * R-Vigil, O-Vigil) and the driver applying them to a {@code plmarray:} device ({@code
+ * io.zkv.plm.driver}). Striping, reconstruction and held writes are native (docs/plm.md).
  */
 package io.zkv.plm;

@@ -4,6 +4,7 @@ import io.zkv.Placement;
 import io.zkv.cli.Arguments;
 import io.zkv.cli.Arguments.UsageException;
 import io.zkv.device.EmulatedDevice;
+import io.zkv.plm.driver.WindowSchedulers;
 import java.util.Arrays;
 import java.util.Locale;
 
@@ -15,8 +16,11 @@ import java.util.Locale;
  * <p>Keys for {@code zkv}: {@code profile} (timing profile of the scratch emulated device), {@code
  * zones}, {@code zone-size}, {@code zone-cap} (its geometry), {@code device} (an existing device
  * URI instead of a scratch device; it is formatted), {@code placement}, {@code sync}, {@code
- * label}. Keys for {@code rocksdb-default}: {@code dir} (where the database lives; default the
- * scratch directory), {@code sync}, {@code label}.
+ * label}, {@code windows} ({@code base}, {@code r-vigil} or {@code o-vigil}: the scratch device
+ * becomes a {@code plmarray:} over an emulated {@code plm} device of 4 NVM Sets, without open or
+ * active limits, whose windows that scheduler drives; docs/plm.md), {@code timescale} (with {@code
+ * windows}: the PLM windows run that many times faster). Keys for {@code rocksdb-default}: {@code
+ * dir} (where the database lives; default the scratch directory), {@code sync}, {@code label}.
  *
  * @param spec the configuration as written on the command line
  * @param label the name in tables and plots (the spec as written unless {@code label=} is given)
@@ -29,6 +33,8 @@ import java.util.Locale;
  * @param placement zone placement policy (zkv)
  * @param dir database directory, or null for the scratch directory (rocksdb-default)
  * @param sync sync the WAL on every write
+ * @param windows window scheduler on a plmarray: device, or null (zkv)
+ * @param timescale the PLM windows' speed-up with {@code windows} (zkv)
  */
 public record TargetConfig(
     String spec,
@@ -41,7 +47,9 @@ public record TargetConfig(
     long zoneCapacity,
     Placement placement,
     String dir,
-    boolean sync) {
+    boolean sync,
+    String windows,
+    int timescale) {
 
   /** The stores the driver can measure. */
   public enum Target {
@@ -91,7 +99,9 @@ public record TargetConfig(
         zoneCapacity,
         placement,
         null,
-        sync);
+        sync,
+        null,
+        1);
   }
 
   /** Parses {@code target[:key=value,...]}; bad specs throw {@link UsageException}. */
@@ -108,6 +118,8 @@ public record TargetConfig(
     Placement placement = defaults.placement;
     String dir = null;
     boolean sync = defaults.sync;
+    String windows = defaults.windows;
+    int timescale = defaults.timescale;
     if (colon >= 0) {
       for (String kv : s.substring(colon + 1).split(",")) {
         int eq = kv.indexOf('=');
@@ -137,6 +149,8 @@ public record TargetConfig(
           case "dir" -> dir = value;
           case "sync" -> sync = bool(spec, value);
           case "label" -> label = value;
+          case "windows" -> windows = windows(spec, value);
+          case "timescale" -> timescale = (int) size(spec, key, value, 1, 1000);
           default ->
               throw new UsageException(
                   "configuration '"
@@ -144,7 +158,7 @@ public record TargetConfig(
                       + "': unknown key '"
                       + key
                       + "' (known: profile, zones, zone-size, zone-cap, device, placement, dir, sync,"
-                      + " label)");
+                      + " label, windows, timescale)");
         }
       }
     }
@@ -158,7 +172,8 @@ public record TargetConfig(
               + zoneSize);
     }
     return new TargetConfig(
-        s, label, target, profile, device, zones, zoneSize, zoneCap, placement, dir, sync);
+        s, label, target, profile, device, zones, zoneSize, zoneCap, placement, dir, sync, windows,
+        timescale);
   }
 
   /** What the configuration runs on, for the report's conditions. */
@@ -178,7 +193,37 @@ public record TargetConfig(
                 zones,
                 zoneSize >> 20,
                 zoneCapacity >> 20);
-    return "zkv on " + dev + ", placement " + placement + (sync ? ", sync writes" : "");
+    if (windows != null && device == null) {
+      dev =
+          String.format(
+              Locale.ROOT,
+              "scratch plmarray: over an emulated plm device of 4 NVM Sets (timescale %d), %d zones"
+                  + " x %d MiB (%d MiB capacity) in all",
+              timescale,
+              zones,
+              zoneSize >> 20,
+              zoneCapacity >> 20);
+    }
+    return "zkv on "
+        + dev
+        + ", placement "
+        + placement
+        + (windows != null ? ", windows " + windows : "")
+        + (sync ? ", sync writes" : "");
+  }
+
+  /** A plmarray: URI over {@code file} for the {@code windows} key. */
+  String plmArrayUri(java.nio.file.Path file) {
+    return "plmarray:" + EmulatedDevice.uri(file, "plm", "sets=4", "timescale=" + timescale);
+  }
+
+  private static String windows(String spec, String v) {
+    try {
+      WindowSchedulers.create(v, 0);
+      return v;
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("configuration '" + spec + "': " + e.getMessage());
+    }
   }
 
   static Placement placement(String v) {

@@ -37,18 +37,25 @@ final class ZkvStore implements BenchStore {
     if (uri == null) {
       file = scratchDir.resolve("bench-" + System.nanoTime() + ".zkvemu");
       DeviceGeometry g =
-          DeviceGeometry.of(c.zones(), c.zoneSize(), c.zoneCapacity(), 14, 14, 1 << 20);
+          c.windows() != null // a plmarray: divides limits by its sets: none
+              ? DeviceGeometry.of(c.zones(), c.zoneSize(), c.zoneCapacity(), 0, 0, 1 << 20)
+              : DeviceGeometry.of(c.zones(), c.zoneSize(), c.zoneCapacity(), 14, 14, 1 << 20);
       try {
         EmulatedDevice.format(file, g);
       } catch (ZonedDeviceException e) {
         throw new IllegalStateException(
             "cannot create the scratch device " + file + ": " + e.getMessage(), e);
       }
-      uri = EmulatedDevice.uri(file, c.profile());
+      uri = c.windows() != null ? c.plmArrayUri(file) : EmulatedDevice.uri(file, c.profile());
     }
     ZonedEnv env =
         ZonedEnv.open(
-            uri, ZonedEnv.Mode.FORMAT, ZonedEnvOptions.builder().placement(c.placement()).build());
+            uri,
+            ZonedEnv.Mode.FORMAT,
+            ZonedEnvOptions.builder()
+                .placement(c.placement())
+                .windowScheduler(c.windows())
+                .build());
     try {
       ZkvOptions o =
           ZkvOptions.builder().syncWrites(c.sync()).writeBufferSize(s.writeBufferSize()).build();

@@ -1,0 +1,339 @@
+/* Tests of the plmarray: device (docs/plm.md): refusals at open, binding by I/O class,
+ * reconstruction returning the bytes a direct read returns with every kv-set in turn outside its
+ * DTWIN, held writes readable before and after they drain (and never reaching a set in DTWIN), the
+ * full buffer writing through, and power cuts with held writes losing no acknowledged write.
+ * Windows run on the emulator's virtual clock (clock=manual); data comes from seeds that a failure
+ * prints. `test_plm_array --format PATH` formats the device the conformance run (test_kernel_dev
+ * on a plmarray: URI, CMakeLists.txt) uses. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_util.h"
+#include "zkv/device.h"
+
+#define KiB 1024ull
+#define MiB (1024ull * 1024ull)
+#define CHUNK (64 * KiB)
+#define LZ (8 * MiB) /* the array's zone size */
+#define WAL ZKV_IO_CLASS(ZKV_CLASS_WAL)
+#define SST ZKV_IO_CLASS(ZKV_CLASS_INTERNAL)
+
+static char tmpdir[] = "/tmp/zkv-test-plm-array-XXXXXX";
+static char path[512];
+
+static void cleanup(void) {
+  DIR *d = opendir(tmpdir);
+  if (!d) return;
+  struct dirent *e;
+  char p[700];
+  while ((e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) snprintf(p, sizeof p, "%s/%s", tmpdir, e->d_name), unlink(p);
+  closedir(d);
+  rmdir(tmpdir);
+}
+
+/* 32 zones of 4 MiB: 4 NVM Sets of 8 zones; the array: 3 meta zones and 8 striped ones of 8 MiB. */
+static const zkv_geometry G = {
+    .lba_size = 4096, .nr_zones = 32, .zone_size = 4 * MiB, .zone_cap = 4 * MiB, .zasl = 256 * KiB};
+
+static void format(const zkv_geometry *g) {
+  unlink(path);
+  CHECK_EQ(zkv_emu_format(path, g), 0);
+}
+
+static zkv_dev *open_array(const char *array_opts, const char *emu_opts) {
+  char uri[1024];
+  snprintf(uri, sizeof uri, "plmarray:%s%semu:%s?profile=plm&clock=manual%s", array_opts, *array_opts ? "@" : "", path,
+           emu_opts);
+  int err = 0;
+  zkv_dev *d = zkv_dev_open(uri, &err);
+  if (!d) fprintf(stderr, "open %s: %d %s\n", uri, err, zkv_dev_last_error());
+  CHECK(d != NULL);
+  return d;
+}
+
+static void fill(uint8_t *b, size_t len, uint64_t seed) {
+  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (size_t i = 0; i < len; i++) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    b[i] = (uint8_t)s;
+  }
+}
+
+static int admin(zkv_dev *d, uint32_t cdw10, uint32_t cdw11, uint32_t cdw12, void *buf, uint32_t len) {
+  zkv_admin_cmd c = {.opcode = 0x09, .cdw10 = cdw10, .cdw11 = cdw11, .cdw12 = cdw12, .buf = buf, .len = len};
+  return zkv_dev_nvme_admin(d, &c);
+}
+static int configure(zkv_dev *d, uint32_t set, int on) {
+  uint8_t cfg[512] = {0};
+  return admin(d, 0x13, set, (uint32_t)on, cfg, sizeof cfg);
+}
+static void window(zkv_dev *d, uint32_t set, uint32_t w) { CHECK_EQ(admin(d, 0x14, set, w, NULL, 0), 0); }
+
+/* PLM on for the kv-sets (2..4), all in DTWIN except `nd` (0: none). */
+static void windows(zkv_dev *d, uint32_t nd) {
+  for (uint32_t s = 2; s <= 4; s++) {
+    zkv_plm_array_stats st;
+    CHECK_EQ(zkv_plm_array_stats_get(d, s, &st), 0);
+    if (st.window == 0) CHECK_EQ(configure(d, s, 1), 0);
+  }
+  for (uint32_t s = 2; s <= 4; s++)
+    if (s != nd) window(d, s, 1);
+  if (nd) window(d, nd, 2);
+}
+
+static zkv_plm_array_stats astats(zkv_dev *d, uint32_t set) {
+  zkv_plm_array_stats st;
+  CHECK_EQ(zkv_plm_array_stats_get(d, set, &st), 0);
+  return st;
+}
+
+static uint64_t writes_in_dtwin(zkv_dev *d) {
+  uint64_t n = 0;
+  for (uint32_t s = 2; s <= 4; s++) {
+    zkv_emu_plm_stats st;
+    CHECK_EQ(zkv_emu_plm_stats_get(d, s, &st), 0);
+    n += st.writes_in_dtwin;
+  }
+  return n;
+}
+
+static void check_bytes(zkv_dev *d, uint64_t off, const uint8_t *want, size_t len, size_t piece) {
+  uint8_t *got = malloc(len);
+  CHECK(got != NULL);
+  for (size_t at = 0; at < len; at += piece) {
+    size_t n = len - at < piece ? len - at : piece;
+    CHECK_EQ(zkv_dev_read(d, off + at, got + at, n), 0);
+  }
+  if (memcmp(got, want, len) != 0) {
+    size_t i = 0;
+    while (got[i] == want[i]) i++;
+    fprintf(stderr, "first difference at byte %zu of [%llu, +%zu)\n", i, (unsigned long long)off, len);
+  }
+  CHECK(memcmp(got, want, len) == 0);
+  free(got);
+}
+
+static void test_refusals(void) {
+  char uri[1024];
+  int err = 0;
+  format(&G);
+  snprintf(uri, sizeof uri, "plmarray:emu:%s?profile=plm&sets=3", path);
+  CHECK(zkv_dev_open(uri, &err) == NULL);
+  CHECK(strstr(zkv_dev_last_error(), "at least 4 NVM Sets") != NULL);
+  snprintf(uri, sizeof uri, "plmarray:emu:%s?profile=instant", path);
+  CHECK(zkv_dev_open(uri, &err) == NULL);
+  CHECK(strstr(zkv_dev_last_error(), "needs a device with NVM Sets") != NULL);
+  snprintf(uri, sizeof uri, "plmarray:chunk=12k@emu:%s?profile=plm", path);
+  CHECK(zkv_dev_open(uri, &err) == NULL);
+  CHECK(strstr(zkv_dev_last_error(), "dividing the zone capacity") != NULL);
+  snprintf(uri, sizeof uri, "plmarray:color=red@emu:%s?profile=plm", path);
+  CHECK(zkv_dev_open(uri, &err) == NULL);
+  CHECK_EQ(err, -EINVAL);
+  CHECK(zkv_dev_open("plmarray:nvme:/dev/ng0n1", &err) == NULL);
+  CHECK(strstr(zkv_dev_last_error(), "emulated PLM device") != NULL);
+  zkv_dev *d = open_array("", "");
+  zkv_geometry g;
+  CHECK_EQ(zkv_dev_geometry(d, &g), 0);
+  CHECK_EQ(g.nr_zones, 3 + 8); /* (8 - 2 journal zones) / 2 meta zones, 8 stripe groups */
+  CHECK_EQ(g.zone_cap, LZ);
+  uint8_t cfg[512] = {0};
+  CHECK_EQ(admin(d, 0x13, 1, 1, cfg, sizeof cfg), -EINVAL); /* the meta set keeps PLM off */
+  CHECK(strstr(zkv_dev_last_error(), "meta set") != NULL);
+  zkv_dev_close(d);
+}
+
+/* The WAL and metadata bind to the meta set, other data to the kv-sets; when one kind runs out,
+ * zones bind to the other. */
+static void test_binding(void) {
+  format(&G);
+  zkv_dev *d = open_array("", "");
+  uint8_t *b = malloc(64 * KiB);
+  fill(b, 64 * KiB, 1);
+  for (uint32_t z = 0; z < 4; z++) CHECK_EQ(zkv_dev_write(d, z * LZ, b, 64 * KiB, WAL), 0);
+  CHECK_EQ(astats(d, 1).writes_direct, 3); /* three meta zones; the fourth WAL zone is striped */
+  CHECK_EQ(astats(d, 2).writes_direct + astats(d, 3).writes_direct + astats(d, 4).writes_direct, 1);
+  CHECK_EQ(zkv_dev_write(d, 5 * LZ, b, 64 * KiB, SST), 0);
+  CHECK_EQ(astats(d, 1).writes_direct, 3);
+  for (uint32_t z = 0; z < 6; z++)
+    if (z != 4) check_bytes(d, z * LZ, b, 64 * KiB, 4 * KiB);
+  zkv_dev_close(d);
+  d = open_array("", ""); /* the bindings come back from the journal */
+  for (uint32_t z = 0; z < 6; z++)
+    if (z != 4) check_bytes(d, z * LZ, b, 64 * KiB, 64 * KiB);
+  zkv_zone rep[11];
+  CHECK_EQ(zkv_dev_report(d, 0, rep, 11), 11);
+  CHECK_EQ(rep[4].cond, ZKV_ZONE_EMPTY);
+  CHECK_EQ(rep[5].wp - rep[5].start, 64 * KiB);
+  zkv_dev_close(d);
+  free(b);
+}
+
+/* Data written with PLM off (straight to the sets), then read with each kv-set in turn in NDWIN
+ * and the others in DTWIN: chunks on that set are rebuilt from the others, and every read returns
+ * the bytes written, which are the bytes a direct read returned before. */
+static void test_reconstruction(uint64_t seed) {
+  format(&G);
+  zkv_dev *d = open_array("", "");
+  size_t len = 2 * MiB - 192 * KiB; /* whole stripes and a partial one */
+  uint8_t *data = malloc(len), *direct = malloc(len);
+  fill(data, len, seed);
+  CHECK_EQ(zkv_dev_write(d, LZ, data, len, SST), 0); /* zone 1 */
+  CHECK_EQ(zkv_dev_read(d, LZ, direct, len), 0);
+  CHECK(memcmp(direct, data, len) == 0);
+  for (uint32_t nd = 2; nd <= 4; nd++) {
+    windows(d, nd);
+    uint64_t before[5];
+    for (uint32_t s = 2; s <= 4; s++) before[s] = astats(d, s).reads_reconstructed;
+    size_t pieces[] = {4 * KiB, 12 * KiB, CHUNK, 3 * CHUNK + 8 * KiB};
+    check_bytes(d, LZ, direct, len, pieces[(seed + nd) % 4]);
+    CHECK(astats(d, nd).reads_reconstructed > before[nd]);
+    for (uint32_t s = 2; s <= 4; s++)
+      if (s != nd) CHECK_EQ(astats(d, s).reads_reconstructed, before[s]);
+    window(d, nd, 1); /* waits out the NDWIN minimum on the virtual clock */
+  }
+  zkv_dev_close(d);
+  free(data);
+  free(direct);
+}
+
+/* With every kv-set in DTWIN, writes are held (no write reaches a set in DTWIN) and read from the
+ * buffer; each set's NDWIN drains its part, and the data reads the same before and after. */
+static void test_held_writes(uint64_t seed) {
+  format(&G);
+  zkv_dev *d = open_array("", "");
+  windows(d, 0);
+  size_t len = 5 * CHUNK + 20 * KiB;
+  uint8_t *data = malloc(len);
+  fill(data, len, seed);
+  CHECK_EQ(zkv_dev_write(d, 0, data, len / 2 / 4096 * 4096, SST), 0);
+  CHECK_EQ(zkv_dev_write(d, len / 2 / 4096 * 4096, data + len / 2 / 4096 * 4096, len - len / 2 / 4096 * 4096, SST), 0);
+  uint64_t held = 0;
+  for (uint32_t s = 2; s <= 4; s++) held += astats(d, s).held_bytes;
+  CHECK_EQ(held, len + 2 * CHUNK); /* the data and two complete stripes' parity */
+  check_bytes(d, 0, data, len, 4 * KiB);
+  CHECK(astats(d, 2).reads_from_buffer > 0);
+  CHECK_EQ(writes_in_dtwin(d), 0);
+  for (uint32_t nd = 2; nd <= 4; nd++) {
+    window(d, nd, 2);
+    CHECK_EQ(astats(d, nd).held_bytes, 0);
+    CHECK(astats(d, nd).bytes_drained > 0);
+    check_bytes(d, 0, data, len, 8 * KiB);
+    window(d, nd, 1);
+  }
+  CHECK_EQ(writes_in_dtwin(d), 0);
+  /* Held again, then the zone is reset: its held writes go with it, nothing lands later. */
+  CHECK_EQ(zkv_dev_write(d, LZ, data, len, SST), 0);
+  CHECK(astats(d, 2).held_bytes > 0);
+  CHECK_EQ(zkv_dev_zone_mgmt(d, 1, ZKV_ZONE_RESET), 0);
+  for (uint32_t s = 2; s <= 4; s++) CHECK_EQ(astats(d, s).held_bytes, 0);
+  uint8_t *zero = calloc(1, len);
+  check_bytes(d, LZ, zero, len, 64 * KiB);
+  check_bytes(d, 0, data, len, 64 * KiB);
+  free(zero);
+  zkv_dev_close(d);
+  free(data);
+}
+
+/* A buffer too small for the writes: the oldest held writes of the set and the new one go through,
+ * ending that set's DTWIN (counted on both sides), and the data stays right. */
+static void test_buffer_full(void) {
+  format(&G);
+  zkv_dev *d = open_array("hold=128k", "");
+  windows(d, 0);
+  size_t len = 8 * CHUNK;
+  uint8_t *data = malloc(len);
+  fill(data, len, 7);
+  CHECK_EQ(zkv_dev_write(d, 0, data, len, SST), 0);
+  uint64_t forced = 0, held = 0;
+  for (uint32_t s = 2; s <= 4; s++) forced += astats(d, s).writes_forced, held += astats(d, s).held_bytes;
+  CHECK(forced > 0);
+  CHECK(held <= 128 * KiB);
+  CHECK(writes_in_dtwin(d) > 0);
+  check_bytes(d, 0, data, len, 16 * KiB);
+  zkv_dev_close(d);
+  free(data);
+}
+
+/* Power cuts with held writes: what was acknowledged durable (a flush returned, or FUA) survives;
+ * what was not may be lost, but the zones read back consistently, and so after a reset barrier. */
+static void test_power_cut(uint64_t seed) {
+  format(&G);
+  zkv_dev *d = open_array("", "&wcache=1");
+  windows(d, 0);
+  size_t a = 3 * CHUNK + 16 * KiB, b = 2 * CHUNK, c = CHUNK;
+  uint8_t *data = malloc(a + b + c);
+  fill(data, a + b + c, seed);
+  CHECK_EQ(zkv_dev_write(d, 0, data, a, SST), 0);
+  CHECK_EQ(zkv_dev_flush(d), 0);                                       /* a: synced */
+  CHECK_EQ(zkv_dev_write(d, a, data + a, b, SST | ZKV_IO_FUA), 0);     /* b: FUA */
+  CHECK_EQ(zkv_dev_write(d, a + b, data + a + b, c, SST), 0);          /* c: not synced */
+  CHECK_EQ(zkv_dev_write(d, LZ, data, 64 * KiB, WAL | ZKV_IO_FUA), 0); /* meta set, FUA */
+  if (seed % 2) window(d, 2 + (uint32_t)(seed / 2 % 3), 2);            /* some drained, some held */
+  CHECK(astats(d, 3).held_bytes + astats(d, 4).held_bytes > 0);
+  CHECK(zkv_emu_power_cut(d, ZKV_CUT_RANDOM, seed) >= 0);
+  zkv_dev_close(d);
+  d = open_array("", "&wcache=1");
+  zkv_zone z;
+  CHECK_EQ(zkv_dev_report(d, 0, &z, 1), 1);
+  CHECK(z.wp - z.start >= a + b);
+  check_bytes(d, 0, data, a + b, 4 * KiB);
+  check_bytes(d, LZ, data, 64 * KiB, 64 * KiB);
+  /* The zone goes on from its write pointer, and parity is right: a read with a set in NDWIN. */
+  uint64_t wp = z.wp - z.start;
+  uint8_t *more = malloc(4 * CHUNK), *all = malloc(wp + 4 * CHUNK);
+  fill(more, 4 * CHUNK, seed + 1);
+  CHECK_EQ(zkv_dev_write(d, wp, more, 4 * CHUNK, SST), 0);
+  CHECK_EQ(zkv_dev_read(d, 0, all, wp), 0);
+  memcpy(all + wp, more, 4 * CHUNK);
+  CHECK_EQ(zkv_dev_flush(d), 0);
+  windows(d, 2 + (uint32_t)(seed % 3));
+  check_bytes(d, 0, all, wp + 4 * CHUNK, 4 * KiB);
+  /* Reset barrier: zone 0 reset, a synced write elsewhere, a cut: zone 0 stays empty. */
+  CHECK_EQ(zkv_dev_zone_mgmt(d, 0, ZKV_ZONE_RESET), 0);
+  CHECK_EQ(zkv_dev_write(d, 2 * LZ, more, 2 * CHUNK, SST), 0);
+  CHECK_EQ(zkv_dev_flush(d), 0);
+  CHECK(zkv_emu_power_cut(d, ZKV_CUT_RANDOM, seed + 2) >= 0);
+  zkv_dev_close(d);
+  d = open_array("", "&wcache=1");
+  CHECK_EQ(zkv_dev_report(d, 0, &z, 1), 1);
+  CHECK_EQ(z.cond, ZKV_ZONE_EMPTY);
+  check_bytes(d, 2 * LZ, more, 2 * CHUNK, 8 * KiB);
+  zkv_dev_close(d);
+  free(data);
+  free(more);
+  free(all);
+}
+
+int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IONBF, 0);
+  if (argc == 3 && strcmp(argv[1], "--format") == 0) { /* the conformance run's device */
+    zkv_geometry g = G;
+    g.nr_zones = 64;
+    g.zone_size = g.zone_cap = 1 * MiB;
+    unlink(argv[2]);
+    return zkv_emu_format(argv[2], &g) == 0 ? 0 : 1;
+  }
+  CHECK(mkdtemp(tmpdir) != NULL);
+  atexit(cleanup);
+  snprintf(path, sizeof path, "%s/array.zkvemu", tmpdir);
+  uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 1;
+  printf("test_plm_array: seed %llu (replay: test_plm_array SEED)\n", (unsigned long long)seed);
+  test_refusals();
+  test_binding();
+  for (uint64_t k = 0; k < 4; k++) test_reconstruction(seed + k);
+  for (uint64_t k = 0; k < 3; k++) test_held_writes(seed + k);
+  test_buffer_full();
+  for (uint64_t k = 0; k < 8; k++) {
+    printf("power cut, seed %llu\n", (unsigned long long)(seed + k));
+    test_power_cut(seed + k);
+  }
+  TEST_DONE("test_plm_array");
+  return 0;
+}
