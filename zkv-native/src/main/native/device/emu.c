@@ -527,6 +527,8 @@ void emu_wait_until(emu_dev *dev, uint64_t deadline) {
   while (deadline > t && !atomic_compare_exchange_weak(&dev->vclock, &t, deadline)) {}
 }
 
+uint64_t zkv_emu_clock_ns(zkv_dev *d) { return d->be == &zkv_emu_backend ? emu_now((emu_dev *)d) : 0; }
+
 /* ---------- requests ---------- */
 
 static const int FAULT_OF_OP[] = {ZKV_FAULT_READ, ZKV_FAULT_WRITE, ZKV_FAULT_APPEND, ZKV_FAULT_FLUSH};

@@ -11,7 +11,8 @@
  * an append that drew a long latency completes after later ones, as on the device. With reorder=1
  * an append submitted while appends to the same zone are in flight in this queue may also, by
  * seeded draws, take the offset of the one assigned just before it (that one moves up; both buffers
- * are still the caller's until completion) and complete before the last one submitted. With
+ * are still the caller's until completion) and, where the profile models no latency (instant),
+ * complete before the last one submitted. With
  * reorder=0 a queue's appends to a zone complete, and get offsets, in submission order. Other
  * requests complete in deadline order. The draws depend only on the seed and the set of requests in
  * flight at each submission.
@@ -147,7 +148,11 @@ static void enqueue_completion(emu_queue *q, slot *b) {
     slot *t = &q->slots[i];
     if (t != b && same_zone_append(t, b->io.zone) && (!last || t->seq > last->seq)) last = t;
   }
-  if (last && draw(q, OVERTAKE_PPM) && !orders_before(b, last)) b->key = last->key, b->seq = last->seq - 1;
+  /* Without a modelled latency (instant) the keys give submission order; the seeded overtake makes
+   * the reordering there. With one, the drawn latencies order the completions (an overtake on top
+   * would hand the last one this append's later time and double the tail at QD2). */
+  if (last && !b->io.model_latency_ns && draw(q, OVERTAKE_PPM) && !orders_before(b, last))
+    b->key = last->key, b->seq = last->seq - 1;
 }
 
 int emu_queue_submit(zkv_queue *base, const zkv_request *r) {
