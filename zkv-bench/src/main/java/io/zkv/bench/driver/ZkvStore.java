@@ -36,8 +36,7 @@ final class ZkvStore implements BenchStore {
     String uri = c.device();
     if (uri == null) {
       file = scratchDir.resolve("bench-" + System.nanoTime() + ".zkvemu");
-      DeviceGeometry g =
-          DeviceGeometry.of(c.zones(), c.zoneSize(), c.zoneCapacity(), 14, 14, 1 << 20);
+      DeviceGeometry g = c.deviceGeometry();
       try {
         EmulatedDevice.format(file, g);
       } catch (ZonedDeviceException e) {
