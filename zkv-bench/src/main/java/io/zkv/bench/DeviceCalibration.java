@@ -281,8 +281,15 @@ public final class DeviceCalibration implements ZkvCommand {
                 + "): rerun them on a quiet host.\n");
   }
 
+  /** The measured IOPS of a row; NaN when it was not run or the host could not honour it. */
   private static double iops(List<Row> rows, String profile, Op op, int bs, int qd) {
-    return value(rows, profile, op, bs, qd, r -> r.measured.iops());
+    return value(
+        rows,
+        profile,
+        op,
+        bs,
+        qd,
+        r -> r.measured.lateness().notHonoured() ? Double.NaN : r.measured.iops());
   }
 
   /** A figure of the model's run of one row, NaN when the row was not run. */
@@ -317,7 +324,9 @@ public final class DeviceCalibration implements ZkvCommand {
 
   private static String check(String what, double paper, double measured, double tolerance) {
     if (Double.isNaN(measured)) {
-      return String.format("| %s | %.2f | - | not measured in this run |%n", what, paper);
+      return String.format(
+          "| %s | %.2f | - | not judged: a row not run, or one the host could not honour |%n",
+          what, paper);
     }
     boolean holds = Math.abs(measured / paper - 1) <= tolerance;
     return String.format(

@@ -116,8 +116,15 @@ final class FioLikeRun {
     wp += bs;
   }
 
-  /** Moves to the next zone, resetting it first; the device is used as a ring of zones. */
+  /**
+   * Moves to the next zone, resetting it first; the device is used as a ring of zones. A zone left
+   * with room (a capacity that is no multiple of the block size) is finished, so that it does not
+   * stay active.
+   */
   private void nextZone() throws ZonedDeviceException {
+    if (wp > g.zoneStart(zone) && wp < g.zoneStart(zone) + g.zoneCapacity()) {
+      dev.finishZone(zone);
+    }
     zone = (zone + 1) % g.zoneCount();
     dev.resetZone(zone);
     wp = g.zoneStart(zone);
