@@ -56,6 +56,66 @@ public final class DeviceCalibration implements ZkvCommand {
           new Paper("confzns", Op.WRITE, 65536, 1, NONE, NONE, NONE),
           new Paper("pm1731a", Op.APPEND, 4096, 1, 1e6 / 93, 93, NONE));
 
+  /** A row of the table: profile, operation, block size, queue depth. */
+  record Key(String profile, Op op, int bs, int qd) {}
+
+  /**
+   * A claim about the model: a figure (mean or P99) of row {@code a} over the same of {@code b}.
+   */
+  record ModelClaim(String claim, double paper, Key a, Key b, boolean p99, double tolerance) {}
+
+  static final List<ModelClaim> MODEL_CLAIMS =
+      List.of(
+          new ModelClaim(
+              "ConfZNS 8 KiB: append mean QD2 / QD1 (flat)",
+              481.8 / 482.6,
+              new Key("confzns", Op.APPEND, 8192, 2),
+              new Key("confzns", Op.APPEND, 8192, 1),
+              false,
+              0.02),
+          new ModelClaim(
+              "ConfZNS 8 KiB: append mean QD4 / QD2 (the step)",
+              621.7 / 481.8,
+              new Key("confzns", Op.APPEND, 8192, 4),
+              new Key("confzns", Op.APPEND, 8192, 2),
+              false,
+              0.10),
+          new ModelClaim(
+              "ZN540 8 KiB: append P99 QD8 / QD4 (the tail grows at saturation)",
+              293.0 / 77,
+              new Key("zn540", Op.APPEND, 8192, 8),
+              new Key("zn540", Op.APPEND, 8192, 4),
+              true,
+              0.25),
+          new ModelClaim(
+              "ZN540: 4 KiB append P99 QD16 / 8 KiB append P99 QD16 (4 KiB keeps a short tail)",
+              140.0 / 489,
+              new Key("zn540", Op.APPEND, 4096, 16),
+              new Key("zn540", Op.APPEND, 8192, 16),
+              true,
+              0.25),
+          new ModelClaim(
+              "ConfZNS 8 KiB: append P99 QD64 / QD4",
+              2277.0 / 872,
+              new Key("confzns", Op.APPEND, 8192, 64),
+              new Key("confzns", Op.APPEND, 8192, 4),
+              true,
+              0.25),
+          new ModelClaim(
+              "ZN540 64 KiB: write / append mean QD1 (\"similar\" from 32 KiB)",
+              1.0,
+              new Key("zn540", Op.WRITE, 65536, 1),
+              new Key("zn540", Op.APPEND, 65536, 1),
+              false,
+              0.02),
+          new ModelClaim(
+              "ConfZNS 64 KiB: write / append mean QD1 (\"similar\" from 32 KiB)",
+              1.0,
+              new Key("confzns", Op.WRITE, 65536, 1),
+              new Key("confzns", Op.APPEND, 65536, 1),
+              false,
+              0.02));
+
   /** Zones of each profile's device (its default geometry, {@link ProfileGeometry}). */
   static final int ZONES = 16;
 
@@ -393,52 +453,13 @@ public final class DeviceCalibration implements ZkvCommand {
     b.append(check("ConfZNS 8 KiB: append QD64 / QD32 (flat)", 35_552.0 / 35_554, c64 / c32, 0.10));
     b.append("\n## Shape checks of the model (its own clock, exact)\n\n");
     b.append("| claim | paper | model | verdict |\n|---|---|---|---|\n");
-    java.util.function.ToDoubleFunction<Result> mean = r -> r.latency().meanMicros();
-    java.util.function.ToDoubleFunction<Result> p99 = r -> r.latency().percentileMicros(99);
-    b.append(
-        check(
-            "ConfZNS 8 KiB: append mean QD2 / QD1 (flat)",
-            481.8 / 482.6,
-            model(rows, "confzns", Op.APPEND, 8192, 2, mean)
-                / model(rows, "confzns", Op.APPEND, 8192, 1, mean),
-            0.02));
-    b.append(
-        check(
-            "ConfZNS 8 KiB: append mean QD4 / QD2 (the step)",
-            621.7 / 481.8,
-            model(rows, "confzns", Op.APPEND, 8192, 4, mean)
-                / model(rows, "confzns", Op.APPEND, 8192, 2, mean),
-            0.10));
-    b.append(
-        check(
-            "ZN540 8 KiB: append P99 QD8 / QD4 (the tail grows at saturation)",
-            293.0 / 77,
-            model(rows, "zn540", Op.APPEND, 8192, 8, p99)
-                / model(rows, "zn540", Op.APPEND, 8192, 4, p99),
-            0.25));
-    b.append(
-        check(
-            "ZN540: 4 KiB append P99 QD16 / 8 KiB append P99 QD16 (4 KiB keeps a short tail)",
-            140.0 / 489,
-            model(rows, "zn540", Op.APPEND, 4096, 16, p99)
-                / model(rows, "zn540", Op.APPEND, 8192, 16, p99),
-            0.25));
-    b.append(
-        check(
-            "ConfZNS 8 KiB: append P99 QD64 / QD4",
-            2277.0 / 872,
-            model(rows, "confzns", Op.APPEND, 8192, 64, p99)
-                / model(rows, "confzns", Op.APPEND, 8192, 4, p99),
-            0.25));
-    for (String profile : List.of("zn540", "confzns")) {
-      b.append(
-          check(
-              (profile.equals("zn540") ? "ZN540" : "ConfZNS")
-                  + " 64 KiB: write / append mean QD1 (\"similar\" from 32 KiB)",
-              1.0,
-              model(rows, profile, Op.WRITE, 65536, 1, mean)
-                  / model(rows, profile, Op.APPEND, 65536, 1, mean),
-              0.02));
+    for (ModelClaim m : MODEL_CLAIMS) {
+      java.util.function.ToDoubleFunction<Result> f =
+          m.p99 ? r -> r.latency().percentileMicros(99) : r -> r.latency().meanMicros();
+      double ratio =
+          model(rows, m.a.profile, m.a.op, m.a.bs, m.a.qd, f)
+              / model(rows, m.b.profile, m.b.op, m.b.bs, m.b.qd, f);
+      b.append(check(m.claim, m.paper, ratio, m.tolerance));
     }
     return b.toString();
   }
