@@ -98,8 +98,9 @@ const char *zkv_status_message(int code) {
   return buf;
 }
 
-/* emu:/path/to/file[?profile=zn540&wcache=1&discard=0&reorder=0&seed=42]; discard defaults to 1, reorder to
- * the profile's; profile=plm also takes sets=N (default 4), timescale=S (default 1) and clock=real|manual */
+/* emu:/path/to/file[?profile=zn540&wcache=1&discard=0&reorder=0&seed=42&clock=virtual]; discard defaults to 1,
+ * reorder to the profile's, clock to real (virtual: the model's own time, for single-threaded model runs);
+ * profile=plm also takes sets=N (default 4), timescale=S (default 1) and clock=real|manual */
 zkv_dev *emu_dev_open(const char *uri, int *err) {
   *err = -EINVAL;
   char *copy = strdup(uri + 4);
@@ -110,7 +111,8 @@ zkv_dev *emu_dev_open(const char *uri, int *err) {
   char *query = strchr(copy, '?');
   if (query) *query++ = 0;
   const zkv_profile *prof = zkv_profile_find("instant");
-  uint64_t wcache = 0, discard = 1, seed = 0, reorder = UINT64_MAX, sets = 0, timescale = 0, manual = UINT64_MAX;
+  uint64_t wcache = 0, discard = 1, seed = 0, reorder = UINT64_MAX, sets = 0, timescale = 0;
+  int clock = -1; /* 0 real, 1 manual (plm), 2 virtual */
   zkv_dev *dev = NULL;
   char *save = NULL;
   if (!copy[0]) {
@@ -160,21 +162,25 @@ zkv_dev *emu_dev_open(const char *uri, int *err) {
         goto out;
       }
     } else if (strcmp(kv, "clock") == 0) {
-      if (strcmp(v, "real") != 0 && strcmp(v, "manual") != 0) {
-        emu_set_error("clock must be real or manual, not '%s'", v);
+      if (strcmp(v, "real") != 0 && strcmp(v, "manual") != 0 && strcmp(v, "virtual") != 0) {
+        emu_set_error("clock must be real, virtual or (profile=plm) manual, not '%s'", v);
         goto out;
       }
-      manual = strcmp(v, "manual") == 0;
+      clock = strcmp(v, "manual") == 0 ? 1 : strcmp(v, "virtual") == 0 ? 2 : 0;
     } else {
       emu_set_error(
-          "unknown device URI option '%s' (known: profile, wcache, discard, reorder, seed; with profile=plm: sets, "
-          "timescale, clock)",
+          "unknown device URI option '%s' (known: profile, wcache, discard, reorder, seed, clock; with profile=plm: "
+          "sets, timescale)",
           kv);
       goto out;
     }
   }
-  if (!prof->nvm_sets && (sets || timescale || manual != UINT64_MAX)) {
-    emu_set_error("sets, timescale and clock are options of profile=plm, not of profile=%s", prof->name);
+  if (!prof->nvm_sets && (sets || timescale || clock == 1)) {
+    emu_set_error("sets, timescale and clock=manual are options of profile=plm, not of profile=%s", prof->name);
+    goto out;
+  }
+  if (prof->nvm_sets && clock == 2) {
+    emu_set_error("clock=virtual is not for profile=plm (its windows have clock=manual)");
     goto out;
   }
   emu_set_error("%s", "");
@@ -184,7 +190,8 @@ zkv_dev *emu_dev_open(const char *uri, int *err) {
                    .seed = seed,
                    .sets = sets ? (uint32_t)sets : prof->nvm_sets,
                    .timescale = timescale ? (uint32_t)timescale : 1,
-                   .manual_clock = manual == 1};
+                   .manual_clock = clock == 1,
+                   .virtual_clock = clock == 2};
   dev = emu_open(copy, prof, &o, err);
 out:
   free(copy);

@@ -302,6 +302,7 @@ zkv_dev *emu_open(const char *path, const zkv_profile *prof, const emu_options *
   dev->discard = o->discard;
   dev->rng = o->seed ? o->seed : 0x5EED;
   dev->reorder = o->reorder;
+  dev->virtual_clock = o->virtual_clock;
   dev->reorder_seed = dev->rng ^ 0x4E0DE2ull;
   dev->zone_pipes = calloc(dev->base.geo.nr_zones, sizeof *dev->zone_pipes);
   if (!dev->path || !dev->zone_pipes) {
@@ -515,6 +516,24 @@ int64_t zkv_emu_power_cut(zkv_dev *d, int mode, uint64_t seed) {
   return affected;
 }
 
+/* ---------- clock ---------- */
+
+uint64_t emu_now(emu_dev *dev) { return dev->virtual_clock ? atomic_load(&dev->vclock) : zkv_now_ns(); }
+
+void emu_wait_until(emu_dev *dev, uint64_t deadline) {
+  if (!dev->virtual_clock) {
+    zkv_wait_until(deadline);
+    return;
+  }
+  uint64_t t = atomic_load(&dev->vclock);
+  while (deadline > t && !atomic_compare_exchange_weak(&dev->vclock, &t, deadline)) {}
+}
+
+uint64_t zkv_emu_clock_ns(zkv_dev *d) {
+  d = plm_array_inner(d); /* a plmarray: device runs on the clock of the device it is made of */
+  return d->be == &zkv_emu_backend ? emu_now((emu_dev *)d) : 0;
+}
+
 /* ---------- requests ---------- */
 
 static const int FAULT_OF_OP[] = {ZKV_FAULT_READ, ZKV_FAULT_WRITE, ZKV_FAULT_APPEND, ZKV_FAULT_FLUSH};
@@ -527,7 +546,9 @@ static zkv_pipe *device_pipe(emu_dev *dev, uint32_t zone) {
 int emu_io_begin(emu_dev *dev, emu_io *io) {
   const zkv_geometry *g = &dev->base.geo;
   const zkv_profile *p = dev->prof;
-  uint64_t now = zkv_now_ns();
+  uint64_t now = emu_now(dev);
+  zkv_timing t;
+  uint64_t *rng = io->rng ? io->rng : &dev->rng;
   int64_t zone = io->op == ZKV_OP_APPEND ? (int64_t)io->zone : (int64_t)(io->offset / g->zone_size);
   int rc = emu_fault_check(dev, FAULT_OF_OP[io->op], zone);
   if (rc) return rc;
@@ -542,8 +563,9 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
         uint64_t rel = io->offset % g->zone_size, w = dev->zs.zones[io->offset / g->zone_size].written;
         io->valid = rel >= w ? 0 : (w - rel < io->len ? w - rel : io->len);
       }
-      io->deadline = zkv_timing_deadline(p, &p->read_lat, &p->read_gap, device_pipe(dev, (uint32_t)zone), io->len,
-                                         dev->inflight, now, &dev->rng);
+      t = zkv_timing_deadline(p, &p->read_lat, &p->read_gap, device_pipe(dev, (uint32_t)zone), NULL, io->len,
+                              dev->inflight, now, rng);
+      io->deadline = t.deadline;
       if (dev->plm) io->deadline += plm_on_read(dev->plm, (uint32_t)zone, io->len, io->deadline - now);
       break;
     case ZKV_OP_WRITE:
@@ -556,9 +578,9 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
       io->file_off = dev->data_off + (uint64_t)zone * g->zone_size + assigned;
       io->result = append ? (int64_t)((uint64_t)zone * g->zone_size + assigned) : 0;
       zkv_pipe *pipe = p->per_zone_serial ? &dev->zone_pipes[zone] : device_pipe(dev, (uint32_t)zone);
-      io->deadline =
-          zkv_timing_deadline(p, append ? &p->append_lat : &p->write_lat, append ? &p->append_gap : &p->write_gap, pipe,
-                              io->len, dev->inflight, now, &dev->rng);
+      t = zkv_timing_deadline(p, append ? &p->append_lat : &p->write_lat, append ? &p->append_gap : &p->write_gap, pipe,
+                              p->per_zone_serial ? &dev->ceiling : NULL, io->len, dev->inflight, now, rng);
+      io->deadline = t.deadline;
       if (dev->plm) io->deadline += plm_on_write(dev->plm, (uint32_t)zone, io->len);
       if (append)
         dev->stats.appends++, dev->stats.bytes_appended += io->len;
@@ -566,20 +588,31 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
         dev->stats.writes++, dev->stats.bytes_written += io->len;
       break;
     }
-    case ZKV_OP_FLUSH:
-      emu_nd_flush(dev); /* assumption: a flush covers what completed before it was submitted */
-      io->deadline = zkv_profile_is_instant(p) ? 0 : now + p->flush_ns;
+    case ZKV_OP_FLUSH: {
+      /* assumption: a flush covers what completed before it was submitted, and writes the cache's
+       * dirty bytes out at the device's write bandwidth */
+      uint64_t dirty = 0;
+      for (size_t i = 0; i < dev->nd_len; i++)
+        if (!dev->nd[i].inflight) dirty += dev->nd[i].len;
+      emu_nd_flush(dev);
+      t = (zkv_timing){0};
+      io->deadline = zkv_profile_is_instant(p)
+                         ? 0
+                         : now + p->flush_ns + (uint64_t)((double)dirty * zkv_profile_write_ns_per_byte(p));
       dev->stats.flushes++;
       break;
+    }
     default: return -EINVAL;
   }
+  io->spacing_ns = t.spacing_ns;
+  io->model_latency_ns = t.model_latency_ns;
   dev->inflight++;
   return 0;
 }
 
 int64_t emu_io_end(emu_dev *dev, emu_io *io, int64_t io_res) {
   dev->inflight--;
-  zkv_timing_observe(io->submitted, io->deadline, zkv_now_ns());
+  if (!dev->virtual_clock) zkv_timing_observe(io->submitted, io->deadline, zkv_now_ns());
   int rc = 0;
   if (io->nd_id) rc = emu_nd_complete(dev, io->nd_id, io->flags & ZKV_IO_FUA);
   if (io->op == ZKV_OP_READ && io_res >= 0) dev->stats.reads++, dev->stats.bytes_read += io->len;
@@ -608,7 +641,7 @@ static int64_t sync_io(emu_dev *dev, emu_io *io, void *buf) {
     res = emu_read_data(dev, io, buf);
   else if (io->op != ZKV_OP_FLUSH)
     res = write_full(dev->fd, buf, io->len, io->file_off);
-  zkv_wait_until(io->deadline);
+  emu_wait_until(dev, io->deadline);
   pthread_mutex_lock(&dev->mu);
   res = emu_io_end(dev, io, res);
   pthread_mutex_unlock(&dev->mu);
@@ -647,9 +680,11 @@ static int emu_report(zkv_dev *d, uint32_t first, zkv_zone *out, uint32_t n) {
         .start = start, .cap = dev->base.geo.zone_cap, .wp = start + z->written, .cond = z->cond, .index = i};
   }
   dev->stats.reports++;
-  uint64_t deadline = zkv_profile_is_instant(dev->prof) ? 0 : zkv_now_ns() + dev->prof->report_ns;
+  /* a report costs a fixed part and a part per zone descriptor returned */
+  uint64_t deadline =
+      zkv_profile_is_instant(dev->prof) ? 0 : emu_now(dev) + dev->prof->report_ns + count * dev->prof->report_zone_ns;
   pthread_mutex_unlock(&dev->mu);
-  zkv_wait_until(deadline);
+  emu_wait_until(dev, deadline);
   return rc ? rc : (int)count;
 }
 
@@ -672,16 +707,20 @@ static int emu_zone_mgmt(zkv_dev *d, uint32_t zone, int action) {
     dev->nd_len = j;
     dev->stats.resets++;
   }
+  uint64_t busy = dev->prof->mgmt_ns;
   if (!rc && action == ZKV_ZONE_FINISH) {
+    /* assumption: the device pads the unwritten capacity at its write bandwidth (docs/timing-model.md) */
+    if (dev->prof->finish_pads && before < dev->base.geo.zone_cap)
+      busy += (uint64_t)((double)(dev->base.geo.zone_cap - before) * zkv_profile_write_ns_per_byte(dev->prof));
     /* The blocks a finish skips were not written since the zone's last reset, so they read as
      * zeros; a reset without discard left the old data in the file, and the write pointer of a
      * full zone no longer hides it. */
     if (before < dev->base.geo.zone_cap) punch(dev, zone, before, dev->base.geo.zone_cap - before);
     dev->stats.finishes++;
   }
-  uint64_t deadline = zkv_profile_is_instant(dev->prof) ? 0 : zkv_now_ns() + dev->prof->mgmt_ns;
+  uint64_t deadline = zkv_profile_is_instant(dev->prof) ? 0 : emu_now(dev) + busy;
   pthread_mutex_unlock(&dev->mu);
-  zkv_wait_until(deadline);
+  emu_wait_until(dev, deadline);
   return rc;
 }
 

@@ -3,6 +3,7 @@
 #ifndef ZKV_EMU_INTERNAL_H
 #define ZKV_EMU_INTERNAL_H
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "backend.h"
 #include "plm.h"
@@ -48,7 +49,10 @@ typedef struct emu_dev {
   int dead;    /* after a power cut */
   pthread_mutex_t mu;
   zkv_pipe pipe;
+  zkv_pipe ceiling; /* per_zone_serial profiles: the write bandwidth all zones share */
   zkv_pipe *zone_pipes;
+  int virtual_clock;       /* clock=virtual: time moves only when a request waits (single-threaded) */
+  _Atomic uint64_t vclock; /* its time, ns */
   uint64_t rng;
   int reorder;           /* queues reorder concurrent appends to a zone (emu_queue.c) */
   uint64_t reorder_seed; /* each queue's reordering draws from its own stream, from this */
@@ -65,7 +69,7 @@ typedef struct emu_dev {
 
 /* What an emu: URI sets besides the path and the profile. */
 typedef struct emu_options {
-  int wcache, discard, reorder;
+  int wcache, discard, reorder, virtual_clock;
   uint64_t seed;
   uint32_t sets, timescale; /* profile plm */
   int manual_clock;
@@ -91,6 +95,8 @@ typedef struct emu_io {
   size_t len;
   size_t valid; /* reads: bytes below the write pointer */
   uint64_t submitted, deadline, nd_id, file_off;
+  uint64_t spacing_ns, model_latency_ns; /* the model's closed-loop view (zkv_timing) */
+  uint64_t *rng;                         /* the timing draws' stream: a queue's own, or NULL for the device's */
   int64_t result;
 } emu_io;
 int emu_io_begin(emu_dev *dev, emu_io *io);
@@ -101,6 +107,10 @@ int emu_write_data(emu_dev *dev, const void *buf, size_t len, uint64_t file_off)
 /* Reads io->valid bytes from the file and zero-fills the rest (above the write pointer). */
 int emu_read_data(emu_dev *dev, const struct emu_io *io, void *buf);
 #define emu_set_error zkv_set_error
+/* The device's clock: CLOCK_MONOTONIC, or with clock=virtual the model's own time. */
+uint64_t emu_now(emu_dev *dev);
+/* Waits until the deadline on the device's clock (a virtual clock just moves there). */
+void emu_wait_until(emu_dev *dev, uint64_t deadline);
 
 /* The emulator's queues (emu_queue.c). */
 zkv_queue *emu_queue_create(zkv_dev *dev, uint32_t depth, int *err);

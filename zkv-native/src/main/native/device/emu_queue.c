@@ -4,14 +4,18 @@
  * reports them.
  *
  * Reordering is part of the model, not left to host scheduling (which made it vanish on a busy
- * host): when the queue reorders (URI reorder=, on by default for profiles of devices that do),
- * an append submitted while appends to the same zone are in flight in this queue may, by a seeded
- * draw, take the offset of the one assigned just before it (that one moves up; both buffers are
- * still the caller's until completion) and, by a second draw, complete before the last one
- * submitted. Appends to one zone otherwise complete in submission order, so with reorder=0 a
- * queue's appends to a zone complete, and get offsets, in submission order; other requests complete
- * in deadline order. The draws depend only on the seed and the set of appends in flight at each
- * submission, never on timing.
+ * host). Appends to one zone complete in an order the model decides from its draws alone, never
+ * from the host's clock: each gets an order key, its submission on a modelled clock (advanced by
+ * the closed loop's spacing at that QD, zkv_timing) plus, when the queue reorders (URI reorder=, on
+ * by default for profiles of devices that do), its modelled latency with the drawn tail factor, so
+ * an append that drew a long latency completes after later ones, as on the device. With reorder=1
+ * an append submitted while appends to the same zone are in flight in this queue may also, by
+ * seeded draws, take the offset of the one assigned just before it (that one moves up; both buffers
+ * are still the caller's until completion) and, where the profile models no latency (instant),
+ * complete before the last one submitted. With
+ * reorder=0 a queue's appends to a zone complete, and get offsets, in submission order. Other
+ * requests complete in deadline order. The draws depend only on the seed and the set of requests in
+ * flight at each submission.
  *
  * Why not io_uring for the backing file: on this kernel (6.18) io_uring punts buffered writes to
  * its worker threads, measured at 66.5 us per 8 KiB write on tmpfs and 71 us on ext4 versus ~3 us
@@ -34,8 +38,9 @@ typedef struct slot {
   emu_io io;
   const void *buf; /* appends: the caller's buffer, rewritten when an offset swap moves it */
   uint64_t tag;
-  int64_t early_result;  /* a validation failure, reported at the first reap */
-  int32_t before, after; /* same-zone appends in completion order: only a slot without `before` may complete */
+  int64_t early_result; /* a validation failure, reported at the first reap */
+  uint64_t key;         /* appends: completion order among the zone's appends in flight, then by seq */
+  int64_t seq;
   uint8_t used, begun;
 } slot;
 
@@ -45,7 +50,10 @@ typedef struct emu_queue {
   uint32_t depth, inflight;
   slot *slots;
   uint32_t *free_list, n_free;
-  uint64_t rng;          /* reordering draws */
+  uint64_t rng;         /* reordering draws */
+  uint64_t timing_rng;  /* the timing draws of this queue's requests */
+  uint64_t model_clock; /* modelled submission time of the appends, ns (order keys) */
+  int64_t next_seq;
   uint64_t *chain_times; /* scratch of order_deadlines, `depth` long */
   int32_t *chain_members;
 } emu_queue;
@@ -70,6 +78,7 @@ zkv_queue *emu_queue_create(zkv_dev *dev, uint32_t depth, int *err) {
   for (uint32_t i = 0; i < depth; i++) q->free_list[q->n_free++] = depth - 1 - i;
   pthread_mutex_lock(&q->dev->mu);
   q->rng = q->dev->reorder_seed + 0x9E3779B97F4A7C15ull * q->dev->queues_made++;
+  q->timing_rng = q->rng ^ 0x71A11ull;
   pthread_mutex_unlock(&q->dev->mu);
   return &q->base;
 }
@@ -105,40 +114,45 @@ static int by_deadline(const void *x, const void *y) {
   return a < b ? -1 : a > b;
 }
 
-/* Appends to a zone complete in their chain's order; their modelled completion times are dealt
- * out along that order, earliest first, so that the order costs no time: waiting for a slower
- * append ahead (each completing at the later of its own time and its predecessor's) made queued
- * appends slower than the profile (zn540 QD4-16 at 0.83-0.87 of the papers' IOPS). The times as a
- * set, hence throughput and the latency distribution, stay the model's. */
-static void order_deadlines(emu_queue *q, int32_t idx) {
-  int32_t head = idx;
-  while (q->slots[head].before >= 0) head = q->slots[head].before;
+/* Whether a completes before b among one zone's appends. */
+static int orders_before(const slot *a, const slot *b) { return a->key != b->key ? a->key < b->key : a->seq < b->seq; }
+
+/* Appends to a zone complete in their keys' order; their modelled completion times are dealt out
+ * along that order, earliest first, so that the order costs no time: waiting for a slower append
+ * ahead made queued appends slower than the profile (zn540 QD4-16 at 0.83-0.87 of the papers'
+ * IOPS). The times as a set, hence throughput, stay the model's, and because the keys follow the
+ * modelled latencies, so do the tails (docs/timing-model.md). */
+static void order_deadlines(emu_queue *q, uint32_t zone) {
   uint64_t *times = q->chain_times;
   int32_t *members = q->chain_members;
   uint32_t n = 0;
-  for (int32_t i = head; i >= 0 && n < q->depth; i = q->slots[i].after)
-    members[n] = i, times[n++] = q->slots[i].io.deadline;
+  for (uint32_t i = 0; i < q->depth; i++) {
+    slot *s = &q->slots[i];
+    if (!same_zone_append(s, zone)) continue;
+    uint32_t k = n++; /* insertion sort by key: n is a queue depth */
+    while (k > 0 && orders_before(s, &q->slots[members[k - 1]])) members[k] = members[k - 1], k--;
+    members[k] = (int32_t)i;
+    times[n - 1] = s->io.deadline;
+  }
   qsort(times, n, sizeof *times, by_deadline);
   for (uint32_t k = 0; k < n; k++) q->slots[members[k]].io.deadline = times[k];
 }
 
-/* Puts `b` last among the in-flight appends to its zone, or (seeded) just before the last. */
-static void enqueue_completion(emu_queue *q, slot *b, int32_t idx) {
-  b->before = b->after = -1;
+/* The order key of a new append `b` (begun, not yet among the zone's appends in flight). */
+static void enqueue_completion(emu_queue *q, slot *b) {
+  q->model_clock += b->io.spacing_ns;
+  b->key = q->model_clock + (q->dev->reorder ? b->io.model_latency_ns : 0);
+  b->seq = 2 * q->next_seq++;
+  slot *last = NULL; /* the last one submitted of the zone's appends in flight */
   for (uint32_t i = 0; i < q->depth; i++) {
     slot *t = &q->slots[i];
-    if ((int32_t)i == idx || !same_zone_append(t, b->io.zone) || t->after >= 0) continue;
-    if (draw(q, OVERTAKE_PPM)) {
-      b->before = t->before, b->after = (int32_t)i;
-      if (t->before >= 0) q->slots[t->before].after = idx;
-      t->before = idx;
-    } else {
-      b->before = (int32_t)i;
-      t->after = idx;
-    }
-    order_deadlines(q, idx);
-    return;
+    if (t != b && same_zone_append(t, b->io.zone) && (!last || t->seq > last->seq)) last = t;
   }
+  /* Without a modelled latency (instant) the keys give submission order; the seeded overtake makes
+   * the reordering there. With one, the drawn latencies order the completions (an overtake on top
+   * would hand the last one this append's later time and double the tail at QD2). */
+  if (last && !b->io.model_latency_ns && draw(q, OVERTAKE_PPM) && !orders_before(b, last))
+    b->key = last->key, b->seq = last->seq - 1;
 }
 
 int emu_queue_submit(zkv_queue *base, const zkv_request *r) {
@@ -151,8 +165,8 @@ int emu_queue_submit(zkv_queue *base, const zkv_request *r) {
   s->used = 1;
   s->tag = r->tag;
   s->buf = r->buf;
-  s->before = s->after = -1;
-  s->io = (emu_io){.op = r->op, .flags = r->flags, .zone = r->zone, .offset = r->offset, .len = r->len};
+  s->io = (emu_io){
+      .op = r->op, .flags = r->flags, .zone = r->zone, .offset = r->offset, .len = r->len, .rng = &q->timing_rng};
   q->inflight++;
   emu_dev *dev = q->dev;
   slot *moved = NULL;
@@ -160,7 +174,9 @@ int emu_queue_submit(zkv_queue *base, const zkv_request *r) {
   int rc = emu_io_begin(dev, &s->io);
   if (!rc && r->op == ZKV_OP_APPEND) {
     moved = swap_offsets(q, s);
-    enqueue_completion(q, s, (int32_t)idx);
+    enqueue_completion(q, s);
+    s->begun = 1;
+    order_deadlines(q, s->io.zone);
   }
   pthread_mutex_unlock(&dev->mu);
   if (rc) {
@@ -187,22 +203,26 @@ static void finish(emu_queue *q, uint32_t idx, zkv_completion *out) {
   }
   out->tag = s->tag;
   out->result = res;
-  if (s->before >= 0) q->slots[s->before].after = s->after;
-  if (s->after >= 0) q->slots[s->after].before = s->before;
   s->used = 0;
   q->free_list[q->n_free++] = idx;
   q->inflight--;
 }
 
-/* The in-flight request with the earliest deadline (failed ones first) among those whose turn it
- * is, or -1. */
+/* The in-flight request with the earliest deadline (failed ones first; among one zone's appends
+ * with equal deadlines, the first in their order), or -1. */
 static int64_t earliest(emu_queue *q, uint64_t *deadline) {
   int64_t best = -1;
   for (uint32_t i = 0; i < q->depth; i++) {
     slot *s = &q->slots[i];
-    if (!s->used || s->before >= 0) continue;
+    if (!s->used) continue;
     uint64_t d = s->begun ? s->io.deadline : 0;
-    if (best < 0 || d < *deadline) best = i, *deadline = d;
+    if (best < 0 || d < *deadline) {
+      best = i, *deadline = d;
+    } else if (d == *deadline) {
+      slot *b = &q->slots[best];
+      if (s->begun && b->begun && s->io.op == ZKV_OP_APPEND && same_zone_append(b, s->io.zone) && orders_before(s, b))
+        best = i;
+    }
   }
   return best;
 }
@@ -210,10 +230,10 @@ static int64_t earliest(emu_queue *q, uint64_t *deadline) {
 int emu_queue_reap(zkv_queue *base, zkv_completion *out, int min, int max, int64_t timeout_ns) {
   emu_queue *q = (emu_queue *)base;
   int n = 0;
-  uint64_t give_up = timeout_ns < 0 ? UINT64_MAX : zkv_now_ns() + (uint64_t)timeout_ns;
+  uint64_t give_up = timeout_ns < 0 ? UINT64_MAX : emu_now(q->dev) + (uint64_t)timeout_ns;
   if (min > max) min = max;
   while (n < max) {
-    uint64_t deadline = 0, now = zkv_now_ns();
+    uint64_t deadline = 0, now = emu_now(q->dev);
     int64_t idx = earliest(q, &deadline);
     if (idx < 0) break;
     if (deadline <= now) {
@@ -221,7 +241,7 @@ int emu_queue_reap(zkv_queue *base, zkv_completion *out, int min, int max, int64
       continue;
     }
     if (n >= min || now >= give_up) break;
-    zkv_wait_until(deadline < give_up ? deadline : give_up);
+    emu_wait_until(q->dev, deadline < give_up ? deadline : give_up);
   }
   return n;
 }

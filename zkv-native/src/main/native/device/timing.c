@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "timing.h"
 
+#include <math.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -11,27 +12,37 @@
 
 #define US(x) ((uint32_t)((x)*1000.0))
 
-/* Numbers: WD ZN540 fio table (ZWAL artifact, notes/wal-papers-waltz-zwal.md §4.4): append QD1
- * 18.6/16.8/26.1 us and saturation 135.5K/149.5K IOPS (4/8 KiB); write QD1 14.7/15.0/22.6 us.
- * 16 KiB saturation is assumed bandwidth-bound (1.22 GB/s, as at 8 KiB). Reads are not in the
- * papers: assumed 70 us at 4 KiB (TLC NAND read), documented in docs/calibration.md. */
+/* Numbers and their derivations: docs/timing-model.md. ZN540 and ConfZNS: the fio tables of the
+ * ZWAL artifact (notes/wal-papers-waltz-zwal.md §4.4); PM1731a: WALTZ §2. */
 static const zkv_profile PROFILES[] = {
     {.name = "instant"},
+    /* WD ZN540. Append QD1 18.6/16.8/26.1 us, write 14.7/15.0/22.6 us (4/8/16 KiB); from 32 KiB on
+     * writes and appends take the same time ("32 KiB and larger: similar"), the 16 KiB write plus
+     * the extra bytes at the 8 KiB saturation bandwidth (1.22 GB/s). Saturation 135.5K/149.5K IOPS
+     * (4/8 KiB); 16 KiB and larger bandwidth-bound like 8 KiB. Mean latency +7.7% per request in flight
+     * (8 KiB QD2 18.1 us). Tail: P99/mean of the 4 and 8 KiB append rows at QD1-16 (16 KiB: its QD1-2
+     * rows, then 8 KiB's, bandwidth-bound as 8 KiB is), beyond QD16 as QD16. Reads, report,
+     * management, flush: assumptions. */
     {.name = "zn540",
-     .write_lat = {{US(14.7), US(15.0), US(22.6)}},
-     .append_lat = {{US(18.6), US(16.8), US(26.1)}},
+     .write_lat = {{US(14.7), US(15.0), US(22.6), US(36.0), US(62.7)}},
+     .append_lat = {{US(18.6), US(16.8), US(26.1), US(36.0), US(62.7)}},
      .read_lat = {{US(70), US(75), US(85)}},
-     .write_gap = {{US(7.38), US(6.69), US(13.38)}},
-     .append_gap = {{US(7.38), US(6.69), US(13.38)}},
+     .write_gap = {{US(7.38), US(6.69), US(13.38), US(26.76), US(53.52)}},
+     .append_gap = {{US(7.38), US(6.69), US(13.38), US(26.76), US(53.52)}},
      .read_gap = {{US(2.0), US(4.0), US(8.0)}},
-     .inflight_growth_ppm = 77000, /* 8 KiB QD2 mean 18.1 us vs QD1 16.8 us */
-     .jitter_ppm = 190000,         /* QD1 p99 is ~19% above the mean (8 KiB append 20 vs 16.8 us, write 18 vs 15.0) */
+     .growth_permille = {1000, 1077, 1231, 1539, 2155, 3387, 5851},
+     .tail_p99_permille = {{1129, 1244, 1399, 1235, 1194, 1194, 1194},
+                           {1190, 1326, 2962, 5549, 4600, 4600, 4600},
+                           {1188, 1329, 2962, 5549, 4600, 4600, 4600}},
      .reorders = 1,
      .report_ns = 50000,
+     .report_zone_ns = 500,
+     .finish_pads = 1,
      .mgmt_ns = 20000,
      .flush_ns = 10000},
     /* Samsung PM1731a (WALTZ): append ~93 us single-threaded, serialized per zone on the device;
-     * single-zone report 6687 us. Writes assumed like appends (not given). */
+     * single-zone report 6687 us. Writes like appends (WALTZ Fig. 3: "average latency similar";
+     * the figure's values are not in the text). Device-wide write ceiling 2,000 MB/s: assumption. */
     {.name = "pm1731a",
      .write_lat = {{US(90), US(93), US(100)}},
      .append_lat = {{US(90), US(93), US(100)}},
@@ -41,21 +52,34 @@ static const zkv_profile PROFILES[] = {
      .read_gap = {{US(2.0), US(4.0), US(8.0)}},
      .jitter_ppm = 30000,
      .per_zone_serial = 1,
+     .device_write_mbps = 2000,
      .report_ns = 6687000,
+     .report_zone_ns = 500,
+     .finish_pads = 1,
      .mgmt_ns = 50000,
      .flush_ns = 20000},
-    /* ConfZNS / FEMU (ZWAL): 8 KiB append and write QD1 ~482 us; appends scale to QD32 at 35.5K IOPS. */
+    /* ConfZNS / FEMU (ZWAL): 8 KiB append and write QD1 ~482 us; mean latency flat to QD2, then
+     * 621.7/643.7/678.5 us at QD4/8/16 (growth table: the published means over QD1's); appends
+     * saturate at 35.5K IOPS (QD32). From 32 KiB on writes and appends alike ("larger request
+     * sizes: similar"): 16 KiB plus the extra bytes at the saturation bandwidth (291 MB/s). Tail:
+     * P99/mean of the 8 KiB rows, QD1-64, at every size. Reads: 417 MiB/s at 64 KiB (fio, taken as
+     * QD1), so 150 us per read and a 417 MiB/s read pipe; flat in size up to 64 KiB (assumption: a
+     * read is striped over the zone's 32 channels). */
     {.name = "confzns",
-     .write_lat = {{US(480), US(482.5), US(487)}},
-     .append_lat = {{US(480), US(482.6), US(487)}},
-     .read_lat = {{US(480), US(482), US(487)}},
-     .write_gap = {{US(28.1), US(28.1), US(56.2)}},
-     .append_gap = {{US(28.1), US(28.1), US(56.2)}},
-     .read_gap = {{US(28.1), US(28.1), US(56.2)}},
-     .inflight_growth_ppm = 27000, /* mean latency 482.6 us at QD1 -> 898.6 us at QD32 */
-     .jitter_ppm = 10000,
+     .write_lat = {{US(480), US(482.5), US(487), US(543.2), US(655.6)}},
+     .append_lat = {{US(480), US(482.6), US(487), US(543.2), US(655.6)}},
+     .read_lat = {{US(149.9), US(149.9), US(149.9), US(149.9), US(149.9)}},
+     .write_gap = {{US(28.1), US(28.1), US(56.2), US(112.4), US(224.8)}},
+     .append_gap = {{US(28.1), US(28.1), US(56.2), US(112.4), US(224.8)}},
+     .read_gap = {{US(9.37), US(18.74), US(37.47), US(74.94), US(149.9)}},
+     .growth_permille = {1000, 998, 1288, 1334, 1406, 1406, 1406},
+     .tail_p99_permille = {{1005, 1007, 1403, 1418, 1299, 1450, 1266},
+                           {1005, 1007, 1403, 1418, 1299, 1450, 1266},
+                           {1005, 1007, 1403, 1418, 1299, 1450, 1266}},
      .reorders = 1,
      .report_ns = 500000,
+     .report_zone_ns = 500,
+     .finish_pads = 1,
      .mgmt_ns = 500000,
      .flush_ns = 100000},
     /* Vigil-KV's PLM SSD (notes/plm-paper-vigil-kv.md), per NVM Set (2 channels, 16 dies, its own
@@ -87,24 +111,20 @@ const char *zkv_profile_names(void) { return "instant, zn540, pm1731a, confzns, 
 
 int zkv_profile_is_instant(const zkv_profile *p) { return strcmp(p->name, "instant") == 0; }
 
+static const double CURVE_KIB[ZKV_TIMING_POINTS] = {4, 8, 16, 32, 64};
+
 uint64_t zkv_curve_at(const zkv_curve *c, uint64_t bytes) {
-  /* points at 4, 8, 16 KiB; interpolate linearly in KiB, clamp the slope beyond 16 KiB */
   double kib = (double)bytes / 1024.0;
-  double x0, x1, y0, y1;
-  if (kib <= 8) {
-    x0 = 4;
-    x1 = 8;
-    y0 = c->ns[0];
-    y1 = c->ns[1];
-  } else {
-    x0 = 8;
-    x1 = 16;
-    y0 = c->ns[1];
-    y1 = c->ns[2];
-  }
-  double y = y0 + (y1 - y0) * (kib - x0) / (x1 - x0);
-  if (kib < 4) y = c->ns[0] * (0.75 + 0.25 * kib / 4); /* small I/O: mostly fixed cost */
-  return y < 0 ? 0 : (uint64_t)y;
+  if (kib < 4) return (uint64_t)(c->ns[0] * (0.75 + 0.25 * kib / 4)); /* small I/O: mostly fixed cost */
+  /* the points given (a 0 at 32 or 64 KiB continues the segment before it) */
+  double x[ZKV_TIMING_POINTS], y[ZKV_TIMING_POINTS];
+  int n = 0;
+  for (int i = 0; i < ZKV_TIMING_POINTS; i++)
+    if (i < 3 || c->ns[i]) x[n] = CURVE_KIB[i], y[n++] = c->ns[i];
+  int k = 0; /* segment [k, k+1], the last one beyond its end */
+  while (k + 2 < n && kib > x[k + 1]) k++;
+  double v = y[k] + (y[k + 1] - y[k]) * (kib - x[k]) / (x[k + 1] - x[k]);
+  return v < 0 ? 0 : (uint64_t)v;
 }
 
 uint64_t zkv_rng_next(uint64_t *s) { /* splitmix64 */
@@ -114,26 +134,96 @@ uint64_t zkv_rng_next(uint64_t *s) { /* splitmix64 */
   return z ^ (z >> 31);
 }
 
-uint64_t zkv_timing_deadline(const zkv_profile *p, const zkv_curve *lat, const zkv_curve *gap, zkv_pipe *pipe,
-                             uint64_t bytes, uint32_t inflight, uint64_t now, uint64_t *rng) {
-  if (zkv_profile_is_instant(p)) return 0;
+static double uniform01(uint64_t *rng) { return (double)(zkv_rng_next(rng) >> 11) / 9007199254740992.0; }
+
+/* A standard normal draw (Box-Muller, one of the pair). */
+static double normal01(uint64_t *rng) {
+  double u = uniform01(rng), v = uniform01(rng);
+  return sqrt(-2.0 * log(1.0 - u)) * cos(2.0 * M_PI * v);
+}
+
+#define Z99 2.326347874 /* the standard normal's 99th percentile */
+
+double zkv_tail_sigma(double ratio) {
+  /* A lognormal factor exp(mu + sigma Z) of mean 1 has mu = -sigma^2/2 and P99 exp(Z99 sigma -
+   * sigma^2/2); P99 = ratio gives sigma^2 - 2 Z99 sigma + 2 ln ratio = 0, the smaller root. */
+  if (ratio <= 1.0) return 0;
+  double d = Z99 * Z99 - 2.0 * log(ratio);
+  return d > 0 ? Z99 - sqrt(d) : Z99; /* ratios beyond exp(Z99^2/2) = 15 are capped there */
+}
+
+/* Table over QD 1, 2, 4, ... 64, linear in QD in between, flat beyond. */
+static double qd_table(const uint16_t t[ZKV_QD_POINTS], double qd) {
+  if (qd <= 1) return t[0];
+  for (int i = 0; i + 1 < ZKV_QD_POINTS; i++) {
+    double lo = (double)(1u << i), hi = (double)(1u << (i + 1));
+    if (qd <= hi) return t[i] + (t[i + 1] - (double)t[i]) * (qd - lo) / (hi - lo);
+  }
+  return t[ZKV_QD_POINTS - 1];
+}
+
+/* P99 / mean of the latency at this size and QD: the table's sizes 4, 8, 16 KiB, linear in between. */
+static double tail_ratio(const zkv_profile *p, uint64_t bytes, double qd) {
+  double kib = (double)bytes / 1024.0;
+  double r4 = qd_table(p->tail_p99_permille[0], qd), r8 = qd_table(p->tail_p99_permille[1], qd),
+         r16 = qd_table(p->tail_p99_permille[2], qd);
+  double r = kib <= 4    ? r4
+             : kib <= 8  ? r4 + (r8 - r4) * (kib - 4) / 4
+             : kib <= 16 ? r8 + (r16 - r8) * (kib - 8) / 8
+                         : r16;
+  return r / 1000.0;
+}
+
+static int has_tail(const zkv_profile *p) { return p->tail_p99_permille[0][0] != 0; }
+
+zkv_timing zkv_timing_deadline(const zkv_profile *p, const zkv_curve *lat, const zkv_curve *gap, zkv_pipe *pipe,
+                               zkv_pipe *ceiling, uint64_t bytes, uint32_t inflight, uint64_t now, uint64_t *rng) {
+  zkv_timing t = {0};
+  if (zkv_profile_is_instant(p)) return t;
+  double qd = (double)inflight + 1.0;
   double l = (double)zkv_curve_at(lat, bytes);
-  l *= 1.0 + (double)p->inflight_growth_ppm * inflight / 1e6;
+  if (p->growth_permille[0]) l *= qd_table(p->growth_permille, qd) / 1000.0;
   uint64_t done = now + (uint64_t)l;
-  uint64_t g = pipe ? zkv_curve_at(gap, bytes) : 0;
+  double g = pipe ? (double)zkv_curve_at(gap, bytes) : 0;
   if (g) {
-    uint64_t slot = (pipe->next_slot_ns > now ? pipe->next_slot_ns : now) + g;
+    uint64_t slot = (pipe->next_slot_ns > now ? pipe->next_slot_ns : now) + (uint64_t)g;
     pipe->next_slot_ns = slot;
     if (slot > done) done = slot;
   }
-  /* Jitter (+-jitter_ppm of the latency) goes on after the throughput limit: applied to the
-   * latency alone, the pipe's strictly increasing slots hid it whenever the device was saturated,
-   * so completions there were always in submission order. |jitter| < l keeps done > now. */
-  if (p->jitter_ppm) {
-    double u = (double)(zkv_rng_next(rng) >> 11) / 9007199254740992.0; /* [0,1) */
-    done = (uint64_t)((double)done + (2 * u - 1) * p->jitter_ppm / 1e6 * l);
+  if (ceiling && p->device_write_mbps) { /* bytes / (MB/s) = ns * 1000 */
+    uint64_t cg = bytes * 1000ull / p->device_write_mbps;
+    uint64_t slot = (ceiling->next_slot_ns > now ? ceiling->next_slot_ns : now) + cg;
+    ceiling->next_slot_ns = slot;
+    if (slot > done) done = slot;
+    if ((double)cg > g) g = (double)cg;
   }
-  return done;
+  /* The closed-loop view (for ordering, emu_queue.c): latency at this QD is at least QD pipe gaps
+   * (Little's law at saturation), submissions come every max(gap, latency / QD). */
+  double closed = l > qd * g ? l : qd * g;
+  t.spacing_ns = (uint64_t)(g > l / qd ? g : l / qd);
+  double factor = 1.0;
+  if (has_tail(p)) {
+    /* The tail goes on after the throughput limit: on the pipe's slots it would vanish whenever the
+     * device is saturated, where the published tails are longest (ZN540 8 KiB QD8: P99 293 us). */
+    double sigma = zkv_tail_sigma(tail_ratio(p, bytes, qd));
+    factor = exp(sigma * normal01(rng) - sigma * sigma / 2);
+  } else if (p->jitter_ppm) {
+    /* Uniform +-jitter_ppm of the latency (|jitter| < l keeps done > now). */
+    double j = (2 * uniform01(rng) - 1) * p->jitter_ppm / 1e6 * l;
+    done = (uint64_t)((double)done + j);
+    t.deadline = done;
+    t.model_latency_ns = (uint64_t)(closed + j);
+    return t;
+  }
+  t.deadline = now + (uint64_t)((double)(done - now) * factor);
+  t.model_latency_ns = (uint64_t)(closed * factor);
+  return t;
+}
+
+double zkv_profile_write_ns_per_byte(const zkv_profile *p) {
+  if (zkv_profile_is_instant(p)) return 0;
+  if (p->device_write_mbps) return 1000.0 / p->device_write_mbps;
+  return (double)zkv_curve_at(&p->write_gap, 64 * 1024) / (64 * 1024);
 }
 
 static _Atomic uint64_t timed_completions, late_completions, worst_late_ns;

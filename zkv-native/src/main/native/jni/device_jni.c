@@ -139,6 +139,11 @@ JNI_EXPORT jlong JNICALL Java_io_zkv_device_EmulatedDevice_nPowerCut(JNIEnv *env
   return zkv_emu_power_cut(DEV(h), mode, (uint64_t)seed);
 }
 
+JNI_EXPORT jlong JNICALL Java_io_zkv_device_EmulatedDevice_nClock(JNIEnv *env, jclass c, jlong h) {
+  (void)env, (void)c;
+  return (jlong)zkv_emu_clock_ns(DEV(h));
+}
+
 JNI_EXPORT void JNICALL Java_io_zkv_device_EmulatedDevice_nLateness(JNIEnv *env, jclass c, jlongArray out) {
   (void)c;
   zkv_emu_lateness l;

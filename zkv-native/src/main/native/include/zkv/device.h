@@ -186,6 +186,10 @@ typedef struct zkv_emu_lateness {
   uint64_t completions, late, worst_late_ns;
 } zkv_emu_lateness;
 void zkv_emu_lateness_get(zkv_emu_lateness *out);
+/* The emulated device's clock in ns: CLOCK_MONOTONIC, or with the URI option clock=virtual the
+ * model's own time, which moves only when a request waits (for single-threaded model runs whose
+ * latencies are then exactly the model's, whatever the host). 0 for other devices. */
+uint64_t zkv_emu_clock_ns(zkv_dev *dev);
 
 /* The plm profile's NVM Sets (docs/timing-model.md): the model's state of one set (1-based id),
  * for tests and calibration; PlmAdmin reads the standard fields through zkv_dev_nvme_admin. */

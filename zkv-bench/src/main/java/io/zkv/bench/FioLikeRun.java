@@ -13,7 +13,9 @@ import java.nio.ByteBuffer;
 /**
  * One fio-like measurement on a device, as fio's io_uring engine with {@code zonemode=zbd,
  * rw=write, numjobs=1} does it: one thread keeps {@code qd} requests in flight and resubmits on
- * each completion, zone after zone; completion latency is submit-to-reap.
+ * each completion, zone after zone; completion latency is submit-to-reap, on the host's clock or,
+ * for a device opened with {@code clock=virtual}, on the timing model's own clock (the model's
+ * latencies exactly).
  */
 final class FioLikeRun {
   enum Op {
@@ -36,12 +38,24 @@ final class FioLikeRun {
 
   private final ZonedDevice dev;
   private final DeviceGeometry g;
+  private final boolean modelClock;
   private int zone;
   private long wp;
 
+  /** On the host's clock. */
   FioLikeRun(ZonedDevice dev) {
+    this(dev, false);
+  }
+
+  /** On the device's clock when {@code modelClock} (its URI has {@code clock=virtual}). */
+  FioLikeRun(ZonedDevice dev, boolean modelClock) {
     this.dev = dev;
     this.g = dev.geometry();
+    this.modelClock = modelClock;
+  }
+
+  private long now() {
+    return modelClock ? EmulatedDevice.clockNanos(dev) : System.nanoTime();
   }
 
   Result run(Op op, int bs, int qd, double seconds) throws ZonedDeviceException {
@@ -55,7 +69,7 @@ final class FioLikeRun {
     Completions done = new Completions(qd);
     long ops = 0;
     HostLateness lateBefore = EmulatedDevice.lateness();
-    long start = System.nanoTime();
+    long start = now();
     long end = start + (long) (seconds * 1e9);
     try (AsyncQueue q = dev.newQueue(qd)) {
       for (int i = 0; i < qd; i++) {
@@ -64,7 +78,7 @@ final class FioLikeRun {
       boolean stopping = false;
       while (q.inFlight() > 0) {
         int n = q.reap(done, 1);
-        long now = System.nanoTime();
+        long now = now();
         stopping |= now >= end;
         for (int i = 0; i < n; i++) {
           int slot = (int) done.tag(i);
@@ -80,7 +94,7 @@ final class FioLikeRun {
         }
       }
     }
-    double elapsed = (System.nanoTime() - start) / 1e9;
+    double elapsed = (now() - start) / 1e9;
     return new Result(
         op, bs, qd, ops, elapsed, rec.summary(), EmulatedDevice.lateness().since(lateBefore));
   }
@@ -91,7 +105,7 @@ final class FioLikeRun {
     if (wp + bs > g.zoneStart(zone) + g.zoneCapacity()) {
       nextZone();
     }
-    submitted[slot] = System.nanoTime();
+    submitted[slot] = now();
     boolean ok =
         op == Op.APPEND
             ? q.submitAppend(zone, buf, 0, bs, 0, slot)
@@ -102,8 +116,15 @@ final class FioLikeRun {
     wp += bs;
   }
 
-  /** Moves to the next zone, resetting it first; the device is used as a ring of zones. */
+  /**
+   * Moves to the next zone, resetting it first; the device is used as a ring of zones. A zone left
+   * with room (a capacity that is no multiple of the block size) is finished, so that it does not
+   * stay active.
+   */
   private void nextZone() throws ZonedDeviceException {
+    if (wp > g.zoneStart(zone) && wp < g.zoneStart(zone) + g.zoneCapacity()) {
+      dev.finishZone(zone);
+    }
     zone = (zone + 1) % g.zoneCount();
     dev.resetZone(zone);
     wp = g.zoneStart(zone);

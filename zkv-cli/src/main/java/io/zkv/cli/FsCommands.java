@@ -2,6 +2,7 @@ package io.zkv.cli;
 
 import io.zkv.device.DeviceGeometry;
 import io.zkv.device.EmulatedDevice;
+import io.zkv.device.ProfileGeometry;
 import io.zkv.device.Zone;
 import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
@@ -32,6 +33,19 @@ final class FsCommands {
   }
 
   private static final String DEVICE = "--device URI";
+
+  /** The profile an emu: URI names ({@code instant} when it names none). */
+  static String uriProfile(String uri) {
+    int q = uri.indexOf('?');
+    if (q >= 0) {
+      for (String kv : uri.substring(q + 1).split("&")) {
+        if (kv.startsWith("profile=")) {
+          return kv.substring("profile=".length());
+        }
+      }
+    }
+    return "instant";
+  }
 
   private static String deviceUri(Arguments args) {
     String uri = args.string("device", null);
@@ -86,8 +100,11 @@ final class FsCommands {
     @Override
     public String usage() {
       return DEVICE
-          + " [--force] [--meta-zones 3] [--zones N --zone-size 64M --zone-cap 48M"
-          + " --max-open 14 --max-active 14 --zasl 1M]  (geometry: creates a missing emu: file;"
+          + " [--force] [--meta-zones 3] [--zones N [--geometry NAME] --zone-size S --zone-cap C"
+          + " --max-open N --max-active N --zasl Z]  (geometry: creates a missing emu: file; what"
+          + " is not given comes from the default geometry of the URI's profile, or of NAME ("
+          + String.join(", ", ProfileGeometry.names())
+          + "; instant: 64M zones, 48M capacity, max open/active 14, ZASL 1M);"
           + " zkv needs at least meta zones + 3 zones, max active 0 (no limit) or >= 3, max open 0"
           + " or >= 4; --force erases an existing or damaged file system)";
     }
@@ -98,11 +115,24 @@ final class FsCommands {
       boolean force = args.flag("force", false);
       int metaZones = (int) args.number("meta-zones", 3, 2, 8);
       long zones = args.number("zones", 0, 0, 1 << 20);
-      long zoneSize = args.number("zone-size", 64L << 20, 4096, 1L << 40);
-      long zoneCap = args.number("zone-cap", zoneSize * 3 / 4, 4096, 1L << 40);
-      int maxOpen = (int) args.number("max-open", 14, 0, 1 << 20);
-      int maxActive = (int) args.number("max-active", 14, 0, 1 << 20);
-      int zasl = (int) args.number("zasl", 1 << 20, 4096, 1 << 30);
+      String geometry = args.string("geometry", uriProfile(uri));
+      if (!ProfileGeometry.known(geometry)) {
+        throw new Arguments.UsageException(
+            "no default geometry '"
+                + geometry
+                + "' (known: "
+                + String.join(", ", ProfileGeometry.names())
+                + ")");
+      }
+      long givenSize = args.number("zone-size", 0, 0, 1L << 40);
+      long givenCap = args.number("zone-cap", 0, 0, 1L << 40);
+      DeviceGeometry base =
+          ProfileGeometry.of(geometry, (int) Math.max(1, zones), givenSize, givenCap);
+      long zoneSize = base.zoneSize();
+      long zoneCap = base.zoneCapacity();
+      int maxOpen = (int) args.number("max-open", base.maxOpen(), 0, 1 << 20);
+      int maxActive = (int) args.number("max-active", base.maxActive(), 0, 1 << 20);
+      int zasl = (int) args.number("zasl", base.zasl(), 4096, 1 << 30);
       args.requireAllUsed();
       Path created = null;
       if (zones > 0) {

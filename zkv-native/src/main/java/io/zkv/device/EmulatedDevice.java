@@ -71,7 +71,19 @@ public final class EmulatedDevice {
     return new HostLateness(v[0], v[1], v[2]);
   }
 
+  /**
+   * The device's clock in nanoseconds: {@code CLOCK_MONOTONIC}, or, when its URI has {@code
+   * clock=virtual}, the timing model's own time, which moves only when a request waits (so a
+   * single-threaded run sees exactly the model's latencies, whatever the host does). 0 for a device
+   * that is not emulated.
+   */
+  public static long clockNanos(ZonedDevice device) {
+    return device.onHandle(EmulatedDevice::nClock);
+  }
+
   static native int nFormat(String path, long[] geometry);
+
+  static native long nClock(long h);
 
   static native void nLateness(long[] out);
 

@@ -35,7 +35,8 @@ public record BenchInvocation(
       "[compare] [--target zkv|rocksdb-default | --config SPEC ...] [--workload fillrandom,readrandom]"
           + " [--threads 1] [--keys 100000] [--key-size 16] [--value-size 100]"
           + " [--ycsb-field-length 100] [--ops N] [--duration SECONDS] [--distribution uniform|zipfian]"
-          + " [--sync] [--profile instant] [--zones 64] [--zone-size 64M] [--zone-cap 48M]"
+          + " [--sync] [--profile instant] [--zones 64] [--zone-size S] [--zone-cap C] (zone size"
+          + " and capacity: the profile's default geometry unless given)"
           + " [--placement liza] [--device URI] [--write-buffer 64M] [--repeat 1|3] [--interval 1]"
           + " [--seed 1] [--out DIR] [--dir DIR] [--progress true|false] [--plots true|false]";
 
@@ -55,8 +56,8 @@ public record BenchInvocation(
             a.string("profile", "instant"),
             a.string("device", null),
             (int) a.number("zones", 64, 4, 1 << 20),
-            a.number("zone-size", 64L << 20, 1 << 20, 1L << 40),
-            a.number("zone-cap", 48L << 20, 1 << 20, 1L << 40),
+            a.number("zone-size", 0, 0, 1L << 40),
+            a.number("zone-cap", 0, 0, 1L << 40),
             TargetConfig.placement(a.string("placement", "liza")),
             a.flag("sync", false));
     List<String> specs = new ArrayList<>(a.strings("config"));
@@ -147,8 +148,12 @@ public record BenchInvocation(
       b.append(" --device ").append(defaults.device());
     }
     b.append(" --zones ").append(defaults.zones());
-    b.append(" --zone-size ").append(defaults.zoneSize());
-    b.append(" --zone-cap ").append(defaults.zoneCapacity());
+    if (defaults.zoneSize() > 0) {
+      b.append(" --zone-size ").append(defaults.zoneSize());
+    }
+    if (defaults.zoneCapacity() > 0) {
+      b.append(" --zone-cap ").append(defaults.zoneCapacity());
+    }
     b.append(" --placement ").append(defaults.placement().name().toLowerCase(Locale.ROOT));
     if (defaults.sync()) {
       b.append(" --sync");

@@ -3,7 +3,9 @@ package io.zkv.bench.driver;
 import io.zkv.Placement;
 import io.zkv.cli.Arguments;
 import io.zkv.cli.Arguments.UsageException;
+import io.zkv.device.DeviceGeometry;
 import io.zkv.device.EmulatedDevice;
+import io.zkv.device.ProfileGeometry;
 import io.zkv.plm.driver.WindowSchedulers;
 import java.util.Arrays;
 import java.util.Locale;
@@ -14,13 +16,15 @@ import java.util.Locale;
  * come from the command's global options.
  *
  * <p>Keys for {@code zkv}: {@code profile} (timing profile of the scratch emulated device), {@code
- * zones}, {@code zone-size}, {@code zone-cap} (its geometry), {@code device} (an existing device
- * URI instead of a scratch device; it is formatted), {@code placement}, {@code sync}, {@code
- * label}, {@code windows} ({@code base}, {@code r-vigil} or {@code o-vigil}: the scratch device
- * becomes a {@code plmarray:} over an emulated {@code plm} device of 4 NVM Sets, without open or
- * active limits, whose windows that scheduler drives; docs/plm.md), {@code timescale} (with {@code
- * windows}: the PLM windows run that many times faster). Keys for {@code rocksdb-default}: {@code
- * dir} (where the database lives; default the scratch directory), {@code sync}, {@code label}.
+ * zones}, {@code zone-size}, {@code zone-cap}, {@code geometry} (its geometry: a zone size or
+ * capacity not given comes from the profile's default geometry, or from the named one, e.g. {@code
+ * geometry=caza}; {@link ProfileGeometry}), {@code device} (an existing device URI instead of a
+ * scratch device; it is formatted), {@code placement}, {@code sync}, {@code label}, {@code windows}
+ * ({@code base}, {@code r-vigil} or {@code o-vigil}: the scratch device becomes a {@code plmarray:}
+ * over an emulated {@code plm} device of 4 NVM Sets, without open or active limits, whose windows
+ * that scheduler drives; docs/plm.md), {@code timescale} (with {@code windows}: the PLM windows run
+ * that many times faster). Keys for {@code rocksdb-default}: {@code dir} (where the database lives;
+ * default the scratch directory), {@code sync}, {@code label}.
  *
  * @param spec the configuration as written on the command line
  * @param label the name in tables and plots (the spec as written unless {@code label=} is given)
@@ -28,8 +32,10 @@ import java.util.Locale;
  * @param profile emulated device timing profile (zkv)
  * @param device device URI, or null for a scratch emulated device (zkv)
  * @param zones zone count of the scratch device (zkv)
- * @param zoneSize zone size in bytes (zkv)
- * @param zoneCapacity zone capacity in bytes (zkv)
+ * @param zoneSize zone size in bytes (zkv; 0 in the global defaults: the geometry's)
+ * @param zoneCapacity zone capacity in bytes (zkv; 0 in the global defaults: the geometry's)
+ * @param geometry the default geometry the scratch device follows: the profile's name, or another
+ *     {@link ProfileGeometry} name (zkv)
  * @param placement zone placement policy (zkv)
  * @param dir database directory, or null for the scratch directory (rocksdb-default)
  * @param sync sync the WAL on every write
@@ -45,6 +51,7 @@ public record TargetConfig(
     int zones,
     long zoneSize,
     long zoneCapacity,
+    String geometry,
     Placement placement,
     String dir,
     boolean sync,
@@ -97,11 +104,17 @@ public record TargetConfig(
         zones,
         zoneSize,
         zoneCapacity,
+        null,
         placement,
         null,
         sync,
         null,
         1);
+  }
+
+  /** The scratch device's geometry: the default geometry's, with what this configuration sets. */
+  public DeviceGeometry deviceGeometry() {
+    return ProfileGeometry.of(geometry, zones, zoneSize, zoneCapacity);
   }
 
   /** Parses {@code target[:key=value,...]}; bad specs throw {@link UsageException}. */
@@ -115,6 +128,7 @@ public record TargetConfig(
     int zones = defaults.zones;
     long zoneSize = defaults.zoneSize;
     long zoneCap = defaults.zoneCapacity;
+    String geometry = defaults.geometry;
     Placement placement = defaults.placement;
     String dir = null;
     boolean sync = defaults.sync;
@@ -145,6 +159,7 @@ public record TargetConfig(
           case "zones" -> zones = (int) size(spec, key, value, 4, 1 << 20);
           case "zone-size" -> zoneSize = size(spec, key, value, 1 << 20, 1L << 40);
           case "zone-cap" -> zoneCap = size(spec, key, value, 1 << 20, 1L << 40);
+          case "geometry" -> geometry = checkGeometry(spec, value);
           case "placement" -> placement = placement(value);
           case "dir" -> dir = value;
           case "sync" -> sync = bool(spec, value);
@@ -157,10 +172,18 @@ public record TargetConfig(
                       + spec
                       + "': unknown key '"
                       + key
-                      + "' (known: profile, zones, zone-size, zone-cap, device, placement, dir, sync,"
-                      + " label, windows, timescale)");
+                      + "' (known: profile, zones, zone-size, zone-cap, geometry, device, placement,"
+                      + " dir, sync, label, windows, timescale)");
         }
       }
+    }
+    if (geometry == null) {
+      geometry = profile;
+    }
+    if (target == Target.ZKV && (zoneSize == 0 || zoneCap == 0)) {
+      DeviceGeometry g = ProfileGeometry.of(geometry, zones, zoneSize, zoneCap);
+      zoneSize = g.zoneSize();
+      zoneCap = g.zoneCapacity();
     }
     if (target == Target.ZKV && zoneCap > zoneSize) {
       throw new UsageException(
@@ -172,8 +195,8 @@ public record TargetConfig(
               + zoneSize);
     }
     return new TargetConfig(
-        s, label, target, profile, device, zones, zoneSize, zoneCap, placement, dir, sync, windows,
-        timescale);
+        s, label, target, profile, device, zones, zoneSize, zoneCap, geometry, placement, dir, sync,
+        windows, timescale);
   }
 
   /** What the configuration runs on, for the report's conditions. */
@@ -249,6 +272,20 @@ public record TargetConfig(
               + ")");
     }
     return p;
+  }
+
+  private static String checkGeometry(String spec, String name) {
+    if (!ProfileGeometry.known(name)) {
+      throw new UsageException(
+          "configuration '"
+              + spec
+              + "': unknown geometry '"
+              + name
+              + "' (known: "
+              + String.join(", ", ProfileGeometry.names())
+              + ")");
+    }
+    return name;
   }
 
   private static long size(String spec, String key, String v, long min, long max) {

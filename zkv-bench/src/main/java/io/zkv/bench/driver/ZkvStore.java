@@ -36,10 +36,10 @@ final class ZkvStore implements BenchStore {
     String uri = c.device();
     if (uri == null) {
       file = scratchDir.resolve("bench-" + System.nanoTime() + ".zkvemu");
-      DeviceGeometry g =
-          c.windows() != null // a plmarray: divides limits by its sets: none
-              ? DeviceGeometry.of(c.zones(), c.zoneSize(), c.zoneCapacity(), 0, 0, 1 << 20)
-              : DeviceGeometry.of(c.zones(), c.zoneSize(), c.zoneCapacity(), 14, 14, 1 << 20);
+      DeviceGeometry g = c.deviceGeometry();
+      if (c.windows() != null) { // a plmarray: divides limits by its sets: none
+        g = DeviceGeometry.of(g.zoneCount(), g.zoneSize(), g.zoneCapacity(), 0, 0, g.zasl());
+      }
       try {
         EmulatedDevice.format(file, g);
       } catch (ZonedDeviceException e) {

@@ -26,6 +26,33 @@ class BenchInvocationTest {
   }
 
   @Test
+  void aProfileBringsItsDefaultGeometryUnlessTheConfigurationSetsOne() {
+    BenchInvocation inv =
+        parse(
+            "compare",
+            "--config",
+            "zkv:profile=zn540",
+            "--config",
+            "zkv:profile=zn540,geometry=caza",
+            "--config",
+            "zkv:profile=confzns,zone-cap=16M");
+    TargetConfig zn540 = inv.configs().get(0);
+    assertEquals(64L << 20, zn540.zoneSize()); // 2,048 MiB / 32
+    assertEquals(35_291_136L, zn540.zoneCapacity()); // 1,077 / 2,048 of it
+    assertEquals(14, zn540.deviceGeometry().maxActive());
+    TargetConfig caza = inv.configs().get(1);
+    assertEquals(32L << 20, caza.zoneSize());
+    assertEquals(32L << 20, caza.zoneCapacity());
+    assertEquals(0, caza.deviceGeometry().maxActive());
+    assertEquals(0, caza.deviceGeometry().maxOpen());
+    TargetConfig confzns = inv.configs().get(2);
+    assertEquals(64L << 20, confzns.zoneSize());
+    assertEquals(16L << 20, confzns.zoneCapacity());
+    assertEquals(4L << 20, confzns.deviceGeometry().zasl());
+    assertTrue(error("--config", "zkv:geometry=nope").contains("unknown geometry"));
+  }
+
+  @Test
   void defaultsAreOneZkvConfigurationOnTheInstantProfile() {
     BenchInvocation inv = parse();
     assertFalse(inv.compare());
@@ -86,6 +113,8 @@ class BenchInvocationTest {
     assertEquals(TargetConfig.Target.ROCKSDB_DEFAULT, b.target());
     assertTrue(b.sync());
     assertEquals("pm1731a", inv.configs().get(2).profile());
+    // a zone size given without a capacity: the profile's ratio (PM1731a: capacity = size)
+    assertEquals(128L << 20, inv.configs().get(2).zoneCapacity());
     assertEquals(List.of("ycsb-a", "mixed70", "mixgraph"), inv.settings().workloads());
     assertEquals(2.5, inv.settings().durationSeconds());
     assertEquals(
