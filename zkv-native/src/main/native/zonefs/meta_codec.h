@@ -36,10 +36,10 @@ enum zfs_record_type {
   ZFS_REC_SNAPSHOT = 1,    /* the complete file table; starts every meta zone after its superblock */
   ZFS_REC_FILE_UPDATE = 2, /* one file's complete metadata, replacing what was known */
   ZFS_REC_FILE_DELETE = 3,
-  ZFS_REC_END = 4,         /* the log was closed by a clean unmount: nothing follows */
-  ZFS_REC_FILE_EXTEND = 5, /* a sync: a file's new size and the extents it gained since its last record */
-  ZFS_REC_FILE_ACTIVE = 6, /* a file extend that also sets where the file's unrecorded chunks start */
-  ZFS_REC_ZONE_LABELS = 7, /* labels a placement policy gave zones: count, then (zone, tag, lifetime) */
+  ZFS_REC_END = 4,           /* the log was closed by a clean unmount: nothing follows */
+  ZFS_REC_FILE_EXTEND = 5,   /* a sync: a file's new size and the extents it gained since its last record */
+  ZFS_REC_FILE_ACTIVE = 6,   /* a file extend that also sets where the file's unrecorded chunks start */
+  ZFS_REC_ZONE_LABELS = 7,   /* labels a placement policy gave zones: count, then (zone, tag, lifetime) */
   ZFS_REC_POLICY_COUNTS = 8, /* placement decisions, fallbacks, steals since format (3 x u64) */
 };
 

@@ -41,6 +41,24 @@ public record BenchSettings(
     workloads = List.copyOf(workloads);
   }
 
+  /** These settings with {@code n} client threads (a configuration's {@code threads} key). */
+  public BenchSettings withThreads(int n) {
+    return new BenchSettings(
+        workloads,
+        n,
+        keySize,
+        valueSize,
+        ycsbFieldLength,
+        keys,
+        ops,
+        durationSeconds,
+        zipfian,
+        writeBufferSize,
+        seed,
+        intervalSeconds,
+        repeat);
+  }
+
   /** Operations of a read-only phase: {@code --ops}, else unlimited with a duration, else keys. */
   long opsOfReadOnlyPhase() {
     if (ops > 0) {

@@ -26,8 +26,9 @@ final class ConfigRunner {
   static RunResult run(
       TargetConfig config, BenchSettings settings, int repeat, Path scratchDir, Progress progress)
       throws InterruptedException {
-    try (BenchStore store = open(config, settings, scratchDir)) {
-      return runOn(store, config.label(), settings, repeat, progress);
+    BenchSettings s = config.settingsFor(settings);
+    try (BenchStore store = open(config, s, scratchDir)) {
+      return runOn(store, config.label(), s, repeat, progress);
     }
   }
 

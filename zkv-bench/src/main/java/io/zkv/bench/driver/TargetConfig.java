@@ -41,6 +41,7 @@ import java.util.Locale;
  * @param sync sync the WAL on every write
  * @param windows window scheduler on a plmarray: device, or null (zkv)
  * @param timescale the PLM windows' speed-up with {@code windows} (zkv)
+ * @param threads client threads of this configuration, 0 for the global {@code --threads}
  */
 public record TargetConfig(
     String spec,
@@ -56,7 +57,8 @@ public record TargetConfig(
     String dir,
     boolean sync,
     String windows,
-    int timescale) {
+    int timescale,
+    int threads) {
 
   /** The stores the driver can measure. */
   public enum Target {
@@ -109,7 +111,8 @@ public record TargetConfig(
         null,
         sync,
         null,
-        1);
+        1,
+        0);
   }
 
   /** The scratch device's geometry: the default geometry's, with what this configuration sets. */
@@ -133,6 +136,7 @@ public record TargetConfig(
     String dir = null;
     boolean sync = defaults.sync;
     String windows = defaults.windows;
+    int threads = defaults.threads;
     int timescale = defaults.timescale;
     if (colon >= 0) {
       for (String kv : s.substring(colon + 1).split(",")) {
@@ -145,12 +149,13 @@ public record TargetConfig(
         String value = kv.substring(eq + 1).trim();
         if (target == Target.ROCKSDB_DEFAULT
             && !key.equals("sync")
+            && !key.equals("threads")
             && !key.equals("label")
             && !key.equals("dir")) {
           throw new UsageException(
               "configuration '"
                   + spec
-                  + "': rocksdb-default takes dir, sync and label, not "
+                  + "': rocksdb-default takes dir, sync, threads and label, not "
                   + key);
         }
         switch (key) {
@@ -164,6 +169,7 @@ public record TargetConfig(
           case "dir" -> dir = value;
           case "sync" -> sync = bool(spec, value);
           case "label" -> label = value;
+          case "threads" -> threads = (int) size(spec, key, value, 1, 256);
           case "windows" -> windows = windows(spec, value);
           case "timescale" -> timescale = (int) size(spec, key, value, 1, 1000);
           default ->
@@ -173,7 +179,7 @@ public record TargetConfig(
                       + "': unknown key '"
                       + key
                       + "' (known: profile, zones, zone-size, zone-cap, geometry, device, placement,"
-                      + " dir, sync, label, windows, timescale)");
+                      + " dir, sync, threads, label, windows, timescale)");
         }
       }
     }
@@ -196,7 +202,7 @@ public record TargetConfig(
     }
     return new TargetConfig(
         s, label, target, profile, device, zones, zoneSize, zoneCap, geometry, placement, dir, sync,
-        windows, timescale);
+        windows, timescale, threads);
   }
 
   /** What the configuration runs on, for the report's conditions. */
@@ -204,7 +210,8 @@ public record TargetConfig(
     if (target == Target.ROCKSDB_DEFAULT) {
       return "RocksJava default Env in "
           + (dir != null ? dir : "the scratch directory")
-          + (sync ? ", sync writes" : "");
+          + (sync ? ", sync writes" : "")
+          + threadsNote();
     }
     String dev =
         device != null
@@ -232,7 +239,17 @@ public record TargetConfig(
         + ", placement "
         + placement
         + (windows != null ? ", windows " + windows : "")
-        + (sync ? ", sync writes" : "");
+        + (sync ? ", sync writes" : "")
+        + threadsNote();
+  }
+
+  private String threadsNote() {
+    return threads > 0 ? ", " + threads + " client thread" + (threads > 1 ? "s" : "") : "";
+  }
+
+  /** The settings this configuration runs with: its own client threads if it sets them. */
+  BenchSettings settingsFor(BenchSettings global) {
+    return threads > 0 ? global.withThreads(threads) : global;
   }
 
   /** A plmarray: URI over {@code file} for the {@code windows} key. */
