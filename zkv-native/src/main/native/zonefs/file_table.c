@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "zonefs_internal.h"
 
@@ -25,18 +24,9 @@ fobj *new_fobj(void) {
   return f;
 }
 
-uint8_t *wbuf_alloc(void) {
-  void *p = mmap(NULL, WRITE_BUFFER, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  return p == MAP_FAILED ? NULL : p;
-}
-
-void wbuf_free(uint8_t *buf) {
-  if (buf) munmap(buf, WRITE_BUFFER);
-}
-
 void free_fobj(fobj *f) {
   zfs_file_free(&f->m);
-  wbuf_free(f->wbuf);
+  free(f->wbuf);
   pthread_mutex_destroy(&f->wmu);
   free(f);
 }

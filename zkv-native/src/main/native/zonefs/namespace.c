@@ -32,7 +32,7 @@ zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc) {
     if (f && (f->m.names = calloc(1, sizeof *f->m.names)) != NULL) {
       f->m.names[0] = strdup(name);
       f->m.n_names = f->m.names[0] ? 1 : 0;
-      f->wbuf = wbuf_alloc();
+      f->wbuf = malloc(WRITE_BUFFER);
     }
     if (!f || !f->m.n_names || !f->wbuf) {
       if (f) free_fobj(f);
@@ -77,9 +77,9 @@ zfs_file *zfs_reopen(zfs *fs, const char *name, int *rc) {
   fobj *f = file_find(fs, name, NULL);
   zfs_file *h = NULL;
   *rc = !f ? -ENOENT : f->has_writer ? -EBUSY : 0;
-  if (!*rc && !(f->wbuf = wbuf_alloc())) *rc = -ENOMEM;
+  if (!*rc && !(f->wbuf = malloc(WRITE_BUFFER))) *rc = -ENOMEM;
   if (!*rc && !(h = new_handle(fs, f, 1))) {
-    wbuf_free(f->wbuf);
+    free(f->wbuf);
     f->wbuf = NULL;
     *rc = -ENOMEM;
   }
@@ -121,7 +121,7 @@ int zfs_close(zfs_file *h) {
     f->has_writer = 0;
     pthread_mutex_lock(&f->wmu);
     if (f->wlen == f->wdone) { /* else a failed sync left data only here: readers still need it */
-      wbuf_free(f->wbuf);
+      free(f->wbuf);
       f->wbuf = NULL;
       f->wlen = f->wdone = 0;
     }

@@ -164,12 +164,6 @@ fobj *file_find(zfs *fs, const char *name, uint32_t *name_index);
 fobj *file_find_id(zfs *fs, uint64_t id);
 fobj *new_fobj(void);
 void free_fobj(fobj *f);
-/* A writer's buffer (WRITE_BUFFER bytes), mapped and unmapped directly rather than through malloc:
- * every file RocksDB writes has one for its writer's life, and 1 MiB blocks that glibc serves from
- * its arenas once its mmap threshold has grown stay resident after free (docs/kafka-streams.md:
- * store open/close cycles). NULL if out of memory. */
-uint8_t *wbuf_alloc(void);
-void wbuf_free(uint8_t *buf);
 uint64_t file_size_locked(fobj *f);
 void unindex_names(zfs *fs, const fobj *f);
 int add_file(zfs *fs, fobj *f);
