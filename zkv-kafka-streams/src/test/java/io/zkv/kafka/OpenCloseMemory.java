@@ -24,6 +24,9 @@ import org.apache.kafka.streams.state.Stores;
  * back was free memory glibc kept (fragmentation, arena caches), what stays is in use or pinned by
  * live allocations. With {@code -Dzkv.mem.mallocStats=true} glibc's {@code malloc_stats()} (bytes
  * in use over all arenas) is printed too, through {@code gdb -p} (needs gdb and ptrace rights).
+ * With {@code -XX:NativeMemoryTracking=summary -Dzkv.mem.nmt=true} the JVM's own native memory is
+ * baselined after the warm-up and its growth by category printed at the end ({@code jcmd <pid>
+ * VM.native_memory summary.diff}): what of the growth is the JVM's.
  */
 public final class OpenCloseMemory {
   private OpenCloseMemory() {}
@@ -52,6 +55,13 @@ public final class OpenCloseMemory {
         if (i == warmup) {
           System.gc();
           trimAndReport();
+          if (Boolean.getBoolean("zkv.mem.nmt")) {
+            run(
+                "jcmd",
+                Long.toString(ProcessHandle.current().pid()),
+                "VM.native_memory",
+                "baseline");
+          }
           start = rssAnonKiB();
           startMillis = System.currentTimeMillis();
           System.out.printf(
@@ -82,6 +92,14 @@ public final class OpenCloseMemory {
       }
     }
     f.awaitDeviceClosed();
+    if (Boolean.getBoolean("zkv.mem.nmt")) {
+      System.out.print(
+          run(
+              "jcmd",
+              Long.toString(ProcessHandle.current().pid()),
+              "VM.native_memory",
+              "summary.diff"));
+    }
     StreamsFixture.deleteTree(dir);
   }
 
@@ -98,13 +116,14 @@ public final class OpenCloseMemory {
     }
   }
 
-  private static void run(String... command) throws Exception {
+  private static String run(String... command) throws Exception {
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     String out =
         new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
     if (p.waitFor() != 0) {
       throw new IllegalStateException(String.join(" ", command) + " failed: " + out);
     }
+    return out;
   }
 
   private static long rssAnonKiB() throws Exception {
