@@ -3,6 +3,8 @@
  * A backend's device struct starts with a zkv_dev, its queue struct with a zkv_queue. */
 #ifndef ZKV_BACKEND_H
 #define ZKV_BACKEND_H
+#include <stdatomic.h>
+
 #include "zkv/device.h"
 
 /* The admin opcodes zkv issues (zkv_dev_nvme_admin). */
@@ -34,6 +36,9 @@ struct zkv_dev {
   const zkv_backend *be;
   zkv_geometry geo;    /* filled by the backend at open */
   const char *profile; /* timing profile name, "device" for real hardware */
+  /* Errors the device returned (device.c counts them for every backend; zkv_dev_stats.errors):
+   * one relaxed atomic add on a failure, nothing on success. */
+  _Atomic uint64_t errors;
 };
 
 struct zkv_queue {

@@ -258,25 +258,39 @@ int zkv_dev_geometry(zkv_dev *dev, zkv_geometry *out) {
 
 const char *zkv_dev_profile_name(zkv_dev *dev) { return dev->profile; }
 
-int zkv_dev_report(zkv_dev *dev, uint32_t first, zkv_zone *out, uint32_t n) {
-  return dev->be->report(dev, first, out, n);
+/* Counts a failed call in the device's error counter (zkv_dev_stats.errors) and returns its result. */
+static int64_t counted(zkv_dev *dev, int64_t rc) {
+  if (rc < 0) atomic_fetch_add_explicit(&dev->errors, 1, memory_order_relaxed);
+  return rc;
 }
 
-int zkv_dev_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) { return dev->be->zone_mgmt(dev, zone, action); }
+int zkv_dev_report(zkv_dev *dev, uint32_t first, zkv_zone *out, uint32_t n) {
+  return (int)counted(dev, dev->be->report(dev, first, out, n));
+}
+
+int zkv_dev_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) {
+  return (int)counted(dev, dev->be->zone_mgmt(dev, zone, action));
+}
 
 int zkv_dev_write(zkv_dev *dev, uint64_t offset, const void *buf, size_t len, int flags) {
-  return dev->be->write(dev, offset, buf, len, flags);
+  return (int)counted(dev, dev->be->write(dev, offset, buf, len, flags));
 }
 
 int64_t zkv_dev_append(zkv_dev *dev, uint32_t zone, const void *buf, size_t len, int flags) {
-  return dev->be->append(dev, zone, buf, len, flags);
+  return counted(dev, dev->be->append(dev, zone, buf, len, flags));
 }
 
-int zkv_dev_read(zkv_dev *dev, uint64_t offset, void *buf, size_t len) { return dev->be->read(dev, offset, buf, len); }
+int zkv_dev_read(zkv_dev *dev, uint64_t offset, void *buf, size_t len) {
+  return (int)counted(dev, dev->be->read(dev, offset, buf, len));
+}
 
-int zkv_dev_flush(zkv_dev *dev) { return dev->be->flush(dev); }
+int zkv_dev_flush(zkv_dev *dev) { return (int)counted(dev, dev->be->flush(dev)); }
 
-int zkv_dev_stats_get(zkv_dev *dev, zkv_dev_stats *out) { return dev->be->stats(dev, out); }
+int zkv_dev_stats_get(zkv_dev *dev, zkv_dev_stats *out) {
+  int rc = dev->be->stats(dev, out);
+  out->errors = atomic_load_explicit(&dev->errors, memory_order_relaxed);
+  return rc;
+}
 
 zkv_queue *zkv_queue_create(zkv_dev *dev, uint32_t depth, int *err) {
   if (depth == 0 || depth > 4096) {
@@ -293,7 +307,9 @@ void zkv_queue_destroy(zkv_queue *q) {
 int zkv_queue_submit(zkv_queue *q, const zkv_request *req) { return q->dev->be->queue_submit(q, req); }
 
 int zkv_queue_reap(zkv_queue *q, zkv_completion *out, int min, int max, int64_t timeout_ns) {
-  return q->dev->be->queue_reap(q, out, min, max, timeout_ns);
+  int n = q->dev->be->queue_reap(q, out, min, max, timeout_ns);
+  for (int i = 0; i < n; i++) counted(q->dev, out[i].result);
+  return n;
 }
 
 uint32_t zkv_queue_inflight(zkv_queue *q) { return q->dev->be->queue_inflight(q); }

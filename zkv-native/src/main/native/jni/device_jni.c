@@ -92,10 +92,10 @@ JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nStats(JNIEnv *env, jclas
   (void)c;
   zkv_dev_stats s;
   zkv_dev_stats_get(DEV(h), &s);
-  jlong v[10] = {(jlong)s.bytes_written, (jlong)s.bytes_appended, (jlong)s.bytes_read, (jlong)s.writes,
+  jlong v[11] = {(jlong)s.bytes_written, (jlong)s.bytes_appended, (jlong)s.bytes_read, (jlong)s.writes,
                  (jlong)s.appends,       (jlong)s.reads,          (jlong)s.resets,     (jlong)s.finishes,
-                 (jlong)s.flushes,       (jlong)s.reports};
-  (*env)->SetLongArrayRegion(env, out, 0, 10, v);
+                 (jlong)s.flushes,       (jlong)s.reports,        (jlong)s.errors};
+  (*env)->SetLongArrayRegion(env, out, 0, 11, v);
   return 0;
 }
 

@@ -797,6 +797,11 @@ static void test_faults(void) {
   CHECK_EQ(append_pat(d, 5, 4 * KiB, 9, 0), ZE(ZONE_IS_OFFLINE));
   CHECK_EQ(append_pat(d, 5, 4 * KiB, 500, 0), (int64_t)(5 * Z));
 
+  /* The device counts every failure it returned: three writes, an append and a read, one status. */
+  zkv_dev_stats st;
+  CHECK_EQ(zkv_dev_stats_get(d, &st), 0);
+  CHECK_EQ(st.errors, 6u);
+
   /* Zone management. */
   CHECK_EQ(zkv_emu_inject_error(d, ZKV_FAULT_MGMT, 6, 0, 1, -EIO), 0);
   CHECK_EQ(zkv_dev_zone_mgmt(d, 5, ZKV_ZONE_CLOSE), 0);

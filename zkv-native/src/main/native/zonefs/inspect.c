@@ -31,6 +31,9 @@ int zfs_stats_get(zfs *fs, zfs_stats *out) {
   s.fallback_allocations_total = fs->policy_base[1] + s.fallback_allocations;
   s.zone_steals_total = fs->policy_base[2] + s.zone_steals;
   pthread_mutex_unlock(&fs->mu);
+  zkv_dev_stats d;
+  zkv_dev_stats_get(fs->dev, &d);
+  s.device_errors = d.errors;
   *out = s;
   return 0;
 }

@@ -38,6 +38,7 @@ typedef struct zfs_stats {
   /* The same three since the file system was formatted, as of the metadata log: the counts of
    * earlier mounts are recorded at every log roll and clean unmount (a crash loses those since). */
   uint64_t policy_decisions_total, fallback_allocations_total, zone_steals_total;
+  uint64_t device_errors; /* the device's zkv_dev_stats.errors: failures it returned to any caller */
 } zfs_stats;
 
 #define ZFS_MOUNT_READONLY 1

@@ -315,6 +315,8 @@ public final class ZkvEnv extends Env {
    *     unmount; a crash loses those since)
    * @param fallbackAllocationsTotal {@code fallbackAllocations} since format, likewise
    * @param zoneStealsTotal {@code zoneSteals} since format, likewise
+   * @param deviceErrors failures the device returned to any of its users since it was opened
+   *     (reads, writes, appends, flushes, zone management, reports; counted natively)
    */
   public record ZoneStats(
       long hostBytes,
@@ -337,12 +339,13 @@ public final class ZkvEnv extends Env {
       long zoneSteals,
       long policyDecisionsTotal,
       long fallbackAllocationsTotal,
-      long zoneStealsTotal) {
+      long zoneStealsTotal,
+      long deviceErrors) {
     /** How many counters cross the native boundary (layout 2: one record of 64-bit fields). */
-    static final int FIELDS = 21;
+    static final int FIELDS = 22;
 
     static final int LAYOUT = 2;
-    static final int VERSION = 2;
+    static final int VERSION = 3;
 
     /**
      * Reads a zone-stats buffer of the typed native boundary (docs/formats/native-boundary.md).
@@ -376,7 +379,8 @@ public final class ZkvEnv extends Env {
           v[17],
           v[18],
           v[19],
-          v[20]);
+          v[20],
+          v[21]);
     }
 
     /** Every time the file system overrode the placement policy since format (the log's count). */

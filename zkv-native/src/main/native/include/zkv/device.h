@@ -227,10 +227,13 @@ typedef struct zkv_plm_array_stats {
 } zkv_plm_array_stats;
 int zkv_plm_array_stats_get(zkv_dev *dev, uint32_t nvm_set, zkv_plm_array_stats *out);
 
-/* Counters (host-visible). */
+/* Counters (host-visible). `errors`: reads, writes, appends, flushes, zone management commands,
+ * zone reports and queued requests' completions that returned a negative code since the device was
+ * opened (a command the device failed or arguments it refused; a full queue is not counted). */
 typedef struct zkv_dev_stats {
   uint64_t bytes_written, bytes_appended, bytes_read;
   uint64_t writes, appends, reads, resets, finishes, flushes, reports;
+  uint64_t errors;
 } zkv_dev_stats;
 int zkv_dev_stats_get(zkv_dev *dev, zkv_dev_stats *out);
 

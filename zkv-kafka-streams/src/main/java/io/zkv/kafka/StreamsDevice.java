@@ -31,6 +31,7 @@ final class StreamsDevice {
   private final ZonedEnv env;
   private final StoreCatalog catalog;
   private final Map<String, Integer> liveCandidates = new HashMap<>(); // guarded by this
+  private final List<StreamsMeters> meters = new ArrayList<>(); // guarded by OPEN
   private int leases; // guarded by OPEN
 
   private StreamsDevice(ZkvStreamsConfig config, ZonedEnv env, StoreCatalog catalog) {
@@ -44,11 +45,14 @@ final class StreamsDevice {
    * A lease on the device of {@code config} for one store, opening the device if no store of this
    * process uses it yet.
    *
+   * <p>If {@code registry} (a Micrometer registry, see {@link StreamsMeters}) is not null, the
+   * device's meters are bound to it unless they already are; they leave it when the device closes.
+   *
    * @throws ConfigException if the device is open in this process with other settings
    * @throws StreamsException if the device cannot be opened (in use by another process, missing,
    *     damaged), naming {@value ZkvStreamsConfig#DEVICE}
    */
-  static Lease acquire(ZkvStreamsConfig config, String storeName) {
+  static Lease acquire(ZkvStreamsConfig config, String storeName, Object registry) {
     synchronized (OPEN) {
       StreamsDevice d = OPEN.get(config.deviceUri());
       if (d == null) {
@@ -66,6 +70,9 @@ final class StreamsDevice {
                 + d.config
                 + "): every application sharing a device in one process must use the same zkv.*"
                 + " settings");
+      }
+      if (registry != null && d.meters.stream().noneMatch(m -> m.isFor(registry))) {
+        d.meters.add(StreamsMeters.bind(registry, d.env));
       }
       d.leases++;
       return d.new Lease(storeName);
@@ -169,6 +176,10 @@ final class StreamsDevice {
   }
 
   private void close() {
+    for (StreamsMeters m : meters) {
+      m.unbind();
+    }
+    meters.clear();
     try {
       catalog.close();
     } finally {

@@ -52,7 +52,11 @@ public class ZkvRocksDBConfigSetter implements RocksDBConfigSetter {
     File appDir = StorePaths.appDir(configs);
     List<String> candidates = StorePaths.candidates(appDir, storeName);
     requireSupportedRocksJava();
-    StreamsDevice.Lease l = StreamsDevice.acquire(config, storeName);
+    Object registry =
+        configs.get(ZkvStreamsConfig.METRICS_REGISTRY) == null
+            ? null
+            : StreamsMeters.registry(configs);
+    StreamsDevice.Lease l = StreamsDevice.acquire(config, storeName, registry);
     try {
       l.prepare(candidates);
       OptionsEnv.set(options, l.rocksEnv());

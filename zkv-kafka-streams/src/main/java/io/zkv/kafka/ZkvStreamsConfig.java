@@ -63,6 +63,14 @@ public record ZkvStreamsConfig(
   public static final String GC_START_PERCENT = "zkv.gc.start.percent";
 
   /**
+   * Optional: a Micrometer {@code MeterRegistry} instance (the object, in the Streams properties);
+   * zkv's device meters ({@code io.zkv.micrometer.ZkvMetrics}, tag {@code device}) are bound to it
+   * while a store uses the device. Needs {@code zkv-micrometer} on the class path. Not part of this
+   * record: applications sharing a device may use different registries.
+   */
+  public static final String METRICS_REGISTRY = "zkv.metrics.registry";
+
+  /**
    * Reads the {@code zkv.*} settings.
    *
    * @throws ConfigException naming the setting, for a missing device or a bad value

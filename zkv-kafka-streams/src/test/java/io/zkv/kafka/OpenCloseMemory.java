@@ -18,6 +18,15 @@ import org.apache.kafka.streams.state.Stores;
  *
  * <p>Arguments: {@code <dir> [cycles=10000] [warmup=1000] [zkv|host]}; {@code host} runs the same
  * cycles on Streams' default RocksDB (no config setter), for comparison.
+ *
+ * <p>With {@code -Dzkv.mem.trim=true} each measurement is followed by glibc's {@code malloc_trim}
+ * (the JDK's {@code jcmd <pid> System.trim_native_heap}) and a second reading: what the trim gives
+ * back was free memory glibc kept (fragmentation, arena caches), what stays is in use or pinned by
+ * live allocations. With {@code -Dzkv.mem.mallocStats=true} glibc's {@code malloc_stats()} (bytes
+ * in use over all arenas) is printed too, through {@code gdb -p} (needs gdb and ptrace rights).
+ * With {@code -XX:NativeMemoryTracking=summary -Dzkv.mem.nmt=true} the JVM's own native memory is
+ * baselined after the warm-up and its growth by category printed at the end ({@code jcmd <pid>
+ * VM.native_memory summary.diff}): what of the growth is the JVM's.
  */
 public final class OpenCloseMemory {
   private OpenCloseMemory() {}
@@ -45,6 +54,14 @@ public final class OpenCloseMemory {
       for (int i = 0; i < warmup + cycles; i++) {
         if (i == warmup) {
           System.gc();
+          trimAndReport();
+          if (Boolean.getBoolean("zkv.mem.nmt")) {
+            run(
+                "jcmd",
+                Long.toString(ProcessHandle.current().pid()),
+                "VM.native_memory",
+                "baseline");
+          }
           start = rssAnonKiB();
           startMillis = System.currentTimeMillis();
           System.out.printf(
@@ -70,11 +87,43 @@ public final class OpenCloseMemory {
               now,
               now - start,
               (System.currentTimeMillis() - startMillis) / (double) (i - warmup + 1));
+          trimAndReport();
         }
       }
     }
     f.awaitDeviceClosed();
+    if (Boolean.getBoolean("zkv.mem.nmt")) {
+      System.out.print(
+          run(
+              "jcmd",
+              Long.toString(ProcessHandle.current().pid()),
+              "VM.native_memory",
+              "summary.diff"));
+    }
     StreamsFixture.deleteTree(dir);
+  }
+
+  /** Trims glibc's heap and prints RssAnon after it, and malloc_stats(), if asked to. */
+  private static void trimAndReport() throws Exception {
+    String pid = Long.toString(ProcessHandle.current().pid());
+    if (Boolean.getBoolean("zkv.mem.trim")) {
+      run("jcmd", pid, "System.trim_native_heap");
+      System.out.printf(Locale.ROOT, "  after malloc_trim: RssAnon %d KiB%n", rssAnonKiB());
+    }
+    if (Boolean.getBoolean("zkv.mem.mallocStats")) {
+      System.err.flush();
+      run("gdb", "-p", pid, "-batch", "-ex", "call (void) malloc_stats()");
+    }
+  }
+
+  private static String run(String... command) throws Exception {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out =
+        new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    if (p.waitFor() != 0) {
+      throw new IllegalStateException(String.join(" ", command) + " failed: " + out);
+    }
+    return out;
   }
 
   private static long rssAnonKiB() throws Exception {

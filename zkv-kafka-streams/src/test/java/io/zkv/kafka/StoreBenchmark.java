@@ -117,18 +117,18 @@ public final class StoreBenchmark {
       for (int i = 0; i < puts; i++) {
         rnd.nextBytes(value);
         long t = System.nanoTime();
-        h.store.put(Bytes.wrap(keys[i]), value);
+        h.keyValueStore().put(Bytes.wrap(keys[i]), value);
         putNanos[i] = System.nanoTime() - t;
         if (i % 10_000 == 9_999) {
-          h.store.flush();
+          h.keyValueStore().flush();
         }
       }
-      h.store.flush();
+      h.keyValueStore().flush();
       putWall = System.nanoTime() - start;
       start = System.nanoTime();
       for (int i = 0; i < puts; i++) {
         long t = System.nanoTime();
-        byte[] v = h.store.get(Bytes.wrap(keys[rnd.nextInt(puts)]));
+        byte[] v = h.keyValueStore().get(Bytes.wrap(keys[rnd.nextInt(puts)]));
         getNanos[i] = System.nanoTime() - t;
         if (v == null) {
           throw new IllegalStateException("a written key is missing on " + target);

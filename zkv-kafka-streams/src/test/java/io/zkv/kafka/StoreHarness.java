@@ -1,6 +1,10 @@
 package io.zkv.kafka;
 
 import java.io.File;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -23,32 +27,37 @@ import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
 import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.test.TestRecord;
 
 /**
- * One of Kafka Streams' own RocksDB key-value stores (plain or timestamped, from {@code
- * Stores.persistent...Store(name).get()}), opened in a task directory the way a task opens it, with
- * the changelog restore callback Streams registers kept for {@link #restore}.
+ * One of Kafka Streams' own RocksDB stores (key-value, plain or timestamped, from {@code
+ * Stores.persistent...Store(name).get()}; or a window or session store for {@link
+ * #restoreChangelog}), opened in a task directory the way a task opens it, with the changelog
+ * restore callback Streams registers kept for {@link #restore}.
  */
 public final class StoreHarness implements AutoCloseable {
-  final KeyValueStore<Bytes, byte[]> store;
+  private final StateStore store;
   private StateRestoreCallback restoreCallback;
 
   /** Opens {@code store} (not initialized yet) in {@code taskDir}, as task {@code task} does. */
-  public StoreHarness(
-      KeyValueStore<Bytes, byte[]> store, Properties props, TaskId task, File taskDir) {
+  public StoreHarness(StateStore store, Properties props, TaskId task, File taskDir) {
     this.store = store;
     MockProcessorContext<Object, Object> mock = new MockProcessorContext<>(props, task, taskDir);
     StateStoreContext inner = mock.getStateStoreContext();
-    store.init(new Capturing(inner), store);
+    StateStoreContext context = new Capturing(inner);
+    // Segmented (window, session) stores need Streams' internal context: its metrics and task id.
+    store.init(store instanceof KeyValueStore ? context : internal(context, mock), store);
   }
 
   void put(String key, String value) {
-    store.put(
-        Bytes.wrap(key.getBytes(StandardCharsets.UTF_8)),
-        value == null ? null : stored(value.getBytes(StandardCharsets.UTF_8)));
+    keyValueStore()
+        .put(
+            Bytes.wrap(key.getBytes(StandardCharsets.UTF_8)),
+            value == null ? null : stored(value.getBytes(StandardCharsets.UTF_8)));
   }
 
   /** Streams' own restore path (RocksDBStore.restoreBatch): one WriteBatch, WAL off. */
@@ -88,10 +97,76 @@ public final class StoreHarness implements AutoCloseable {
     ((RecordBatchingStateRestoreCallback) restoreCallback).restoreBatch(records);
   }
 
+  /**
+   * Restores records of the store's changelog topic as they were written (key, value and record
+   * timestamp), through Streams' restore path. A timestamped store ({@code timestamped}) gets each
+   * value with the record's timestamp in front, as Streams' restore converts them.
+   */
+  public void restoreChangelog(List<TestRecord<byte[], byte[]>> changelog, boolean timestamped) {
+    List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+    long offset = 0;
+    for (TestRecord<byte[], byte[]> r : changelog) {
+      byte[] value = r.value();
+      if (value != null && timestamped) {
+        value = ByteBuffer.allocate(8 + value.length).putLong(r.timestamp()).put(value).array();
+      }
+      records.add(
+          new ConsumerRecord<>(
+              "changelog",
+              0,
+              offset++,
+              r.timestamp(),
+              TimestampType.CREATE_TIME,
+              -1,
+              -1,
+              r.key(),
+              value,
+              new RecordHeaders(),
+              Optional.empty()));
+    }
+    ((RecordBatchingStateRestoreCallback) restoreCallback).restoreBatch(records);
+  }
+
+  /**
+   * Streams' internal context interface over {@code context}, for the few internal calls a
+   * segmented store makes while it opens and restores: its methods go to {@code context}, then to
+   * the mock context's public methods of the same signature; others answer null (none is called).
+   */
+  private static StateStoreContext internal(
+      StateStoreContext context, MockProcessorContext<Object, Object> mock) {
+    return (StateStoreContext)
+        Proxy.newProxyInstance(
+            StoreHarness.class.getClassLoader(),
+            new Class<?>[] {InternalProcessorContext.class},
+            (proxy, method, args) -> {
+              for (Object target : new Object[] {context, mock}) {
+                try {
+                  Method m =
+                      target.getClass().getMethod(method.getName(), method.getParameterTypes());
+                  m.setAccessible(true);
+                  return m.invoke(target, args);
+                } catch (NoSuchMethodException e) {
+                  // try the next
+                } catch (InvocationTargetException e) {
+                  throw e.getCause();
+                }
+              }
+              if (method.getName().equals("metrics")) {
+                return mock.metrics();
+              }
+              return null;
+            });
+  }
+
+  @SuppressWarnings("unchecked")
+  KeyValueStore<Bytes, byte[]> keyValueStore() {
+    return (KeyValueStore<Bytes, byte[]>) store;
+  }
+
   /** The store's contents as the changelog would carry them (without a timestamp). */
   public Map<Bytes, byte[]> contentsRaw() {
     Map<Bytes, byte[]> m = new TreeMap<>();
-    try (KeyValueIterator<Bytes, byte[]> it = store.all()) {
+    try (KeyValueIterator<Bytes, byte[]> it = keyValueStore().all()) {
       while (it.hasNext()) {
         KeyValue<Bytes, byte[]> kv = it.next();
         int from = timestamped() ? 8 : 0;

@@ -50,6 +50,9 @@ import org.rocksdb.ZkvEnv.ZoneStats;
  *       zkv.placement.overrides} (tag {@code reason}: {@code fallback} = the file system allocated
  *       by its own safety rules, {@code zone_steal} = it took a zone from an idle writer): every
  *       time the file system overrode the policy.
+ *   <li>{@code zkv.device.errors}: failures the device returned to any of its users (the zone file
+ *       system's reads, writes, appends, flushes, zone management and reports, and direct calls),
+ *       since it was opened; counted in the native device layer, read with the other counters.
  * </ul>
  *
  * <p>Database meters, from RocksDB's properties: {@code zkv.db.sst.size}, {@code
@@ -59,8 +62,8 @@ import org.rocksdb.ZkvEnv.ZoneStats;
  *
  * <p>Counters count since the file system was mounted. A meter of a closed env or database reads
  * NaN. Not here yet, because the file system does not count them yet: GC runs that did not end in a
- * reset and device I/O errors. They join the device meters (the place is marked in the code) when
- * {@link ZoneStats} carries them, as the WAL and PLM meters will when those land.
+ * reset. They join the device meters (the place is marked in the code) when {@link ZoneStats}
+ * carries them, as the WAL and PLM meters will when those land.
  */
 public final class ZkvMetrics implements MeterBinder {
   private final ZonedEnv env;
@@ -204,8 +207,14 @@ public final class ZkvMetrics implements MeterBinder {
         "zkv.placement.overrides",
         "zones the file system took from an idle writer instead of the policy's wait for a token",
         ZoneStats::zoneSteals);
-    // GC runs that did not end in a reset and device I/O errors join here once ZoneStats counts
-    // them.
+    counter(
+        registry,
+        device,
+        "zkv.device.errors",
+        "failures the device returned (reads, writes, appends, flushes, zone management, reports),"
+            + " counted by the native device layer since the device was opened",
+        ZoneStats::deviceErrors);
+    // GC runs that did not end in a reset join here once ZoneStats counts them.
   }
 
   private static long deviceBytes(ZoneStats s) {

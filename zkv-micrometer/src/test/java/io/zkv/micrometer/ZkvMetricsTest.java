@@ -13,15 +13,21 @@ import io.zkv.ZkvOptions;
 import io.zkv.ZonedEnv;
 import io.zkv.cli.Zkv;
 import io.zkv.device.DeviceGeometry;
+import io.zkv.device.EmulatedDevice;
+import io.zkv.device.FaultInjector;
 import io.zkv.device.ZoneCondition;
+import io.zkv.device.ZonedDevice;
+import io.zkv.device.ZonedDeviceException;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -139,6 +145,35 @@ class ZkvMetricsTest {
     }
     assertEquals(GEOMETRY.zoneCount(), zones);
     assertEquals(0.0, device.get("zkv.zones{condition=offline}"));
+  }
+
+  @Test
+  void deviceErrorsCountWhatTheDeviceFailed() throws Exception {
+    Path file = dir.resolve("errors.zkvemu");
+    EmulatedDevice.format(file, GEOMETRY);
+    MeterRegistry registry = new SimpleMeterRegistry();
+    try (ZonedDevice device = ZonedDevice.open(EmulatedDevice.uri(file, "instant"))) {
+      try (ZonedEnv env = ZonedEnv.open(device, ZonedEnv.Mode.FORMAT);
+          ZkvDb db = ZkvDb.open(env, "/errors/db", smallOptions())) {
+        new ZkvMetrics(env, db).bindTo(registry);
+        fill(db);
+        assertEquals(0, registry.get("zkv.device.errors").functionCounter().count());
+        // Two reads fail with EIO, whoever makes them: here a direct read of the device.
+        device.faults().failWithIoError(Set.of(FaultInjector.Op.READ), -1, 0, 2);
+        ByteBuffer block = ByteBuffer.allocateDirect(GEOMETRY.lbaSize());
+        for (int i = 0; i < 3; i++) {
+          block.clear();
+          if (i < 2) {
+            assertThrows(ZonedDeviceException.class, () -> device.read(0, block));
+          } else {
+            device.read(0, block); // the first metadata zone's first block: written
+          }
+        }
+        assertEquals(2, registry.get("zkv.device.errors").functionCounter().count());
+        assertEquals(2, device.stats().errors());
+        assertEquals(2, env.stats().deviceErrors());
+      }
+    }
   }
 
   @Test

@@ -223,14 +223,14 @@ public final class ZonedDevice extends NativeHandle {
   }
 
   public DeviceStats stats() {
-    long[] v = new long[10];
+    long[] v = new long[11];
     long h = acquire();
     try {
       nStats(h, v);
     } finally {
       release();
     }
-    return new DeviceStats(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]);
+    return new DeviceStats(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zkv.Compression;
 import io.zkv.ZkvDb;
@@ -14,6 +15,8 @@ import io.zkv.ZonedEnv;
 import io.zkv.ZonedEnvOptions;
 import io.zkv.device.DeviceGeometry;
 import io.zkv.device.EmulatedDevice;
+import io.zkv.examples.streams.WordCountApp;
+import io.zkv.kafka.StreamsFixture;
 import io.zkv.kafka.ZkvRocksDBConfigSetter;
 import io.zkv.kafka.ZkvStreamsConfig;
 import io.zkv.micrometer.ZkvMetrics;
@@ -29,7 +32,9 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TopologyTestDriver;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -163,6 +168,27 @@ class GuideSnippetsTest {
     // end:streams
     assertEquals(
         ZkvRocksDBConfigSetter.class, props.get(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG));
+  }
+
+  @Test
+  void kafkaStreamsMetrics() throws Exception {
+    String device = "emu:" + dir.resolve("streams.zkvemu") + "?profile=instant";
+    Properties props = WordCountApp.config("localhost:9", dir.resolve("state").toString(), device);
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (KafkaStreams streams = new KafkaStreams(WordCountApp.topology(), props)) {
+      // snippet:streamsmetrics
+      props.put(ZkvStreamsConfig.METRICS_REGISTRY, registry); // zkv's device meters (tag device)
+      props.put(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "DEBUG"); // RocksDB statistics too
+      // Streams' own metrics, per thread, task and store (RocksDB's among them), once it exists:
+      new KafkaStreamsMetrics(streams).bindTo(registry);
+      // end:streamsmetrics
+    }
+    try (TopologyTestDriver d = new TopologyTestDriver(WordCountApp.topology(), props)) {
+      assertTrue(registry.get("zkv.files").tag("device", device).gauge().value() > 0);
+      assertEquals(0, registry.get("zkv.device.errors").functionCounter().count());
+      assertFalse(d.metrics().isEmpty());
+    }
+    StreamsFixture.awaitDeviceClosed(device);
   }
 
   /** docs/guide.md's ```java blocks after {@code <!-- snippet:NAME -->} are this file's regions. */
