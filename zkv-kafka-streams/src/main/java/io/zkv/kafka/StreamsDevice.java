@@ -193,6 +193,7 @@ final class StreamsDevice {
     private final ZonedEnv.Attachment attachment;
     private final AtomicBoolean released = new AtomicBoolean();
     private List<String> candidates = List.of(); // guarded by StreamsDevice.this
+    private volatile AutoCloseable hintListener; // the store's LSM hint listener, closed on release
 
     private Lease(String storeName) {
       this.storeName = storeName;
@@ -239,9 +240,22 @@ final class StreamsDevice {
     }
 
     /** Ends the lease once; the last lease closes the device. */
+    /** Closes {@code listener} when the lease ends (after the store's database has closed). */
+    void closeOnRelease(AutoCloseable listener) {
+      hintListener = listener;
+    }
+
     void release() {
       if (!released.compareAndSet(false, true)) {
         return;
+      }
+      AutoCloseable hints = hintListener;
+      if (hints != null) {
+        try {
+          hints.close();
+        } catch (Exception e) {
+          throw new IllegalStateException("closing the LSM hint listener of " + storeName, e);
+        }
       }
       synchronized (StreamsDevice.this) {
         for (String p : candidates) {

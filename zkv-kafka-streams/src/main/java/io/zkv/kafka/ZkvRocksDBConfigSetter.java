@@ -3,11 +3,13 @@ package io.zkv.kafka;
 import io.zkv.ZkvOptions;
 import io.zkv.nativelib.ZkvNative;
 import java.io.File;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.RocksDBConfigSetter;
+import org.rocksdb.AbstractEventListener;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 
@@ -60,6 +62,12 @@ public class ZkvRocksDBConfigSetter implements RocksDBConfigSetter {
     try {
       l.prepare(candidates);
       OptionsEnv.set(options, l.rocksEnv());
+      // The store's SSTs reach zone placement with their level, job and key range (zone-fs.md).
+      AbstractEventListener hints = l.rocksEnv().newLsmHintListener();
+      l.closeOnRelease(hints);
+      List<AbstractEventListener> listeners = new ArrayList<>(options.listeners());
+      listeners.add(hints);
+      options.setListeners(listeners);
       // RocksDB starts a new info LOG at every open and keeps 1,000 old ones by default: on zones
       // each is a file in the zone file system's index; keep as few as zkv's own databases do.
       options.setKeepLogFileNum(ZkvOptions.INFO_LOG_FILES_KEPT);
