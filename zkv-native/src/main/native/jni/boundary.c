@@ -47,6 +47,18 @@ int zkv_boundary_layout(int layout, int32_t *out, int cap) {
         FIELD(zkv_bnd_superblock, zone_size), FIELD(zkv_bnd_superblock, zone_cap),
         FIELD(zkv_bnd_superblock, meta_zones), FIELD(zkv_bnd_superblock, finish_threshold),
         FIELD(zkv_bnd_superblock, uuid);
+  } else if (layout == ZKV_BND_DEVICE_GEOMETRY) {
+    out[n++] = ZKV_DEVICE_LAYOUT_VERSION;
+    RECORD(zkv_geometry), FIELD(zkv_geometry, lba_size), FIELD(zkv_geometry, nr_zones), FIELD(zkv_geometry, zone_size),
+        FIELD(zkv_geometry, zone_cap), FIELD(zkv_geometry, max_open), FIELD(zkv_geometry, max_active),
+        FIELD(zkv_geometry, zasl);
+  } else if (layout == ZKV_BND_ZONE_REPORT) {
+    out[n++] = ZKV_DEVICE_LAYOUT_VERSION;
+    RECORD(zkv_zone), FIELD(zkv_zone, start), FIELD(zkv_zone, cap), FIELD(zkv_zone, wp), FIELD(zkv_zone, cond),
+        FIELD(zkv_zone, index);
+  } else if (layout == ZKV_BND_DEVICE_STATS) {
+    out[n++] = ZKV_DEVICE_LAYOUT_VERSION;
+    RECORD(zkv_dev_stats), FIELD(zkv_dev_stats, bytes_written), FIELD(zkv_dev_stats, errors);
   } else if (layout == ZKV_BND_ZONE_USAGE) {
     out[n++] = ZKV_ZONE_USAGE_VERSION;
     RECORD(zkv_bnd_zone); /* fields: as in the zone view */
@@ -73,6 +85,18 @@ int zkv_boundary_write_section(void *dst, size_t cap, int layout, int version, u
 }
 
 void *zkv_boundary_records(void *dst) { return (uint8_t *)dst + FIRST_RECORD; }
+
+void zkv_boundary_set_count(void *dst, uint32_t count) {
+  zkv_bnd_header h;
+  zkv_bnd_section s;
+  memcpy(&h, dst, sizeof h);
+  memcpy(&s, (uint8_t *)dst + sizeof h, sizeof s);
+  if (count > s.count) return;
+  s.count = count;
+  h.length = (uint32_t)(FIRST_RECORD + ((size_t)s.record_size * count + 7u) / 8 * 8);
+  memcpy(dst, &h, sizeof h);
+  memcpy((uint8_t *)dst + sizeof h, &s, sizeof s);
+}
 
 int zkv_boundary_write_single(void *dst, size_t cap, int layout, int version, const void *record, uint32_t size) {
   int n = zkv_boundary_write_section(dst, cap, layout, version, size, 1);

@@ -35,11 +35,18 @@ typedef struct zkv_bnd_section {
 } zkv_bnd_section;
 
 enum zkv_bnd_layout {
-  ZKV_BND_ZONE_VIEW = 1,  /* the placement and victim call-outs' view, request and decision */
-  ZKV_BND_ZONE_STATS = 2, /* the zone file system's counters */
-  ZKV_BND_SUPERBLOCK = 3, /* the superblock a mount uses (zkv fsck, zkv df) */
-  ZKV_BND_ZONE_USAGE = 4  /* every zone as the file system sees it (zkv df, zkv zones) */
+  ZKV_BND_ZONE_VIEW = 1,       /* the placement and victim call-outs' view, request and decision */
+  ZKV_BND_ZONE_STATS = 2,      /* the zone file system's counters */
+  ZKV_BND_SUPERBLOCK = 3,      /* the superblock a mount uses (zkv fsck, zkv df) */
+  ZKV_BND_ZONE_USAGE = 4,      /* every zone as the file system sees it (zkv df, zkv zones) */
+  ZKV_BND_DEVICE_GEOMETRY = 5, /* a device's geometry (zkv_geometry) */
+  ZKV_BND_ZONE_REPORT = 6,     /* a device's zone report (zkv_zone records) */
+  ZKV_BND_DEVICE_STATS = 7     /* a device's counters (zkv_dev_stats) */
 };
+
+/* Layouts 5-7, version 1 each: one section of the device API's own structs (zkv/device.h), which
+ * are fixed-width and padding-free: the boundary records are those structs. */
+#define ZKV_DEVICE_LAYOUT_VERSION 1
 
 /* ZKV_BND_ZONE_VIEW, version 1: the sections in this order. */
 enum zkv_bnd_zone_view_section {
@@ -146,6 +153,10 @@ int zkv_boundary_layout(int layout, int32_t *out, int cap);
  * length or -ENOBUFS; the records are then at zkv_boundary_records(dst). */
 int zkv_boundary_write_section(void *dst, size_t cap, int layout, int version, uint32_t size, uint32_t count);
 void *zkv_boundary_records(void *dst);
+
+/* Sets the record count of section 0 (at most the count it was written with) and the buffer's
+ * length to match. */
+void zkv_boundary_set_count(void *dst, uint32_t count);
 
 /* zkv_boundary_write_section of one record, copied from `record`. */
 int zkv_boundary_write_single(void *dst, size_t cap, int layout, int version, const void *record, uint32_t size);

@@ -2,6 +2,7 @@
  * a negative zkv code otherwise; Java turns codes into typed exceptions. */
 #include <string.h>
 
+#include "boundary.h"
 #include "jni_util.h"
 #include "zkv/device.h"
 
@@ -33,22 +34,32 @@ JNI_EXPORT jstring JNICALL Java_io_zkv_device_ZonedDevice_nProfile(JNIEnv *env, 
   return (*env)->NewStringUTF(env, zkv_dev_profile_name(DEV(h)));
 }
 
-JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nGeometry(JNIEnv *env, jclass c, jlong h, jlongArray out) {
+/* The geometry as a ZKV_BND_DEVICE_GEOMETRY buffer in `out` (direct); its length or -errno. */
+JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nGeometry(JNIEnv *env, jclass c, jlong h, jobject out) {
   (void)c;
   zkv_geometry g;
   int rc = zkv_dev_geometry(DEV(h), &g);
   if (rc) return rc;
-  jlong v[7] = {g.lba_size, g.nr_zones, (jlong)g.zone_size, (jlong)g.zone_cap, g.max_open, g.max_active, g.zasl};
-  (*env)->SetLongArrayRegion(env, out, 0, 7, v);
-  return 0;
+  void *dst = (*env)->GetDirectBufferAddress(env, out);
+  jlong cap = (*env)->GetDirectBufferCapacity(env, out);
+  if (!dst || cap < 0) return -EINVAL;
+  return zkv_boundary_write_single(dst, (size_t)cap, ZKV_BND_DEVICE_GEOMETRY, ZKV_DEVICE_LAYOUT_VERSION, &g, sizeof g);
 }
 
+/* Up to n zones from `first` as a ZKV_BND_ZONE_REPORT buffer in `out` (direct); the number of zones
+ * reported or -errno. */
 JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nReport(JNIEnv *env, jclass c, jlong h, jint first, jint n,
                                                                jobject out) {
   (void)c;
-  uint8_t *p = zkv_jni_buffer(env, out, 0, (jlong)n * (jlong)sizeof(zkv_zone));
-  if (!p || first < 0 || n < 0) return -EINVAL;
-  return zkv_dev_report(DEV(h), (uint32_t)first, (zkv_zone *)(void *)p, (uint32_t)n);
+  void *dst = (*env)->GetDirectBufferAddress(env, out);
+  jlong cap = (*env)->GetDirectBufferCapacity(env, out);
+  if (!dst || cap < 0 || first < 0 || n < 0) return -EINVAL;
+  int len = zkv_boundary_write_section(dst, (size_t)cap, ZKV_BND_ZONE_REPORT, ZKV_DEVICE_LAYOUT_VERSION,
+                                       sizeof(zkv_zone), (uint32_t)n);
+  if (len < 0) return len;
+  int got = zkv_dev_report(DEV(h), (uint32_t)first, zkv_boundary_records(dst), (uint32_t)n);
+  zkv_boundary_set_count(dst, got < 0 ? 0 : (uint32_t)got);
+  return got;
 }
 
 JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nZoneMgmt(JNIEnv *env, jclass c, jlong h, jint zone,
@@ -88,15 +99,15 @@ JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nFlush(JNIEnv *env, jclas
   return zkv_dev_flush(DEV(h));
 }
 
-JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nStats(JNIEnv *env, jclass c, jlong h, jlongArray out) {
+/* The device's counters as a ZKV_BND_DEVICE_STATS buffer in `out` (direct); its length or -errno. */
+JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nStats(JNIEnv *env, jclass c, jlong h, jobject out) {
   (void)c;
   zkv_dev_stats s;
   zkv_dev_stats_get(DEV(h), &s);
-  jlong v[11] = {(jlong)s.bytes_written, (jlong)s.bytes_appended, (jlong)s.bytes_read, (jlong)s.writes,
-                 (jlong)s.appends,       (jlong)s.reads,          (jlong)s.resets,     (jlong)s.finishes,
-                 (jlong)s.flushes,       (jlong)s.reports,        (jlong)s.errors};
-  (*env)->SetLongArrayRegion(env, out, 0, 11, v);
-  return 0;
+  void *dst = (*env)->GetDirectBufferAddress(env, out);
+  jlong cap = (*env)->GetDirectBufferCapacity(env, out);
+  if (!dst || cap < 0) return -EINVAL;
+  return zkv_boundary_write_single(dst, (size_t)cap, ZKV_BND_DEVICE_STATS, ZKV_DEVICE_LAYOUT_VERSION, &s, sizeof s);
 }
 
 /* ---- emulator ---- */

@@ -50,9 +50,22 @@ public record DeviceGeometry(
     return new long[] {lbaSize, zoneCount, zoneSize, zoneCapacity, maxOpen, maxActive, zasl};
   }
 
-  static DeviceGeometry fromArray(long[] v) {
+  // Boundary layout 5 (jni/boundary.h): zkv_geometry as the record.
+  static final int LAYOUT = 5, RECORD = 40, LBA = 0, ZONES = 4, ZONE_SIZE = 8, ZONE_CAP = 16;
+  static final int MAX_OPEN = 24, MAX_ACTIVE = 28, ZASL = 32;
+
+  /** Reads a geometry buffer of the typed native boundary (docs/formats/native-boundary.md). */
+  static DeviceGeometry read(java.nio.ByteBuffer buffer) {
+    io.zkv.nativelib.BoundaryBuffer b =
+        io.zkv.nativelib.BoundaryBuffer.wrap(buffer, LAYOUT, 1, RECORD);
     return new DeviceGeometry(
-        (int) v[0], (int) v[1], v[2], v[3], (int) v[4], (int) v[5], (int) v[6]);
+        b.getInt(0, 0, LBA),
+        b.getInt(0, 0, ZONES),
+        b.getLong(0, 0, ZONE_SIZE),
+        b.getLong(0, 0, ZONE_CAP),
+        b.getInt(0, 0, MAX_OPEN),
+        b.getInt(0, 0, MAX_ACTIVE),
+        b.getInt(0, 0, ZASL));
   }
 
   @Override

@@ -1,9 +1,9 @@
 package io.zkv.device;
 
+import io.zkv.nativelib.BoundaryBuffer;
 import io.zkv.nativelib.NativeHandle;
 import io.zkv.nativelib.ZkvNative;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -27,7 +27,9 @@ public final class ZonedDevice extends NativeHandle {
   /** Write flag: durable when it completes even with the volatile write cache on. */
   public static final int FUA = 0x1;
 
-  private static final int REPORT_RECORD = 32;
+  // Boundary layouts 6 and 7 (jni/boundary.h): zkv_zone and zkv_dev_stats as the records.
+  static final int REPORT_LAYOUT = 6, REPORT_RECORD = 32, Z_START = 0, Z_CAP = 8, Z_WP = 16;
+  static final int Z_COND = 24, Z_INDEX = 28, STATS_LAYOUT = 7, STATS_FIELDS = 11;
   private final String uri;
   private final DeviceGeometry geometry;
   private final String profile;
@@ -39,9 +41,12 @@ public final class ZonedDevice extends NativeHandle {
   private ZonedDevice(String uri, long handle) {
     super("zoned device " + uri, handle);
     this.uri = uri;
-    long[] g = new long[7];
-    nGeometry(handle, g);
-    this.geometry = DeviceGeometry.fromArray(g);
+    ByteBuffer g = ByteBuffer.allocateDirect(128);
+    int rc = nGeometry(handle, g);
+    if (rc < 0) {
+      throw new IllegalStateException("cannot read the geometry of " + uri + ": error " + rc);
+    }
+    this.geometry = DeviceGeometry.read(g);
     this.profile = nProfile(handle);
   }
 
@@ -89,25 +94,23 @@ public final class ZonedDevice extends NativeHandle {
       throw new IllegalArgumentException("zones " + first + "+" + count + " out of range");
     }
     int n = Math.min(count, geometry.zoneCount() - first);
-    ByteBuffer out =
-        ByteBuffer.allocateDirect(Math.max(1, n) * REPORT_RECORD).order(ByteOrder.nativeOrder());
+    ByteBuffer out = ByteBuffer.allocateDirect(64 + Math.max(1, n) * REPORT_RECORD);
     long h = acquire();
-    int got;
     try {
-      got = (int) ZonedDeviceException.check(nReport(h, first, n, out), "zone report");
+      ZonedDeviceException.check(nReport(h, first, n, out), "zone report");
     } finally {
       release();
     }
-    List<Zone> zones = new ArrayList<>(got);
-    for (int i = 0; i < got; i++) {
-      int b = i * REPORT_RECORD;
+    BoundaryBuffer b = BoundaryBuffer.wrap(out, REPORT_LAYOUT, 1, REPORT_RECORD);
+    List<Zone> zones = new ArrayList<>(b.count(0));
+    for (int i = 0; i < b.count(0); i++) {
       zones.add(
           new Zone(
-              out.getInt(b + 28),
-              out.getLong(b),
-              out.getLong(b + 8),
-              out.getLong(b + 16),
-              ZoneCondition.of(out.getInt(b + 24))));
+              b.getInt(0, i, Z_INDEX),
+              b.getLong(0, i, Z_START),
+              b.getLong(0, i, Z_CAP),
+              b.getLong(0, i, Z_WP),
+              ZoneCondition.of(b.getInt(0, i, Z_COND))));
     }
     return zones;
   }
@@ -223,12 +226,20 @@ public final class ZonedDevice extends NativeHandle {
   }
 
   public DeviceStats stats() {
-    long[] v = new long[11];
+    ByteBuffer out = ByteBuffer.allocateDirect(256);
     long h = acquire();
     try {
-      nStats(h, v);
+      int rc = nStats(h, out);
+      if (rc < 0) {
+        throw new IllegalStateException("cannot read the counters of " + uri + ": error " + rc);
+      }
     } finally {
       release();
+    }
+    BoundaryBuffer b = BoundaryBuffer.wrap(out, STATS_LAYOUT, 1, STATS_FIELDS * Long.BYTES);
+    long[] v = new long[STATS_FIELDS];
+    for (int i = 0; i < v.length; i++) {
+      v[i] = b.getLong(0, 0, i * Long.BYTES);
     }
     return new DeviceStats(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
   }
@@ -416,7 +427,7 @@ public final class ZonedDevice extends NativeHandle {
 
   private static native String nProfile(long h);
 
-  private static native int nGeometry(long h, long[] out);
+  private static native int nGeometry(long h, ByteBuffer out);
 
   private static native int nReport(long h, int first, int n, ByteBuffer out);
 
@@ -430,7 +441,7 @@ public final class ZonedDevice extends NativeHandle {
 
   private static native int nFlush(long h);
 
-  private static native int nStats(long h, long[] out);
+  private static native int nStats(long h, ByteBuffer out);
 
   private static native int nAdmin(
       long h,
