@@ -246,7 +246,8 @@ final class FsCommands {
 
     @Override
     public String summary() {
-      return "space: capacity, used, live, free, reclaimable, space amplification";
+      return "space: capacity, used, live, free, reclaimable, space amplification; placement"
+          + " decisions and overrides since format";
     }
 
     @Override
