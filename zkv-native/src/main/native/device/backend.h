@@ -21,6 +21,8 @@ typedef struct zkv_backend {
   int (*write)(zkv_dev *dev, uint64_t offset, const void *buf, size_t len, int flags);
   int64_t (*append)(zkv_dev *dev, uint32_t zone, const void *buf, size_t len, int flags);
   int (*read)(zkv_dev *dev, uint64_t offset, void *buf, size_t len);
+  /* zkv_dev_read_part without a bounce copy; NULL: device.c reads into a bounce buffer. */
+  int (*read_part)(zkv_dev *dev, uint64_t offset, size_t len, size_t skip, void *out, size_t n);
   int (*flush)(zkv_dev *dev);
   zkv_queue *(*queue_create)(zkv_dev *dev, uint32_t depth, int *err);
   void (*queue_destroy)(zkv_queue *q);

@@ -284,6 +284,18 @@ int zkv_dev_read(zkv_dev *dev, uint64_t offset, void *buf, size_t len) {
   return (int)counted(dev, dev->be->read(dev, offset, buf, len));
 }
 
+int zkv_dev_read_part(zkv_dev *dev, uint64_t offset, size_t len, size_t skip, void *out, size_t n) {
+  if (skip > len || n > len - skip) return -EINVAL;
+  if (dev->be->read_part) return (int)counted(dev, dev->be->read_part(dev, offset, len, skip, out, n));
+  uint8_t stack_bounce[32 << 10];
+  uint8_t *bounce = len <= sizeof stack_bounce ? stack_bounce : malloc(len);
+  if (!bounce) return -ENOMEM;
+  int rc = (int)counted(dev, dev->be->read(dev, offset, bounce, len));
+  if (!rc) memcpy(out, bounce + skip, n);
+  if (bounce != stack_bounce) free(bounce);
+  return rc;
+}
+
 int zkv_dev_flush(zkv_dev *dev) { return (int)counted(dev, dev->be->flush(dev)); }
 
 int zkv_dev_stats_get(zkv_dev *dev, zkv_dev_stats *out) {

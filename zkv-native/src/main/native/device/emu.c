@@ -323,6 +323,7 @@ zkv_dev *emu_open(const char *path, const zkv_profile *prof, const emu_options *
       goto fail;
     }
   }
+  dev->unlocked_reads = zkv_profile_is_instant(prof) && !dev->plm;
   pthread_mutex_init(&dev->mu, NULL);
   return &dev->base;
 fail:
@@ -356,6 +357,13 @@ static void emu_close(zkv_dev *d) {
 
 /* ---------- faults and durability ---------- */
 
+/* How many armed rules can hit a read (unlocked reads are taken only while none can). */
+static void count_read_fault_rules(emu_dev *dev) {
+  uint32_t n = 0;
+  for (int i = 0; i < EMU_MAX_FAULTS; i++) n += dev->faults[i].count && (dev->faults[i].op_mask & ZKV_FAULT_READ);
+  atomic_store_explicit(&dev->read_fault_rules, n, memory_order_release);
+}
+
 int emu_fault_check(emu_dev *dev, int op, int64_t zone) {
   if (dev->dead) return -ENODEV;
   for (int i = 0; i < EMU_MAX_FAULTS; i++) {
@@ -365,7 +373,7 @@ int emu_fault_check(emu_dev *dev, int op, int64_t zone) {
       r->skip--;
       continue;
     }
-    r->count--;
+    if (!--r->count) count_read_fault_rules(dev);
     return r->error;
   }
   return 0;
@@ -388,6 +396,7 @@ int zkv_emu_inject_error(zkv_dev *d, int op_mask, int64_t zone, uint32_t skip, u
       break;
     }
   }
+  count_read_fault_rules(dev);
   pthread_mutex_unlock(&dev->mu);
   return rc;
 }
@@ -510,7 +519,7 @@ int64_t zkv_emu_power_cut(zkv_dev *d, int mode, uint64_t seed) {
   for (size_t i = 0; i < dev->nd_len; i++)
     if (dev->nd[i].inflight) dev->nd[j++] = dev->nd[i];
   dev->nd_len = j;
-  dev->dead = 1;
+  __atomic_store_n(&dev->dead, 1, __ATOMIC_RELEASE);
   msync(dev->map, dev->map_len, MS_SYNC);
   pthread_mutex_unlock(&dev->mu);
   return affected;
@@ -560,7 +569,7 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
       if ((rc = zs_check_read(&dev->zs, io->offset, io->len))) return rc;
       io->file_off = dev->data_off + io->offset;
       {
-        uint64_t rel = io->offset % g->zone_size, w = dev->zs.zones[io->offset / g->zone_size].written;
+        uint64_t rel = io->offset % g->zone_size, w = zs_written(&dev->zs, (uint32_t)(io->offset / g->zone_size));
         io->valid = rel >= w ? 0 : (w - rel < io->len ? w - rel : io->len);
       }
       t = zkv_timing_deadline(p, &p->read_lat, &p->read_gap, device_pipe(dev, (uint32_t)zone), NULL, io->len,
@@ -626,19 +635,21 @@ int emu_write_data(emu_dev *dev, const void *buf, size_t len, uint64_t file_off)
   return write_full(dev->fd, buf, len, file_off);
 }
 
-int emu_read_data(emu_dev *dev, const emu_io *io, void *buf) {
-  memset((uint8_t *)buf + io->valid, 0, io->len - io->valid); /* above the write pointer */
-  return io->valid ? read_full(dev->fd, buf, io->valid, io->file_off) : 0;
+int emu_read_data(emu_dev *dev, const emu_io *io, size_t skip, void *buf, size_t n) {
+  size_t from_file = io->valid <= skip ? 0 : (io->valid - skip < n ? io->valid - skip : n);
+  memset((uint8_t *)buf + from_file, 0, n - from_file); /* above the write pointer */
+  return from_file ? read_full(dev->fd, buf, from_file, io->file_off + skip) : 0;
 }
 
-static int64_t sync_io(emu_dev *dev, emu_io *io, void *buf) {
+/* A synchronous request; reads deliver bytes [skip, skip + n) of it to buf. */
+static int64_t sync_io_part(emu_dev *dev, emu_io *io, size_t skip, void *buf, size_t n) {
   pthread_mutex_lock(&dev->mu);
   int rc = emu_io_begin(dev, io);
   pthread_mutex_unlock(&dev->mu);
   if (rc) return rc;
   int64_t res = 0;
   if (io->op == ZKV_OP_READ)
-    res = emu_read_data(dev, io, buf);
+    res = emu_read_data(dev, io, skip, buf, n);
   else if (io->op != ZKV_OP_FLUSH)
     res = write_full(dev->fd, buf, io->len, io->file_off);
   emu_wait_until(dev, io->deadline);
@@ -646,6 +657,29 @@ static int64_t sync_io(emu_dev *dev, emu_io *io, void *buf) {
   res = emu_io_end(dev, io, res);
   pthread_mutex_unlock(&dev->mu);
   return res;
+}
+
+static int64_t sync_io(emu_dev *dev, emu_io *io, void *buf) { return sync_io_part(dev, io, 0, buf, io->len); }
+
+/* A read on a device whose reads take no modelled time needs no timing state, so it skips the
+ * lock (two lock round trips and the clock reads were most of the zone file system's per-read
+ * cost with two readers, docs/zone-fs-performance.md). The zone's condition and write pointer are
+ * read atomically; a concurrent write may or may not be seen, as on a real device. -EAGAIN: take
+ * the locked path (a fault rule may hit reads, or the device lost power). */
+static int read_unlocked(emu_dev *dev, emu_io *io, size_t skip, void *buf, size_t n) {
+  if (atomic_load_explicit(&dev->read_fault_rules, memory_order_acquire) ||
+      __atomic_load_n(&dev->dead, __ATOMIC_ACQUIRE))
+    return -EAGAIN;
+  const zkv_geometry *g = &dev->base.geo;
+  int rc = zs_check_read(&dev->zs, io->offset, io->len);
+  if (rc) return rc;
+  uint64_t rel = io->offset % g->zone_size, w = zs_written(&dev->zs, (uint32_t)(io->offset / g->zone_size));
+  io->valid = rel >= w ? 0 : (w - rel < io->len ? w - rel : io->len);
+  io->file_off = dev->data_off + io->offset;
+  if ((rc = emu_read_data(dev, io, skip, buf, n))) return rc;
+  atomic_fetch_add_explicit(&dev->unlocked_read_count, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&dev->unlocked_bytes_read, io->len, memory_order_relaxed);
+  return 0;
 }
 
 static int emu_write(zkv_dev *dev, uint64_t offset, const void *buf, size_t len, int flags) {
@@ -658,9 +692,19 @@ static int64_t emu_append(zkv_dev *dev, uint32_t zone, const void *buf, size_t l
   return sync_io((emu_dev *)dev, &io, (void *)buf);
 }
 
-static int emu_read(zkv_dev *dev, uint64_t offset, void *buf, size_t len) {
+static int emu_read(zkv_dev *d, uint64_t offset, void *buf, size_t len) {
+  emu_dev *dev = (emu_dev *)d;
   emu_io io = {.op = ZKV_OP_READ, .offset = offset, .len = len};
-  return (int)sync_io((emu_dev *)dev, &io, buf);
+  int rc = dev->unlocked_reads ? read_unlocked(dev, &io, 0, buf, len) : -EAGAIN;
+  return rc != -EAGAIN ? rc : (int)sync_io(dev, &io, buf);
+}
+
+/* The model times and checks the whole aligned read; only the wanted bytes leave the file. */
+static int emu_read_part(zkv_dev *d, uint64_t offset, size_t len, size_t skip, void *out, size_t n) {
+  emu_dev *dev = (emu_dev *)d;
+  emu_io io = {.op = ZKV_OP_READ, .offset = offset, .len = len};
+  int rc = dev->unlocked_reads ? read_unlocked(dev, &io, skip, out, n) : -EAGAIN;
+  return rc != -EAGAIN ? rc : (int)sync_io_part(dev, &io, skip, out, n);
 }
 
 static int emu_flush(zkv_dev *dev) {
@@ -729,6 +773,8 @@ static int emu_stats(zkv_dev *d, zkv_dev_stats *out) {
   pthread_mutex_lock(&dev->mu);
   *out = dev->stats;
   pthread_mutex_unlock(&dev->mu);
+  out->reads += atomic_load_explicit(&dev->unlocked_read_count, memory_order_relaxed);
+  out->bytes_read += atomic_load_explicit(&dev->unlocked_bytes_read, memory_order_relaxed);
   return 0;
 }
 
@@ -781,6 +827,7 @@ const zkv_backend zkv_emu_backend = {
     .write = emu_write,
     .append = emu_append,
     .read = emu_read,
+    .read_part = emu_read_part,
     .flush = emu_flush,
     .queue_create = emu_queue_create,
     .queue_destroy = emu_queue_destroy,

@@ -46,7 +46,7 @@ typedef struct emu_dev {
   const zkv_profile *prof;
   int wcache;
   int discard; /* punch holes on reset */
-  int dead;    /* after a power cut */
+  int dead;    /* after a power cut (set with an atomic store: unlocked reads look at it) */
   pthread_mutex_t mu;
   zkv_pipe pipe;
   zkv_pipe ceiling; /* per_zone_serial profiles: the write bandwidth all zones share */
@@ -63,6 +63,12 @@ typedef struct emu_dev {
   uint64_t nd_next_id;
   fault_rule faults[EMU_MAX_FAULTS];
   zkv_dev_stats stats;
+  /* Reads without the device lock (emu.c, read_unlocked): on when the profile models no read time
+   * and there is no PLM, so a read needs no timing state; taken only while no fault rule can hit a
+   * read and the device is alive. They count in their own atomics, added to stats on a get. */
+  int unlocked_reads;
+  _Atomic uint32_t read_fault_rules;
+  _Atomic uint64_t unlocked_read_count, unlocked_bytes_read;
   plm_state *plm;      /* profile plm: the NVM Sets' windows and internal work (plm.c) */
   zkv_pipe *set_pipes; /* profile plm: one throughput pipe per NVM Set (performance isolation) */
 } emu_dev;
@@ -104,8 +110,9 @@ int emu_io_begin(emu_dev *dev, emu_io *io);
 int64_t emu_io_end(emu_dev *dev, emu_io *io, int64_t io_res);
 /* Data movement to and from the backing file (no lock needed). */
 int emu_write_data(emu_dev *dev, const void *buf, size_t len, uint64_t file_off);
-/* Reads io->valid bytes from the file and zero-fills the rest (above the write pointer). */
-int emu_read_data(emu_dev *dev, const struct emu_io *io, void *buf);
+/* Delivers bytes [skip, skip + n) of the read to buf: those below the write pointer (io->valid)
+ * from the file, zeros above it. */
+int emu_read_data(emu_dev *dev, const struct emu_io *io, size_t skip, void *buf, size_t n);
 #define emu_set_error zkv_set_error
 /* The device's clock: CLOCK_MONOTONIC, or with clock=virtual the model's own time. */
 uint64_t emu_now(emu_dev *dev);

@@ -185,7 +185,7 @@ int emu_queue_submit(zkv_queue *base, const zkv_request *r) {
   }
   s->begun = 1;
   if (r->op == ZKV_OP_READ)
-    s->early_result = emu_read_data(dev, &s->io, r->buf);
+    s->early_result = emu_read_data(dev, &s->io, 0, r->buf, s->io.len);
   else if (r->op != ZKV_OP_FLUSH)
     s->early_result = emu_write_data(dev, r->buf, r->len, s->io.file_off);
   if (moved && !moved->early_result) /* one thread per queue: its data landed at submission */

@@ -24,8 +24,8 @@ void zs_set(zs_table *t, uint32_t zone, uint32_t cond, uint64_t written) {
   t->n_open -= is_open(old);
   t->n_imp_open -= old == ZKV_ZONE_IMP_OPEN;
   t->n_active -= is_active(old);
-  z->cond = cond;
-  z->written = written;
+  __atomic_store_n(&z->cond, cond, __ATOMIC_RELEASE);
+  __atomic_store_n(&z->written, written, __ATOMIC_RELEASE);
   t->n_open += is_open(cond);
   t->n_imp_open += cond == ZKV_ZONE_IMP_OPEN;
   t->n_active += is_active(cond);
@@ -114,8 +114,13 @@ int zs_check_read(const zs_table *t, uint64_t offset, uint64_t len) {
     return ZKV_ERR(ZKV_NVME_LBA_OUT_OF_RANGE);
   /* Read Across Zone Boundaries is not supported, as on most ZNS drives. */
   if ((offset + len - 1) / g->zone_size != zone) return ZKV_ERR(ZKV_NVME_ZONE_BOUNDARY_ERROR);
-  if (t->zones[zone].cond == ZKV_ZONE_OFFLINE) return ZKV_ERR(ZKV_NVME_ZONE_IS_OFFLINE);
+  if (__atomic_load_n(&t->zones[zone].cond, __ATOMIC_ACQUIRE) == ZKV_ZONE_OFFLINE)
+    return ZKV_ERR(ZKV_NVME_ZONE_IS_OFFLINE);
   return 0;
+}
+
+uint64_t zs_written(const zs_table *t, uint32_t zone) {
+  return __atomic_load_n(&t->zones[zone].written, __ATOMIC_ACQUIRE);
 }
 
 int zs_mgmt(zs_table *t, uint32_t zone, int action) {

@@ -205,17 +205,15 @@ uint64_t zfs_file_size(zfs_file *h) { return file_size_locked(h->f); }
 
 /* Reads without the file system's lock: a file's extents change under the writer's lock (appends)
  * or under the io_lock held alone (GC's swap), so the writer's lock and the shared io_lock are
- * enough. Aligned reads go straight into the caller's buffer; others through a bounce buffer on
- * the stack when small (RocksDB's block reads), else on the heap. */
+ * enough. Aligned reads go straight into the caller's buffer; others (RocksDB's block reads) ask
+ * the device for the aligned blocks and take only the bytes wanted (zkv_dev_read_part: no bounce
+ * copy on the emulator). */
 int64_t zfs_pread(zfs_file *h, uint64_t offset, void *buf, size_t len) {
   zfs *fs = h->fs;
   fobj *f = h->f;
   uint8_t *out = buf;
   size_t done = 0;
   uint32_t block = fs->g.lba_size;
-  uint8_t stack_bounce[32 << 10];
-  uint8_t *bounce = stack_bounce, *heap = NULL;
-  size_t bounce_len = sizeof stack_bounce;
   int64_t rc = 0;
   pthread_rwlock_rdlock(&fs->io_lock); /* GC does not swap extents under a reader */
   while (done < len) {
@@ -245,24 +243,13 @@ int64_t zfs_pread(zfs_file *h, uint64_t offset, void *buf, size_t len) {
     pthread_mutex_unlock(&f->wmu);
     if (n > want) n = want;
     uint64_t a = dev_off / block * block, e = round_up(dev_off + n, block);
-    if (a == dev_off && e == dev_off + n && ((uintptr_t)(out + done) % block) == 0) {
-      if ((rc = zkv_dev_read(fs->dev, a, out + done, n))) break; /* aligned: no copy */
-      done += n;
-      continue;
-    }
-    if (e - a > bounce_len) {
-      free(heap);
-      bounce_len = e - a;
-      if (!(bounce = heap = malloc(bounce_len))) {
-        rc = -ENOMEM;
-        break;
-      }
-    }
-    if ((rc = zkv_dev_read(fs->dev, a, bounce, e - a))) break;
-    memcpy(out + done, bounce + (dev_off - a), n);
+    if (a == dev_off && e == dev_off + n && ((uintptr_t)(out + done) % block) == 0)
+      rc = zkv_dev_read(fs->dev, a, out + done, n); /* aligned: no copy */
+    else
+      rc = zkv_dev_read_part(fs->dev, a, e - a, dev_off - a, out + done, n);
+    if (rc) break;
     done += n;
   }
   pthread_rwlock_unlock(&fs->io_lock);
-  free(heap);
   return rc ? rc : (int64_t)done;
 }

@@ -105,6 +105,11 @@ int zkv_dev_write(zkv_dev *dev, uint64_t offset, const void *buf, size_t len, in
 /* Zone append: returns the assigned byte offset (>= 0) or a negative code. */
 int64_t zkv_dev_append(zkv_dev *dev, uint32_t zone, const void *buf, size_t len, int flags);
 int zkv_dev_read(zkv_dev *dev, uint64_t offset, void *buf, size_t len);
+/* A read of the LBA-aligned range [offset, offset + len) of which only bytes [skip, skip + n)
+ * are wanted, copied to `out` (no alignment needed). The device does, checks and times the whole
+ * aligned read as zkv_dev_read does; a backend that can (the emulator) moves only the wanted
+ * bytes, the others read into a bounce buffer and copy. For unaligned reads (RocksDB's blocks). */
+int zkv_dev_read_part(zkv_dev *dev, uint64_t offset, size_t len, size_t skip, void *out, size_t n);
 int zkv_dev_flush(zkv_dev *dev);
 const char *zkv_dev_profile_name(zkv_dev *dev);
 
