@@ -287,8 +287,9 @@ int zkv_dev_read(zkv_dev *dev, uint64_t offset, void *buf, size_t len) {
 int zkv_dev_read_part(zkv_dev *dev, uint64_t offset, size_t len, size_t skip, void *out, size_t n) {
   if (skip > len || n > len - skip) return -EINVAL;
   if (dev->be->read_part) return (int)counted(dev, dev->be->read_part(dev, offset, len, skip, out, n));
-  uint8_t stack_bounce[32 << 10];
-  uint8_t *bounce = len <= sizeof stack_bounce ? stack_bounce : malloc(len);
+  /* block-aligned, as kernel backends' direct I/O prefers (they copy unaligned buffers otherwise) */
+  _Alignas(4096) uint8_t stack_bounce[32 << 10];
+  uint8_t *bounce = len <= sizeof stack_bounce ? stack_bounce : aligned_alloc(4096, (len + 4095) / 4096 * 4096);
   if (!bounce) return -ENOMEM;
   int rc = (int)counted(dev, dev->be->read(dev, offset, bounce, len));
   if (!rc) memcpy(out, bounce + skip, n);
