@@ -18,6 +18,7 @@ static int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
         zone_of(fs, last->start) == zone_of(fs, at)) {
       last->len += logical;
       m->size += logical;
+      file_zone_add(f, zone_of(fs, at), (int64_t)logical);
       return 0;
     }
   }
@@ -26,6 +27,7 @@ static int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
   m->extents = n;
   m->extents[m->n_extents++] = (zfs_extent){at, logical};
   m->size += logical;
+  file_zone_add(f, zone_of(fs, at), (int64_t)logical);
   return 0;
 }
 

@@ -26,9 +26,35 @@ fobj *new_fobj(void) {
 
 void free_fobj(fobj *f) {
   zfs_file_free(&f->m);
+  free(f->zone_live);
   free(f->wbuf);
   pthread_mutex_destroy(&f->wmu);
   free(f);
+}
+
+void file_zone_add(fobj *f, uint32_t z, int64_t delta) {
+  uint32_t i = f->n_zone_live;
+  while (i > 0 && f->zone_live[i - 1].zone != z) i--; /* the zone written last is at the end */
+  if (i == 0) {
+    if (delta <= 0) return; /* nothing of the file there */
+    if (f->n_zone_live == f->cap_zone_live) {
+      uint32_t cap = f->cap_zone_live ? 2 * f->cap_zone_live : 4;
+      file_zone_live *grown = realloc(f->zone_live, cap * sizeof *grown);
+      if (!grown) {
+        f->zone_live_stale = 1;
+        return;
+      }
+      f->zone_live = grown, f->cap_zone_live = cap;
+    }
+    f->zone_live[f->n_zone_live++] = (file_zone_live){z, (uint64_t)delta};
+    return;
+  }
+  file_zone_live *e = &f->zone_live[i - 1];
+  e->live = delta < 0 && (uint64_t)-delta >= e->live ? 0 : e->live + (uint64_t)delta;
+  if (!e->live) {
+    memmove(e, e + 1, (f->n_zone_live - i) * sizeof *e);
+    f->n_zone_live--;
+  }
 }
 
 /* Bytes of the file, also those still in the writer's buffer. */

@@ -201,6 +201,9 @@ static int gc_one_zone(zfs *fs, uint64_t max_live) {
     memcpy(ext + m->k, m->copies, m->n_copies * sizeof *ext);
     f->m.extents = ext;
     f->m.n_extents += m->n_copies - 1;
+    file_zone_add(f, (uint32_t)victim, -(int64_t)m->old.len);
+    for (uint32_t c = 0; c < m->n_copies; c++)
+      file_zone_add(f, zone_of(fs, m->copies[c].start), (int64_t)m->copies[c].len);
   }
   for (size_t i = 0; i < n_touched; i++) {
     fobj *f = touched[i];

@@ -128,6 +128,32 @@ int zfs_check(zfs *fs, void (*problem)(const char *msg, void *arg), void *arg) {
                (unsigned long long)live[z], (unsigned long long)phys[z]);
       problem(msg, arg), problems++;
     }
+  /* Each file's per-zone map (what the placement call-outs see) against its extents. */
+  for (size_t i = 0; live && i < fs->n_files; i++) {
+    const fobj *f = fs->files[i];
+    if (f->zone_live_stale) continue; /* the call-outs walk the extents for it */
+    memset(live, 0, fs->g.nr_zones * sizeof *live);
+    for (uint32_t k = 0; k < f->m.n_extents; k++) {
+      uint32_t z = zone_of(fs, f->m.extents[k].start);
+      if (z < fs->g.nr_zones) live[z] += f->m.extents[k].len;
+    }
+    uint64_t mapped = 0;
+    for (uint32_t k = 0; k < f->n_zone_live; k++) {
+      uint32_t z = f->zone_live[k].zone;
+      mapped += f->zone_live[k].live;
+      if (z < fs->g.nr_zones && live[z] == f->zone_live[k].live) continue;
+      snprintf(msg, sizeof msg, "file '%s': its zone map gives zone %u %llu live bytes, its extents %llu",
+               in_namespace(f) ? f->m.names[0] : "(deleted, still open)", z, (unsigned long long)f->zone_live[k].live,
+               (unsigned long long)(z < fs->g.nr_zones ? live[z] : 0));
+      problem(msg, arg), problems++;
+    }
+    if (mapped != f->m.size) {
+      snprintf(msg, sizeof msg, "file '%s': its zone map holds %llu bytes, the file %llu on the device",
+               in_namespace(f) ? f->m.names[0] : "(deleted, still open)", (unsigned long long)mapped,
+               (unsigned long long)f->m.size);
+      problem(msg, arg), problems++;
+    }
+  }
   free(live);
   free(phys);
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {

@@ -470,6 +470,7 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
       }
       fs->zones[z].live += m->extents[k].len;
       fs->zones[z].live_phys += extent_blocks(fs, m->extents[k]);
+      file_zone_add(fs->files[i], z, (int64_t)m->extents[k].len);
       if (!fs->zones[z].labelled && m->lifetime > fs->zones[z].lifetime) fs->zones[z].lifetime = m->lifetime;
     }
   }

@@ -299,7 +299,14 @@ int zfs_callout_zone_files(zfs *fs, void (*fn)(const zfs_zone_file *zf, void *ar
   for (size_t i = 0; i < fs->n_files; i++) {
     const fobj *f = fs->files[i];
     zfs_zone_file zf = {.file_id = f->m.id, .name = in_namespace(f) ? f->m.names[0] : "", .lifetime = f->m.lifetime};
-    zf.zone = UINT32_MAX;
+    if (!f->zone_live_stale) { /* the usual way: the file's per-zone map */
+      for (uint32_t k = 0; k < f->n_zone_live; k++) {
+        zf.zone = f->zone_live[k].zone, zf.live = f->zone_live[k].live;
+        fn(&zf, arg);
+      }
+      continue;
+    }
+    zf.zone = UINT32_MAX; /* the map missed an update (no memory): from the extents */
     for (uint32_t k = 0; k < f->m.n_extents; k++) {
       uint32_t z = zone_of(fs, f->m.extents[k].start);
       if (z != zf.zone && zf.live) fn(&zf, arg);

@@ -52,8 +52,21 @@ typedef struct zone_state {
   uint8_t meta;
 } zone_state;
 
+/* Live bytes of one file in one zone. */
+typedef struct file_zone_live {
+  uint32_t zone;
+  uint64_t live;
+} file_zone_live;
+
 typedef struct fobj {
   zfs_file_meta m;
+  /* The file's live bytes per zone, kept as its extents change (add_extent, GC's swap, mount), so
+   * the placement call-outs list files per zone without walking every extent (a synced WAL has an
+   * extent per chunk). zone_live_stale: an update could not allocate; the extents are walked then.
+   * zfs_check compares the map with the extents. */
+  file_zone_live *zone_live;
+  uint32_t n_zone_live, cap_zone_live;
+  uint8_t zone_live_stale;
   uint32_t refs;
   uint8_t has_writer;
   int32_t zone;        /* the zone the writer owns (zone_state.owner), or -1 */
@@ -164,6 +177,8 @@ fobj *file_find(zfs *fs, const char *name, uint32_t *name_index);
 fobj *file_find_id(zfs *fs, uint64_t id);
 fobj *new_fobj(void);
 void free_fobj(fobj *f);
+/* Adds `delta` (negative: removes) live bytes of file f in zone z to its per-zone map. */
+void file_zone_add(fobj *f, uint32_t z, int64_t delta);
 uint64_t file_size_locked(fobj *f);
 void unindex_names(zfs *fs, const fobj *f);
 int add_file(zfs *fs, fobj *f);

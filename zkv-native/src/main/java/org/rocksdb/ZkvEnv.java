@@ -353,11 +353,8 @@ public final class ZkvEnv extends Env {
      * @throws IllegalStateException if it is not one of this version
      */
     public static ZoneStats read(ByteBuffer buffer) {
-      BoundaryBuffer b = BoundaryBuffer.wrap(buffer, LAYOUT, VERSION, FIELDS * Long.BYTES);
-      long[] v = new long[FIELDS];
-      for (int i = 0; i < v.length; i++) {
-        v[i] = b.getLong(0, 0, i * Long.BYTES);
-      }
+      long[] v =
+          BoundaryBuffer.wrap(buffer, LAYOUT, VERSION, FIELDS * Long.BYTES).getLongs(0, 0, FIELDS);
       return new ZoneStats(
           v[0],
           v[1],

@@ -236,11 +236,9 @@ public final class ZonedDevice extends NativeHandle {
     } finally {
       release();
     }
-    BoundaryBuffer b = BoundaryBuffer.wrap(out, STATS_LAYOUT, 1, STATS_FIELDS * Long.BYTES);
-    long[] v = new long[STATS_FIELDS];
-    for (int i = 0; i < v.length; i++) {
-      v[i] = b.getLong(0, 0, i * Long.BYTES);
-    }
+    long[] v =
+        BoundaryBuffer.wrap(out, STATS_LAYOUT, 1, STATS_FIELDS * Long.BYTES)
+            .getLongs(0, 0, STATS_FIELDS);
     return new DeviceStats(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
   }
 

@@ -121,6 +121,19 @@ public final class BoundaryBuffer {
     return buf.getLong(at(s, index, field));
   }
 
+  /**
+   * The record {@code index} of section {@code s} read as consecutive 64-bit counters, {@code
+   * count} of them (layouts whose one record is a struct of {@code uint64_t} fields, such as the
+   * zone and device counters).
+   */
+  public long[] getLongs(int s, int index, int count) {
+    long[] v = new long[count];
+    for (int i = 0; i < count; i++) {
+      v[i] = getLong(s, index, i * Long.BYTES);
+    }
+    return v;
+  }
+
   public int getInt(int s, int index, int field) {
     return buf.getInt(at(s, index, field));
   }
