@@ -63,21 +63,29 @@ final class DemoCommand implements ZkvCommand {
         "%-8s %-22s %9s %10s %9s %9s %9s %9s%n",
         "profile", "operation", "ops", "IOPS", "mean us", "p50 us", "p99 us", "max us");
     List<Zone> lastReport = new ArrayList<>();
-    for (String profile : profiles) {
-      Path file = dir.resolve("demo-" + profile.trim() + ".zkvemu");
-      Files.deleteIfExists(file);
-      EmulatedDevice.format(file, geometry);
-      try (ZonedDevice dev = ZonedDevice.open(EmulatedDevice.uri(file, profile.trim()))) {
-        Result appends = appendFromThreads(dev, threads, size, seconds);
-        print(out, profile, "append x" + threads + " threads", appends);
-        Result writes = writeQd1(dev, size, seconds, appends.nextZone);
-        print(out, profile, "write QD1", writes);
-        out.printf(
-            "%-8s %-22s %9s %9.2fx%n",
-            profile, "append / write IOPS", "", appends.iops() / writes.iops());
-        lastReport = dev.report();
+    try {
+      for (String profile : profiles) {
+        Path file = dir.resolve("demo-" + profile.trim() + ".zkvemu");
+        Files.deleteIfExists(file);
+        EmulatedDevice.format(file, geometry);
+        // the device file goes whatever happens (a profile the emulator refuses included)
+        try (ZonedDevice dev = ZonedDevice.open(EmulatedDevice.uri(file, profile.trim()))) {
+          Result appends = appendFromThreads(dev, threads, size, seconds);
+          print(out, profile, "append x" + threads + " threads", appends);
+          Result writes = writeQd1(dev, size, seconds, appends.nextZone);
+          print(out, profile, "write QD1", writes);
+          out.printf(
+              "%-8s %-22s %9s %9.2fx%n",
+              profile, "append / write IOPS", "", appends.iops() / writes.iops());
+          lastReport = dev.report();
+        } finally {
+          Files.deleteIfExists(file);
+        }
       }
-      Files.deleteIfExists(file);
+    } finally {
+      if (dirArg == null) {
+        Files.deleteIfExists(dir);
+      }
     }
     out.println();
     out.println("zone report of the last device (zones that are not empty):");
@@ -88,9 +96,6 @@ final class DemoCommand implements ZkvCommand {
             "%6d %-16s %12d %12d %9d KiB%n",
             z.index(), z.condition(), z.start(), z.writePointer(), z.written() / 1024);
       }
-    }
-    if (dirArg == null) {
-      Files.deleteIfExists(dir);
     }
     return 0;
   }

@@ -3,7 +3,11 @@ package io.zkv.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ZkvCliTest {
   private final CliRun cli = new CliRun();
@@ -39,10 +43,16 @@ class ZkvCliTest {
   }
 
   @Test
-  void unknownProfileFailsWithTheKnownOnes() {
-    assertEquals(1, cli.run("device-demo", "--profiles", "nosuch", "--seconds", "1"));
+  void unknownProfileFailsWithTheKnownOnesAndLeavesNoDeviceFile(@TempDir Path dir)
+      throws Exception {
+    assertEquals(
+        1,
+        cli.run("device-demo", "--profiles", "nosuch", "--seconds", "1", "--dir", dir.toString()));
     assertTrue(cli.err().contains("unknown timing profile 'nosuch'"), cli.err());
     assertTrue(cli.err().contains("zn540"), cli.err());
+    try (Stream<Path> left = Files.list(dir)) {
+      assertEquals(0, left.count(), "the formatted device file of the refused profile stays");
+    }
   }
 
   @Test

@@ -1,5 +1,7 @@
 package io.zkv.bench.driver;
 
+import java.util.StringJoiner;
+
 /**
  * The store operations a benchmark issues; implementations are thread-safe. Errors are unchecked
  * exceptions naming the store.
@@ -25,6 +27,30 @@ public interface BenchStore extends AutoCloseable {
    */
   default String deviceNote() {
     return null;
+  }
+
+  /**
+   * RocksDB's integer property {@code name} (such as {@code rocksdb.num-files-at-level0}), or -1
+   * for a store without RocksDB.
+   */
+  default long longProperty(String name) {
+    return -1;
+  }
+
+  /**
+   * The LSM tree's files per level, L0 to L6 ("2/0/0/0/3/12/4"), for the report's notes: read
+   * figures of two targets compare only on equal shapes. Null for a store without RocksDB.
+   */
+  default String lsmShape() {
+    StringJoiner levels = new StringJoiner("/");
+    for (int level = 0; level < 7; level++) {
+      long files = longProperty("rocksdb.num-files-at-level" + level);
+      if (files < 0) {
+        return null;
+      }
+      levels.add(Long.toString(files));
+    }
+    return levels.toString();
   }
 
   /** The zone file system's counters now, or null for a store that has none. */

@@ -68,6 +68,17 @@ final class ConfigRunner {
       }
       if (p.writesData()) {
         settle(store, p.name(), notes);
+        String shape = store.lsmShape();
+        if (shape != null) {
+          notes.add(
+              String.format(
+                  Locale.ROOT,
+                  "%s #%d after %s: LSM files per level L0-L6 %s",
+                  label,
+                  repeat,
+                  p.name(),
+                  shape));
+        }
       }
       ZoneCounters after = store.counters();
       if (before != null) {

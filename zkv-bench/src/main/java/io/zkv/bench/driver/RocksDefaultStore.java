@@ -92,18 +92,19 @@ final class RocksDefaultStore implements BenchStore {
   public boolean settle() throws InterruptedException {
     try (FlushOptions f = new FlushOptions().setWaitForFlush(true)) {
       db.flush(f);
-      return Settling.awaitIdle(
-          p -> {
-            try {
-              return db.getLongProperty(p);
-            } catch (RocksDBException e) {
-              throw new IllegalStateException(
-                  "RocksDB property " + p + " in " + dir + ": " + e.getMessage(), e);
-            }
-          },
-          Settling.TIMEOUT_MILLIS);
+      return Settling.awaitIdle(this::longProperty, Settling.TIMEOUT_MILLIS);
     } catch (RocksDBException e) {
       throw new IllegalStateException("RocksDB flush in " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public long longProperty(String name) {
+    try {
+      return Long.parseLong(db.getProperty(name).trim()); // also string-valued integers
+    } catch (RocksDBException e) {
+      throw new IllegalStateException(
+          "RocksDB property " + name + " in " + dir + ": " + e.getMessage(), e);
     }
   }
 

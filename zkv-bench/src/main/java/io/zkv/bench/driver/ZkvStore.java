@@ -98,13 +98,15 @@ final class ZkvStore implements BenchStore {
   @Override
   public boolean settle() throws InterruptedException {
     db.flush();
-    return Settling.awaitIdle(
-        p ->
-            Long.parseLong(
-                db.property(p)
-                    .orElseThrow(() -> new IllegalStateException("RocksDB has no property " + p))
-                    .trim()),
-        Settling.TIMEOUT_MILLIS);
+    return Settling.awaitIdle(this::longProperty, Settling.TIMEOUT_MILLIS);
+  }
+
+  @Override
+  public long longProperty(String name) {
+    return Long.parseLong(
+        db.property(name)
+            .orElseThrow(() -> new IllegalStateException("RocksDB has no property " + name))
+            .trim());
   }
 
   @Override

@@ -79,7 +79,13 @@ class BenchEndToEndTest {
             "mixgraph");
     for (RunResult run : r.runs()) {
       assertEquals(phases, run.phases().stream().map(PhaseResult::workload).toList());
-      assertEquals(List.of(), run.notes(), "fillseq populated the database: no prefill");
+      assertEquals(
+          List.of(), withoutShapes(run.notes()), "fillseq populated the database: no prefill");
+      for (PhaseResult p : run.phases()) {
+        if (p.writes() > 0) {
+          assertShapeNote(run, p.workload());
+        }
+      }
       boolean zkv = run.config().startsWith("zkv");
       for (PhaseResult p : run.phases()) {
         long counted = p.latency().values().stream().mapToLong(LatencyStats::count).sum();
@@ -148,7 +154,10 @@ class BenchEndToEndTest {
             "0.3");
     BenchReport r = o.report();
     RunResult run = r.runs().get(0);
-    assertEquals(List.of("unmeasured fillseq of 2,000 keys before readwhilewriting"), run.notes());
+    assertEquals(
+        List.of("unmeasured fillseq of 2,000 keys before readwhilewriting"),
+        withoutShapes(run.notes()));
+    assertShapeNote(run, "readwhilewriting");
     PhaseResult read = run.phases().get(0);
     assertTrue(read.seconds() < 5, "readers stop at the duration or with the writer");
     assertEquals(2000, read.writerOps(), "the writer always completes its writes (parity)");
@@ -195,5 +204,22 @@ class BenchEndToEndTest {
     BenchInvocation inv = BenchInvocation.parse(Arguments.of(all.toArray(String[]::new)));
     return BenchEngine.execute(
         inv, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+  }
+
+  private static final java.util.regex.Pattern SHAPE =
+      java.util.regex.Pattern.compile(
+          ".+ #\\d+ after (\\S+): LSM files per level L0-L6 \\d+(/\\d+){6}");
+
+  private static List<String> withoutShapes(List<String> notes) {
+    return notes.stream().filter(n -> !n.contains("LSM files per level")).toList();
+  }
+
+  /** After a phase that wrote, the run's notes give the LSM shape RocksDB reports (7 levels). */
+  private static void assertShapeNote(RunResult run, String phase) {
+    assertTrue(
+        run.notes().stream()
+            .map(SHAPE::matcher)
+            .anyMatch(m -> m.matches() && m.group(1).equals(phase)),
+        run.config() + " " + phase + ": " + run.notes());
   }
 }
