@@ -317,15 +317,7 @@ public final class DeviceCalibration implements ZkvCommand {
     List<String> bad =
         rows.stream()
             .filter(r -> r.measured.lateness().notHonoured())
-            .map(
-                r ->
-                    r.paper.profile
-                        + " "
-                        + r.paper.op.name().toLowerCase(java.util.Locale.ROOT)
-                        + " "
-                        + r.paper.bs / 1024
-                        + " KiB QD"
-                        + r.paper.qd)
+            .map(r -> rowName(r) + lateReason(r, rows))
             .toList();
     String rule =
         "\n\"late %\" is the share of completions the host observed later than modelled by more"
@@ -337,8 +329,41 @@ public final class DeviceCalibration implements ZkvCommand {
             : "**The host could not honour the profile in "
                 + bad.size()
                 + " rows** ("
-                + String.join(", ", bad)
-                + "): rerun them on a quiet host.\n");
+                + String.join("; ", bad)
+                + ").\n");
+  }
+
+  private static String rowName(Row r) {
+    return r.paper.profile
+        + " "
+        + r.paper.op.name().toLowerCase(java.util.Locale.ROOT)
+        + " "
+        + r.paper.bs / 1024
+        + " KiB QD"
+        + r.paper.qd;
+  }
+
+  /**
+   * Why a row was late, from the run itself: a row whose measured IOPS is the highest any row of
+   * its profile reached (within 5%) while the model asks for more hit the one-thread submitting
+   * loop's ceiling on this host, which a quiet host does not lift; any other late row met a busy
+   * host and is worth a rerun.
+   */
+  static String lateReason(Row late, List<Row> rows) {
+    double hostCeiling =
+        rows.stream()
+            .filter(r -> r.paper.profile.equals(late.paper.profile))
+            .mapToDouble(r -> r.measured.iops())
+            .max()
+            .orElse(Double.NaN);
+    boolean atCeiling =
+        late.measured.iops() >= 0.95 * hostCeiling
+            && late.model.iops() > 1.05 * late.measured.iops();
+    return atCeiling
+        ? String.format(
+            ": the model asks %,.0f IOPS, the submitting loop reached at most %,.0f on this host",
+            late.model.iops(), hostCeiling)
+        : ": a busy host, rerun it on a quiet one";
   }
 
   /** The measured IOPS of a row; NaN when it was not run or the host could not honour it. */
