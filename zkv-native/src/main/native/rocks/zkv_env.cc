@@ -1,6 +1,7 @@
 // The RocksDB side of zkv: a rocksdb::Env whose FileSystem is zkv's zone file system on a zoned
 // device. (The tests' pass-through Env over the host file system is in passthrough_env.cc.)
 #include <jni.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <cerrno>
@@ -55,16 +56,32 @@ struct EnvHandle {
   }
 };
 
-// RocksDB's background threads meet Java here: attached for the call, detached right after.
-// (Staying attached until thread exit hangs the process at exit: RocksDB's thread pools are torn
-// down after the JVM has exited, and DetachCurrentThread then blocks forever.) Allocations are
-// rare (one per zone switch), so the attach cost does not matter.
-JNIEnv* AttachedEnv(JavaVM* vm, bool* attached) {
+// RocksDB's background threads meet Java here. A thread attaches at its first call-out and stays
+// attached: attaching for each call-out made and freed the JVM's per-thread structures every time
+// (about 1.4 times a Kafka Streams store open/close cycle). A pthread key detaches the thread when
+// it exits, unless the JVM is exiting: RocksDB's thread pools are joined by exit()'s static
+// destructors after the JVM has gone, and DetachCurrentThread would then block forever (and exit()
+// with it, JvmExitTest). ZkvEnvExitGuard's shutdown hook sets jvm_exiting before the JVM goes.
+std::atomic<bool> jvm_exiting{false};
+pthread_key_t attached_thread;
+pthread_once_t attached_thread_once = PTHREAD_ONCE_INIT;
+
+void DetachAtThreadExit(void* vm) {
+  if (!jvm_exiting.load()) static_cast<JavaVM*>(vm)->DetachCurrentThread();
+}
+
+void CreateAttachedThreadKey() { pthread_key_create(&attached_thread, DetachAtThreadExit); }
+
+JNIEnv* AttachedEnv(JavaVM* vm) {
   JNIEnv* env = nullptr;
-  *attached = false;
   if (vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_8) == JNI_OK) return env;
+  if (jvm_exiting.load()) return nullptr;
+  pthread_once(&attached_thread_once, CreateAttachedThreadKey);
   if (vm->AttachCurrentThreadAsDaemon(reinterpret_cast<void**>(&env), nullptr) != JNI_OK) return nullptr;
-  *attached = true;
+  if (pthread_setspecific(attached_thread, vm) != 0) {
+    vm->DetachCurrentThread();  // without the key the thread would exit attached
+    return nullptr;
+  }
   return env;
 }
 
@@ -82,8 +99,7 @@ enum class Returns { kVoid, kInt, kLong };
 // Hands the view to the Java policy as a direct buffer over it (valid during the call only); the
 // method's result goes to *result; returns 0 or a negative errno.
 int CallWithView(JavaCallout* c, ZoneView* view, Returns returns, jlong* result) {
-  bool attached = false;
-  JNIEnv* env = AttachedEnv(c->vm, &attached);
+  JNIEnv* env = AttachedEnv(c->vm);
   if (!env) return -ENOTCONN;
   int rc = -ENOMEM;
   if (env->PushLocalFrame(4) == 0) {
@@ -102,7 +118,6 @@ int CallWithView(JavaCallout* c, ZoneView* view, Returns returns, jlong* result)
     }
     env->PopLocalFrame(nullptr);
   }
-  if (attached) c->vm->DetachCurrentThread();
   return rc;
 }
 
@@ -225,6 +240,10 @@ JNI_EXPORT void JNICALL Java_org_rocksdb_ZkvEnv_nDisableCallouts(JNIEnv*, jclass
   zfs_set_victim_chooser(h->zone_fs, nullptr, nullptr);
   zfs_set_gc_trigger(h->zone_fs, nullptr, nullptr);
 }
+
+// The JVM is exiting (ZkvEnvExitGuard's shutdown hook): threads attached for call-outs stay
+// attached when they exit, and no thread attaches any more.
+JNI_EXPORT void JNICALL Java_org_rocksdb_ZkvEnv_nJvmExiting(JNIEnv*, jclass) { zkv::jvm_exiting.store(true); }
 
 // Installs the Java placement policy (io.zkv.fs.ZoneAllocator) on a zoned Env.
 JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetAllocator(JNIEnv* env, jclass, jlong handle, jobject allocator) {

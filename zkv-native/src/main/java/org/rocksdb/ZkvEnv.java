@@ -170,6 +170,11 @@ public final class ZkvEnv extends Env {
     }
   }
 
+  /** The JVM is exiting: threads attached for call-outs stay attached as they exit. */
+  static void jvmExiting() {
+    nJvmExiting();
+  }
+
   /** Back to the file system's built-in rules; waits for call-outs under way (JVM exit). */
   void disableCallouts() {
     synchronized (callouts) {
@@ -425,6 +430,8 @@ public final class ZkvEnv extends Env {
   private static native int nSetVictimChooser(long handle, GcVictimChooser chooser);
 
   private static native void nDisableCallouts(long handle);
+
+  private static native void nJvmExiting();
 
   private static native int nSetGcStartPercent(long handle, int percent);
 
