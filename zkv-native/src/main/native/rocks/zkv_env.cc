@@ -42,7 +42,8 @@ struct JavaCallout {
 // of every database on the device are gathered in `hints` by the listeners bound to this Env.
 struct EnvHandle {
   std::unique_ptr<rocksdb::Env> env;
-  zfs* zone_fs = nullptr;  // owned by the ZoneFileSystem in env
+  zfs* zone_fs = nullptr;                       // owned by the ZoneFileSystem in env
+  std::shared_ptr<ZoneFileSystem> file_system;  // env's file system, zoned Envs only
   std::shared_ptr<LsmHintRegistry> hints = std::make_shared<LsmHintRegistry>();
   JavaCallout allocator;
   JavaCallout victim_chooser;
@@ -207,7 +208,8 @@ JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nNewZoned(JNIEnv*, jclass, jlon
   }
   auto* h = new zkv::EnvHandle();
   h->zone_fs = fs;
-  h->env = rocksdb::NewCompositeEnv(std::make_shared<zkv::ZoneFileSystem>(fs));
+  h->file_system = std::make_shared<zkv::ZoneFileSystem>(fs);
+  h->env = rocksdb::NewCompositeEnv(h->file_system);
   return reinterpret_cast<jlong>(h);
 }
 
@@ -356,4 +358,39 @@ JNI_EXPORT jintArray JNICALL Java_org_rocksdb_ZkvEnv_nBoundaryLayout(JNIEnv* env
   jintArray a = env->NewIntArray(n);
   if (a) env->SetIntArrayRegion(a, 0, n, v);
   return a;
+}
+
+// Usage of the files under a path as a ZKV_BND_PATH_USAGE buffer written into `out`; returns the
+// bytes written or a negative errno.
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nPathUsage(JNIEnv* env, jclass, jlong handle, jstring prefix,
+                                                           jobject out) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  void* dst = env->GetDirectBufferAddress(out);
+  jlong cap = env->GetDirectBufferCapacity(out);
+  if (!h->zone_fs || !dst || cap < 0) return -EINVAL;
+  const char* p = env->GetStringUTFChars(prefix, nullptr);
+  if (!p) return -ENOMEM;
+  zkv_bnd_path_usage u;
+  int rc = zkv_boundary_path_usage(h->zone_fs, p, &u);
+  env->ReleaseStringUTFChars(prefix, p);
+  if (rc) return rc;
+  return zkv_boundary_write_single(dst, static_cast<size_t>(cap), ZKV_BND_PATH_USAGE, ZKV_PATH_USAGE_VERSION, &u,
+                                   sizeof u);
+}
+
+// The next database the calling thread opens on this Env is recorded under `token`
+// (ZoneFileSystem::ExpectOpen).
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nExpectOpen(JNIEnv*, jclass, jlong handle, jlong token) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->file_system) return -EINVAL;
+  h->file_system->ExpectOpen(static_cast<uint64_t>(token));
+  return 0;
+}
+
+// The directory of the database opened under `token`, null if none is open under it.
+JNI_EXPORT jstring JNICALL Java_org_rocksdb_ZkvEnv_nOpenedDir(JNIEnv* env, jclass, jlong handle, jlong token) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->file_system) return nullptr;
+  std::string dir = h->file_system->OpenedDir(static_cast<uint64_t>(token));
+  return dir.empty() ? nullptr : env->NewStringUTF(dir.c_str());
 }
