@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,7 +63,9 @@ struct EnvHandle {
 // (about 1.4 times a Kafka Streams store open/close cycle). A pthread key detaches the thread when
 // it exits, unless the JVM is exiting: RocksDB's thread pools are joined by exit()'s static
 // destructors after the JVM has gone, and DetachCurrentThread would then block forever (and exit()
-// with it, JvmExitTest). ZkvEnvExitGuard's shutdown hook sets jvm_exiting before the JVM goes.
+// with it, JvmExitTest). ZkvEnvExitGuard's shutdown hook sets jvm_exiting before the JVM goes, and
+// so does an atexit handler (Runtime.halt runs no hooks): registered at the first attach, after
+// RocksDB built the thread pools, it runs before exit() destroys them.
 std::atomic<bool> jvm_exiting{false};
 pthread_key_t attached_thread;
 pthread_once_t attached_thread_once = PTHREAD_ONCE_INIT;
@@ -71,7 +74,12 @@ void DetachAtThreadExit(void* vm) {
   if (!jvm_exiting.load()) static_cast<JavaVM*>(vm)->DetachCurrentThread();
 }
 
-void CreateAttachedThreadKey() { pthread_key_create(&attached_thread, DetachAtThreadExit); }
+void SetJvmExiting() { jvm_exiting.store(true); }
+
+void CreateAttachedThreadKey() {
+  pthread_key_create(&attached_thread, DetachAtThreadExit);
+  atexit(SetJvmExiting);
+}
 
 JNIEnv* AttachedEnv(JavaVM* vm) {
   JNIEnv* env = nullptr;
