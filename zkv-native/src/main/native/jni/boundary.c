@@ -59,6 +59,10 @@ int zkv_boundary_layout(int layout, int32_t *out, int cap) {
   } else if (layout == ZKV_BND_DEVICE_STATS) {
     out[n++] = ZKV_DEVICE_LAYOUT_VERSION;
     RECORD(zkv_dev_stats), FIELD(zkv_dev_stats, bytes_written), FIELD(zkv_dev_stats, errors);
+  } else if (layout == ZKV_BND_PATH_USAGE) {
+    out[n++] = ZKV_PATH_USAGE_VERSION;
+    RECORD(zkv_bnd_path_usage), FIELD(zkv_bnd_path_usage, files), FIELD(zkv_bnd_path_usage, bytes),
+        FIELD(zkv_bnd_path_usage, sst_files), FIELD(zkv_bnd_path_usage, sst_bytes);
   } else if (layout == ZKV_BND_ZONE_USAGE) {
     out[n++] = ZKV_ZONE_USAGE_VERSION;
     RECORD(zkv_bnd_zone); /* fields: as in the zone view */
@@ -127,4 +131,20 @@ void zkv_boundary_zone_stats(const zfs_stats *s, zkv_bnd_zone_stats *out) {
                               s->fallback_allocations_total,
                               s->zone_steals_total,
                               s->device_errors};
+}
+
+static void add_usage(const char *name, uint64_t size, void *arg) {
+  zkv_bnd_path_usage *u = arg;
+  size_t len = strlen(name);
+  u->files++;
+  u->bytes += size;
+  if (len >= 4 && strcmp(name + len - 4, ".sst") == 0) {
+    u->sst_files++;
+    u->sst_bytes += size;
+  }
+}
+
+int zkv_boundary_path_usage(zfs *fs, const char *prefix, zkv_bnd_path_usage *out) {
+  *out = (zkv_bnd_path_usage){0, 0, 0, 0};
+  return zfs_list(fs, prefix, add_usage, out);
 }

@@ -41,7 +41,8 @@ enum zkv_bnd_layout {
   ZKV_BND_ZONE_USAGE = 4,      /* every zone as the file system sees it (zkv df, zkv zones) */
   ZKV_BND_DEVICE_GEOMETRY = 5, /* a device's geometry (zkv_geometry) */
   ZKV_BND_ZONE_REPORT = 6,     /* a device's zone report (zkv_zone records) */
-  ZKV_BND_DEVICE_STATS = 7     /* a device's counters (zkv_dev_stats) */
+  ZKV_BND_DEVICE_STATS = 7,    /* a device's counters (zkv_dev_stats) */
+  ZKV_BND_PATH_USAGE = 8       /* the files under one path (a database's directory) */
 };
 
 /* Layouts 5-7, version 1 each: one section of the device API's own structs (zkv/device.h), which
@@ -143,6 +144,16 @@ typedef struct zkv_bnd_superblock {
 
 /* ZKV_BND_ZONE_USAGE, version 1: one section, a zkv_bnd_zone per zone. */
 #define ZKV_ZONE_USAGE_VERSION 1
+
+/* ZKV_BND_PATH_USAGE, version 1: one section of one record: the names under a path prefix and
+ * their bytes, all and those of SST files (".sst"). A file with two names under it counts twice. */
+#define ZKV_PATH_USAGE_VERSION 1
+typedef struct zkv_bnd_path_usage {
+  uint64_t files, bytes, sst_files, sst_bytes;
+} zkv_bnd_path_usage;
+
+/* Usage of the names starting with `prefix`. */
+int zkv_boundary_path_usage(zfs *fs, const char *prefix, zkv_bnd_path_usage *out);
 
 /* The layout as Java checks it: version, then per record type of the layout its size and the
  * offsets of its fields in declaration order. Returns the number of ints written (at most cap),

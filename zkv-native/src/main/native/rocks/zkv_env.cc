@@ -1,9 +1,11 @@
 // The RocksDB side of zkv: a rocksdb::Env whose FileSystem is zkv's zone file system on a zoned
 // device. (The tests' pass-through Env over the host file system is in passthrough_env.cc.)
 #include <jni.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,7 +43,8 @@ struct JavaCallout {
 // of every database on the device are gathered in `hints` by the listeners bound to this Env.
 struct EnvHandle {
   std::unique_ptr<rocksdb::Env> env;
-  zfs* zone_fs = nullptr;  // owned by the ZoneFileSystem in env
+  zfs* zone_fs = nullptr;                       // owned by the ZoneFileSystem in env
+  std::shared_ptr<ZoneFileSystem> file_system;  // env's file system, zoned Envs only
   std::shared_ptr<LsmHintRegistry> hints = std::make_shared<LsmHintRegistry>();
   JavaCallout allocator;
   JavaCallout victim_chooser;
@@ -55,16 +58,39 @@ struct EnvHandle {
   }
 };
 
-// RocksDB's background threads meet Java here: attached for the call, detached right after.
-// (Staying attached until thread exit hangs the process at exit: RocksDB's thread pools are torn
-// down after the JVM has exited, and DetachCurrentThread then blocks forever.) Allocations are
-// rare (one per zone switch), so the attach cost does not matter.
-JNIEnv* AttachedEnv(JavaVM* vm, bool* attached) {
+// RocksDB's background threads meet Java here. A thread attaches at its first call-out and stays
+// attached: attaching for each call-out made and freed the JVM's per-thread structures every time
+// (about 1.4 times a Kafka Streams store open/close cycle). A pthread key detaches the thread when
+// it exits, unless the JVM is exiting: RocksDB's thread pools are joined by exit()'s static
+// destructors after the JVM has gone, and DetachCurrentThread would then block forever (and exit()
+// with it, JvmExitTest). ZkvEnvExitGuard's shutdown hook sets jvm_exiting before the JVM goes, and
+// so does an atexit handler (Runtime.halt runs no hooks): registered at the first attach, after
+// RocksDB built the thread pools, it runs before exit() destroys them.
+std::atomic<bool> jvm_exiting{false};
+pthread_key_t attached_thread;
+pthread_once_t attached_thread_once = PTHREAD_ONCE_INIT;
+
+void DetachAtThreadExit(void* vm) {
+  if (!jvm_exiting.load()) static_cast<JavaVM*>(vm)->DetachCurrentThread();
+}
+
+void SetJvmExiting() { jvm_exiting.store(true); }
+
+void CreateAttachedThreadKey() {
+  pthread_key_create(&attached_thread, DetachAtThreadExit);
+  atexit(SetJvmExiting);
+}
+
+JNIEnv* AttachedEnv(JavaVM* vm) {
   JNIEnv* env = nullptr;
-  *attached = false;
   if (vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_8) == JNI_OK) return env;
+  if (jvm_exiting.load()) return nullptr;
+  pthread_once(&attached_thread_once, CreateAttachedThreadKey);
   if (vm->AttachCurrentThreadAsDaemon(reinterpret_cast<void**>(&env), nullptr) != JNI_OK) return nullptr;
-  *attached = true;
+  if (pthread_setspecific(attached_thread, vm) != 0) {
+    vm->DetachCurrentThread();  // without the key the thread would exit attached
+    return nullptr;
+  }
   return env;
 }
 
@@ -82,8 +108,7 @@ enum class Returns { kVoid, kInt, kLong };
 // Hands the view to the Java policy as a direct buffer over it (valid during the call only); the
 // method's result goes to *result; returns 0 or a negative errno.
 int CallWithView(JavaCallout* c, ZoneView* view, Returns returns, jlong* result) {
-  bool attached = false;
-  JNIEnv* env = AttachedEnv(c->vm, &attached);
+  JNIEnv* env = AttachedEnv(c->vm);
   if (!env) return -ENOTCONN;
   int rc = -ENOMEM;
   if (env->PushLocalFrame(4) == 0) {
@@ -102,7 +127,6 @@ int CallWithView(JavaCallout* c, ZoneView* view, Returns returns, jlong* result)
     }
     env->PopLocalFrame(nullptr);
   }
-  if (attached) c->vm->DetachCurrentThread();
   return rc;
 }
 
@@ -192,7 +216,8 @@ JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nNewZoned(JNIEnv*, jclass, jlon
   }
   auto* h = new zkv::EnvHandle();
   h->zone_fs = fs;
-  h->env = rocksdb::NewCompositeEnv(std::make_shared<zkv::ZoneFileSystem>(fs));
+  h->file_system = std::make_shared<zkv::ZoneFileSystem>(fs);
+  h->env = rocksdb::NewCompositeEnv(h->file_system);
   return reinterpret_cast<jlong>(h);
 }
 
@@ -225,6 +250,10 @@ JNI_EXPORT void JNICALL Java_org_rocksdb_ZkvEnv_nDisableCallouts(JNIEnv*, jclass
   zfs_set_victim_chooser(h->zone_fs, nullptr, nullptr);
   zfs_set_gc_trigger(h->zone_fs, nullptr, nullptr);
 }
+
+// The JVM is exiting (ZkvEnvExitGuard's shutdown hook): threads attached for call-outs stay
+// attached when they exit, and no thread attaches any more.
+JNI_EXPORT void JNICALL Java_org_rocksdb_ZkvEnv_nJvmExiting(JNIEnv*, jclass) { zkv::jvm_exiting.store(true); }
 
 // Installs the Java placement policy (io.zkv.fs.ZoneAllocator) on a zoned Env.
 JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetAllocator(JNIEnv* env, jclass, jlong handle, jobject allocator) {
@@ -337,4 +366,39 @@ JNI_EXPORT jintArray JNICALL Java_org_rocksdb_ZkvEnv_nBoundaryLayout(JNIEnv* env
   jintArray a = env->NewIntArray(n);
   if (a) env->SetIntArrayRegion(a, 0, n, v);
   return a;
+}
+
+// Usage of the files under a path as a ZKV_BND_PATH_USAGE buffer written into `out`; returns the
+// bytes written or a negative errno.
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nPathUsage(JNIEnv* env, jclass, jlong handle, jstring prefix,
+                                                           jobject out) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  void* dst = env->GetDirectBufferAddress(out);
+  jlong cap = env->GetDirectBufferCapacity(out);
+  if (!h->zone_fs || !dst || cap < 0) return -EINVAL;
+  const char* p = env->GetStringUTFChars(prefix, nullptr);
+  if (!p) return -ENOMEM;
+  zkv_bnd_path_usage u;
+  int rc = zkv_boundary_path_usage(h->zone_fs, p, &u);
+  env->ReleaseStringUTFChars(prefix, p);
+  if (rc) return rc;
+  return zkv_boundary_write_single(dst, static_cast<size_t>(cap), ZKV_BND_PATH_USAGE, ZKV_PATH_USAGE_VERSION, &u,
+                                   sizeof u);
+}
+
+// The next database the calling thread opens on this Env is recorded under `token`
+// (ZoneFileSystem::ExpectOpen).
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nExpectOpen(JNIEnv*, jclass, jlong handle, jlong token) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->file_system) return -EINVAL;
+  h->file_system->ExpectOpen(static_cast<uint64_t>(token));
+  return 0;
+}
+
+// The directory of the database opened under `token`, null if none is open under it.
+JNI_EXPORT jstring JNICALL Java_org_rocksdb_ZkvEnv_nOpenedDir(JNIEnv* env, jclass, jlong handle, jlong token) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->file_system) return nullptr;
+  std::string dir = h->file_system->OpenedDir(static_cast<uint64_t>(token));
+  return dir.empty() ? nullptr : env->NewStringUTF(dir.c_str());
 }

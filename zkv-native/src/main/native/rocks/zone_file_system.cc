@@ -338,11 +338,34 @@ IOStatus ZoneFileSystem::LinkFile(const std::string& src, const std::string& tar
   return ToStatus(zfs_link(fs_, Normalize(src).c_str(), Normalize(target).c_str()), "link " + src);
 }
 
+namespace {
+// The ExpectOpen of the calling thread: which file system, and the token (0: none).
+thread_local const ZoneFileSystem* expecting_fs = nullptr;
+thread_local uint64_t expecting_token = 0;
+
+std::string DirOf(const std::string& lock_name) { return lock_name.substr(0, lock_name.rfind('/')); }
+}  // namespace
+
+void ZoneFileSystem::ExpectOpen(uint64_t token) {
+  expecting_fs = this;
+  expecting_token = token;
+}
+
+std::string ZoneFileSystem::OpenedDir(uint64_t token) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = opened_.find(token);
+  return it == opened_.end() ? "" : it->second;
+}
+
 IOStatus ZoneFileSystem::LockFile(const std::string& fname, const IOOptions&, rocksdb::FileLock** lock,
                                   IODebugContext*) {
   std::string n = Normalize(fname);
   std::lock_guard<std::mutex> l(mu_);
   if (!locks_.insert(n).second) return IOStatus::IOError("lock " + fname + ": already held by this process");
+  if (expecting_fs == this && expecting_token != 0) {
+    opened_[expecting_token] = DirOf(n);
+    expecting_token = 0;
+  }
   *lock = new ZoneFileLock(n);
   return IOStatus::OK();
 }
@@ -352,6 +375,8 @@ IOStatus ZoneFileSystem::UnlockFile(rocksdb::FileLock* lock, const IOOptions&, I
   {
     std::lock_guard<std::mutex> g(mu_);
     locks_.erase(l->name);
+    std::string dir = DirOf(l->name);
+    for (auto it = opened_.begin(); it != opened_.end();) it = it->second == dir ? opened_.erase(it) : std::next(it);
   }
   delete l;
   return IOStatus::OK();

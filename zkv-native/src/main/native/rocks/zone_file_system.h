@@ -2,6 +2,7 @@
 #ifndef ZKV_ZONE_FILE_SYSTEM_H
 #define ZKV_ZONE_FILE_SYSTEM_H
 
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -21,6 +22,14 @@ class ZoneFileSystem : public rocksdb::FileSystem {
   ~ZoneFileSystem() override;
   const char* Name() const override { return "ZkvZoneFileSystem"; }
   zfs* zone_fs() { return fs_; }
+
+  // Which database a caller opens next: the next database this thread locks (RocksDB's open takes
+  // its LOCK on the opening thread) is recorded under `token` until it unlocks. Lets a Kafka
+  // Streams config setter, which runs on the stream thread just before the open, learn the store's
+  // directory (its task) without Streams' internals. Token 0 forgets.
+  void ExpectOpen(uint64_t token);
+  // The directory of the database opened under `token`, "" if none is open under it.
+  std::string OpenedDir(uint64_t token);
 
   rocksdb::IOStatus NewSequentialFile(const std::string& fname, const rocksdb::FileOptions& o,
                                       std::unique_ptr<rocksdb::FSSequentialFile>* result,
@@ -76,6 +85,7 @@ class ZoneFileSystem : public rocksdb::FileSystem {
   std::mutex mu_;
   std::set<std::string> dirs_;
   std::set<std::string> locks_;
+  std::map<uint64_t, std::string> opened_;  // ExpectOpen token -> database directory
 };
 
 }  // namespace zkv

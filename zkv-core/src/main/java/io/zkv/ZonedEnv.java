@@ -401,6 +401,17 @@ public final class ZonedEnv implements AutoCloseable {
   }
 
   /**
+   * The files of the database (or any directory) at {@code dir} in the zone file system, everything
+   * under it included: how many, their bytes, and those of SST files.
+   *
+   * @throws ZkvClosedException if this env is closed
+   */
+  public synchronized ZkvEnv.PathUsage usage(String dir) {
+    checkOpen();
+    return env.pathUsage(dir.endsWith("/") ? dir : dir + "/");
+  }
+
+  /**
    * The device's zone report: every zone's condition, write pointer and capacity, metadata zones
    * included. It reads the device (a zone management receive command on a real device, which can
    * take milliseconds), so poll it sparingly.

@@ -170,6 +170,11 @@ public final class ZkvEnv extends Env {
     }
   }
 
+  /** The JVM is exiting: threads attached for call-outs stay attached as they exit. */
+  static void jvmExiting() {
+    nJvmExiting();
+  }
+
   /** Back to the file system's built-in rules; waits for call-outs under way (JVM exit). */
   void disableCallouts() {
     synchronized (callouts) {
@@ -249,6 +254,68 @@ public final class ZkvEnv extends Env {
         throw new IllegalStateException("not a zoned Env (error " + n + ")");
       }
       return ZoneStats.read(statsBuffer);
+    }
+  }
+
+  /**
+   * The files under {@code prefix} in the zone file system (a database's directory, with a trailing
+   * {@code /}): how many, their bytes, and those of SST files (zoned Envs only).
+   */
+  public PathUsage pathUsage(String prefix) {
+    checkOpen();
+    synchronized (statsBuffer) {
+      int n = nPathUsage(zkvHandle, prefix, statsBuffer);
+      if (n < 0) {
+        throw new IllegalStateException("not a zoned Env (error " + n + ")");
+      }
+      return PathUsage.read(statsBuffer);
+    }
+  }
+
+  /**
+   * Records the next database the calling thread opens on this Env (RocksDB takes the database's
+   * lock on the thread that opens it) under {@code token}, until that database closes: {@link
+   * #openedDir} then names its directory. For code that runs just before a database is opened
+   * somewhere it cannot see, such as a Kafka Streams config setter. Token 0 forgets.
+   */
+  public void expectOpen(long token) {
+    checkOpen();
+    if (nExpectOpen(zkvHandle, token) < 0) {
+      throw new IllegalStateException("not a zoned Env");
+    }
+  }
+
+  /**
+   * The directory of the open database recorded under {@code token} by {@link #expectOpen}, or null
+   * if it has not opened yet or has closed.
+   */
+  public String openedDir(long token) {
+    checkOpen();
+    return nOpenedDir(zkvHandle, token);
+  }
+
+  /**
+   * The files under a path (a database's directory) in the zone file system.
+   *
+   * @param files names under the path (a file with two names there counts twice)
+   * @param bytes their bytes (the files' sizes: live data in zones)
+   * @param sstFiles those of SST files ({@code .sst})
+   * @param sstBytes their bytes
+   */
+  public record PathUsage(long files, long bytes, long sstFiles, long sstBytes) {
+    static final int FIELDS = 4;
+    static final int LAYOUT = 8;
+    static final int VERSION = 1;
+
+    /**
+     * Reads a path-usage buffer of the typed native boundary (docs/formats/native-boundary.md).
+     *
+     * @throws IllegalStateException if it is not one of this version
+     */
+    public static PathUsage read(ByteBuffer buffer) {
+      long[] v =
+          BoundaryBuffer.wrap(buffer, LAYOUT, VERSION, FIELDS * Long.BYTES).getLongs(0, 0, FIELDS);
+      return new PathUsage(v[0], v[1], v[2], v[3]);
     }
   }
 
@@ -425,6 +492,14 @@ public final class ZkvEnv extends Env {
   private static native int nSetVictimChooser(long handle, GcVictimChooser chooser);
 
   private static native void nDisableCallouts(long handle);
+
+  private static native void nJvmExiting();
+
+  private static native int nPathUsage(long handle, String prefix, ByteBuffer out);
+
+  private static native int nExpectOpen(long handle, long token);
+
+  private static native String nOpenedDir(long handle, long token);
 
   private static native int nSetGcStartPercent(long handle, int percent);
 

@@ -10,7 +10,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * runs RocksDB's static destructors, which join its thread pool). A shutdown hook therefore
  * uninstalls the Java policies of every open zoned Env before the JVM goes: call-outs under way
  * finish first, later allocations use the file system's built-in rules (LIZA, greedy GC) and never
- * touch the JVM. Synced data is durable already; nothing else needs the hook.
+ * touch the JVM. The hook also tells the native side, so that threads attached for earlier
+ * call-outs (they stay attached) do not detach when exit() joins them. Synced data is durable
+ * already; nothing else needs the hook.
  */
 final class ZkvEnvExitGuard {
   private static final Set<ZkvEnv> ENVS = ConcurrentHashMap.newKeySet();
@@ -46,6 +48,7 @@ final class ZkvEnvExitGuard {
 
   private static void disableAll() {
     exiting = true;
+    ZkvEnv.jvmExiting();
     for (ZkvEnv env : ENVS) {
       env.disableCallouts();
     }

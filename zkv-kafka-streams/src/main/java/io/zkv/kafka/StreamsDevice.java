@@ -5,6 +5,7 @@ import io.zkv.ZonedEnv;
 import io.zkv.device.DeviceInUseException;
 import io.zkv.device.EmulatedDevice;
 import io.zkv.device.ZonedDeviceException;
+import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.errors.StreamsException;
 import org.rocksdb.ZkvEnv;
@@ -25,6 +27,7 @@ import org.rocksdb.ZkvEnv;
  */
 final class StreamsDevice {
   private static final Map<String, StreamsDevice> OPEN = new HashMap<>(); // guarded by itself
+  private static final AtomicLong OPEN_TOKENS = new AtomicLong();
 
   private final String uri;
   private final ZkvStreamsConfig config;
@@ -32,6 +35,8 @@ final class StreamsDevice {
   private final StoreCatalog catalog;
   private final Map<String, Integer> liveCandidates = new HashMap<>(); // guarded by this
   private final List<StreamsMeters> meters = new ArrayList<>(); // guarded by OPEN
+  // Tags of segmented stores by store directory, from segments opened where the scope was known.
+  private final Map<String, StoreTags> segmentedTags = new HashMap<>(); // guarded by OPEN
   private int leases; // guarded by OPEN
 
   private StreamsDevice(ZkvStreamsConfig config, ZonedEnv env, StoreCatalog catalog) {
@@ -47,6 +52,7 @@ final class StreamsDevice {
    *
    * <p>If {@code registry} (a Micrometer registry, see {@link StreamsMeters}) is not null, the
    * device's meters are bound to it unless they already are; they leave it when the device closes.
+   * The store's meters join them once its database has opened ({@link Lease#meterWhenOpened}).
    *
    * @throws ConfigException if the device is open in this process with other settings
    * @throws StreamsException if the device cannot be opened (in use by another process, missing,
@@ -71,11 +77,16 @@ final class StreamsDevice {
                 + "): every application sharing a device in one process must use the same zkv.*"
                 + " settings");
       }
-      if (registry != null && d.meters.stream().noneMatch(m -> m.isFor(registry))) {
-        d.meters.add(StreamsMeters.bind(registry, d.env));
+      StreamsMeters m = null;
+      if (registry != null) {
+        m = d.meters.stream().filter(x -> x.isFor(registry)).findFirst().orElse(null);
+        if (m == null) {
+          m = StreamsMeters.bind(registry, d.env);
+          d.meters.add(m);
+        }
       }
       d.leases++;
-      return d.new Lease(storeName);
+      return d.new Lease(storeName, m);
     }
   }
 
@@ -192,11 +203,20 @@ final class StreamsDevice {
     private final String storeName;
     private final ZonedEnv.Attachment attachment;
     private final AtomicBoolean released = new AtomicBoolean();
+    private final StreamsMeters meters; // of the application's registry, null without one
     private List<String> candidates = List.of(); // guarded by StreamsDevice.this
     private volatile AutoCloseable hintListener; // the store's LSM hint listener, closed on release
+    // Set by meterWhenOpened (before the watcher sees the lease), then guarded by OPEN:
+    private long openToken;
+    private File appDir;
+    private String threadId;
+    private String stackScope;
+    private String meteredStore; // the store directory whose meters count this lease's database
+    private String meteredDatabase;
 
-    private Lease(String storeName) {
+    private Lease(String storeName, StreamsMeters meters) {
       this.storeName = storeName;
+      this.meters = meters;
       this.attachment = env.attach("kafka-streams store " + storeName);
     }
 
@@ -239,12 +259,65 @@ final class StreamsDevice {
       }
     }
 
-    /** Ends the lease once; the last lease closes the device. */
+    /** Forgets a database the calling thread was to open (before {@link #prepare} destroys any). */
+    void forgetExpectedOpen() {
+      if (meters != null) {
+        env.rocksEnv().expectOpen(0);
+      }
+    }
+
+    /**
+     * Called on the thread that opens the store, just before Streams opens it: once its database
+     * has opened, the store's meters (with Streams' tags, {@link StoreTags}) join the registry. No
+     * effect without a registry.
+     */
+    void meterWhenOpened(File appDir) {
+      if (meters == null) {
+        return;
+      }
+      this.appDir = appDir;
+      this.threadId = Thread.currentThread().getName();
+      this.stackScope = StoreTags.scopeOnStack();
+      this.openToken = OPEN_TOKENS.incrementAndGet();
+      env.rocksEnv().expectOpen(openToken);
+      StoreWatcher.meterWhenOpened(this);
+    }
+
+    /**
+     * Binds the store's meters if its database has opened; true when nothing is left to do (bound,
+     * a store without meters, or the lease ended).
+     */
+    boolean meterIfOpened() {
+      synchronized (OPEN) {
+        if (released.get()) {
+          return true;
+        }
+        String dir = env.rocksEnv().openedDir(openToken);
+        if (dir == null) {
+          return false;
+        }
+        StoreTags tags = StoreTags.of(appDir, dir, threadId, stackScope);
+        String segmented = StoreTags.segmentedStoreDir(dir);
+        if (segmented != null && tags != null) {
+          segmentedTags.put(segmented, tags);
+        } else if (segmented != null) {
+          tags = segmentedTags.get(segmented);
+        }
+        if (tags != null) {
+          meters.bindStore(tags, dir);
+          meteredStore = tags.dir();
+          meteredDatabase = dir;
+        }
+        return true;
+      }
+    }
+
     /** Closes {@code listener} when the lease ends (after the store's database has closed). */
     void closeOnRelease(AutoCloseable listener) {
       hintListener = listener;
     }
 
+    /** Ends the lease once; the last lease closes the device. */
     void release() {
       if (!released.compareAndSet(false, true)) {
         return;
@@ -264,6 +337,9 @@ final class StreamsDevice {
       }
       attachment.close();
       synchronized (OPEN) {
+        if (meteredStore != null) {
+          meters.unbindStore(meteredStore, meteredDatabase);
+        }
         if (--leases == 0) {
           OPEN.remove(uri, StreamsDevice.this);
           close();

@@ -2,25 +2,41 @@ package io.zkv.kafka;
 
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import io.zkv.ZonedEnv;
 import io.zkv.micrometer.ZkvMetrics;
+import io.zkv.micrometer.ZkvStoreMetrics;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.config.ConfigException;
 
 /**
- * zkv's Micrometer meters ({@link ZkvMetrics}) for a device Kafka Streams' stores use, bound to the
- * registry the application gives in {@value ZkvStreamsConfig#METRICS_REGISTRY}. The only class of
- * the module that touches Micrometer: it is loaded only when that setting is present, so
- * applications without Micrometer do not need it on their class path.
+ * zkv's Micrometer meters for a device Kafka Streams' stores use, bound to the registry the
+ * application gives in {@value ZkvStreamsConfig#METRICS_REGISTRY}: the device's ({@link
+ * ZkvMetrics}) and each open store's ({@link ZkvStoreMetrics}, with Streams' tags, {@link
+ * StoreTags}). The only class of the module that touches Micrometer: it is loaded only when that
+ * setting is present, so applications without Micrometer do not need it on their class path. Not
+ * thread-safe: its device guards it.
  */
 final class StreamsMeters {
   private final MeterRegistry registry;
+  private final ZonedEnv env;
   private final List<Meter> bound = new ArrayList<>();
+  private final Map<String, StoreBinding> stores = new HashMap<>(); // by store directory
 
-  private StreamsMeters(MeterRegistry registry) {
+  /** A store's meters, bound while any of its databases (segments) is open; they read those. */
+  private static final class StoreBinding {
+    final Set<String> databases = ConcurrentHashMap.newKeySet();
+    List<Meter> meters;
+  }
+
+  private StreamsMeters(MeterRegistry registry, ZonedEnv env) {
     this.registry = registry;
+    this.env = env;
   }
 
   /**
@@ -45,7 +61,7 @@ final class StreamsMeters {
 
   /** Binds the device meters of {@code env} to {@code registry} (as returned by registry()). */
   static StreamsMeters bind(Object registry, ZonedEnv env) {
-    StreamsMeters m = new StreamsMeters((MeterRegistry) registry);
+    StreamsMeters m = new StreamsMeters((MeterRegistry) registry, env);
     List<Meter> before = m.registry.getMeters();
     new ZkvMetrics(env).bindTo(m.registry);
     for (Meter meter : m.registry.getMeters()) {
@@ -61,6 +77,34 @@ final class StreamsMeters {
   }
 
   /**
+   * Counts the database at {@code database} in the meters of its store ({@code tags.dir()}),
+   * binding them if it is the store's first open database.
+   */
+  void bindStore(StoreTags tags, String database) {
+    StoreBinding b = stores.get(tags.dir());
+    if (b == null) {
+      b = new StoreBinding();
+      List<Tag> t = new ArrayList<>();
+      tags.asMap().forEach((k, v) -> t.add(Tag.of(k, v)));
+      Set<String> databases = b.databases;
+      ZkvStoreMetrics m = new ZkvStoreMetrics(env, () -> databases, t);
+      m.bindTo(registry);
+      b.meters = m.meters();
+      stores.put(tags.dir(), b);
+    }
+    b.databases.add(database);
+  }
+
+  /** The database at {@code database} of the store at {@code dir} closed. */
+  void unbindStore(String dir, String database) {
+    StoreBinding b = stores.get(dir);
+    if (b != null && b.databases.remove(database) && b.databases.isEmpty()) {
+      stores.remove(dir);
+      b.meters.forEach(registry::remove);
+    }
+  }
+
+  /**
    * Removes the meters this binding registered: they read a closed env, and a device opened again
    * later binds new ones.
    */
@@ -69,5 +113,9 @@ final class StreamsMeters {
       registry.remove(meter);
     }
     bound.clear();
+    for (StoreBinding b : stores.values()) {
+      b.meters.forEach(registry::remove);
+    }
+    stores.clear();
   }
 }

@@ -25,7 +25,7 @@ import org.rocksdb.RocksDB;
  * store (and per window or session segment). All stores on one device share one {@link
  * io.zkv.ZonedEnv} per process: the first store opens it, and it closes when the last store's
  * database has closed (Streams calls {@link #close} before closing the database, so the lease ends
- * later, see {@code ReleaseWatcher}).
+ * later, see {@code StoreWatcher}).
  *
  * <p>Wipes: Streams wipes a store by deleting its host directory; before a store opens, zkv
  * destroys the zone files of every store path of the application whose host directory is gone, so a
@@ -60,6 +60,7 @@ public class ZkvRocksDBConfigSetter implements RocksDBConfigSetter {
             : StreamsMeters.registry(configs);
     StreamsDevice.Lease l = StreamsDevice.acquire(config, storeName, registry);
     try {
+      l.forgetExpectedOpen();
       l.prepare(candidates);
       OptionsEnv.set(options, l.rocksEnv());
       // The store's SSTs reach zone placement with their level, job and key range (zone-fs.md).
@@ -72,7 +73,8 @@ public class ZkvRocksDBConfigSetter implements RocksDBConfigSetter {
       // each is a file in the zone file system's index; keep as few as zkv's own databases do.
       options.setKeepLogFileNum(ZkvOptions.INFO_LOG_FILES_KEPT);
       options.setMaxLogFileSize(ZkvOptions.INFO_LOG_FILE_MAX_BYTES);
-      ReleaseWatcher.releaseWhenUnreachable(options, l);
+      StoreWatcher.releaseWhenUnreachable(options, l);
+      l.meterWhenOpened(appDir);
     } catch (RuntimeException e) {
       l.release();
       throw e;
@@ -84,7 +86,7 @@ public class ZkvRocksDBConfigSetter implements RocksDBConfigSetter {
   @Override
   public void close(String storeName, Options options) {
     if (lease != null) {
-      ReleaseWatcher.releaseWhenClosed(options, lease);
+      StoreWatcher.releaseWhenClosed(options, lease);
       lease = null;
     }
   }

@@ -158,18 +158,7 @@ class StateStoreMetricsTest {
 
   /** The metric {@code name} of store "plain" (RocksDB state store metrics). */
   private static BigInteger value(Map<MetricName, ? extends Metric> metrics, String name) {
-    for (Map.Entry<MetricName, ? extends Metric> e : metrics.entrySet()) {
-      MetricName n = e.getKey();
-      if (n.group().equals("stream-state-metrics")
-          && n.name().equals(name)
-          && "plain".equals(n.tags().get("rocksdb-state-id"))) {
-        Object v = e.getValue().metricValue();
-        return v instanceof BigInteger b
-            ? b
-            : BigInteger.valueOf(Math.round(((Number) v).doubleValue()));
-      }
-    }
-    throw new AssertionError(
-        "no stream-state-metrics " + name + " for store plain in " + metrics.keySet());
+    return StreamsFixture.stateStoreMetric(
+        metrics, name, n -> "plain".equals(n.tags().get("rocksdb-state-id")));
   }
 }

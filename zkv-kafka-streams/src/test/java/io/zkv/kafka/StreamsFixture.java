@@ -8,13 +8,18 @@ import io.zkv.device.ZonedDevice;
 import io.zkv.fs.FsFile;
 import io.zkv.fs.ZoneFsInspector;
 import java.io.IOException;
+import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsConfig;
 
@@ -52,6 +57,31 @@ public final class StreamsFixture {
     p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, ZkvRocksDBConfigSetter.class);
     p.put(ZkvStreamsConfig.DEVICE, uri);
     return p;
+  }
+
+  /**
+   * The value of Streams' RocksDB metric {@code name} (group {@code stream-state-metrics}) whose
+   * tags are {@code tags}.
+   */
+  static BigInteger stateStoreMetric(
+      Map<MetricName, ? extends Metric> metrics, String name, Map<String, String> tags) {
+    return stateStoreMetric(metrics, name, n -> n.tags().equals(tags));
+  }
+
+  /** The value of Streams' RocksDB metric {@code name} of the first store {@code store} accepts. */
+  static BigInteger stateStoreMetric(
+      Map<MetricName, ? extends Metric> metrics, String name, Predicate<MetricName> store) {
+    for (Map.Entry<MetricName, ? extends Metric> e : metrics.entrySet()) {
+      MetricName n = e.getKey();
+      if (n.group().equals("stream-state-metrics") && n.name().equals(name) && store.test(n)) {
+        Object v = e.getValue().metricValue();
+        return v instanceof BigInteger b
+            ? b
+            : BigInteger.valueOf(Math.round(((Number) v).doubleValue()));
+      }
+    }
+    throw new AssertionError(
+        "no stream-state-metrics " + name + " of that store in " + metrics.keySet());
   }
 
   /** Waits until the last store has released the device (a moment after its database closed). */

@@ -58,8 +58,12 @@ class WindowAndSessionStoreTest {
 
   static Topology topology() {
     StreamsBuilder b = new StreamsBuilder();
-    KStream<String, String> events =
-        b.stream("events", Consumed.with(Serdes.String(), Serdes.String()));
+    windowedCounts(b.stream("events", Consumed.with(Serdes.String(), Serdes.String())));
+    return b.build();
+  }
+
+  /** Counts {@code events} per key and minute ("per-minute") and per session ("sessions"). */
+  static void windowedCounts(KStream<String, String> events) {
     events
         .groupByKey()
         .windowedBy(TimeWindows.ofSizeAndGrace(MINUTE, Duration.ZERO))
@@ -72,7 +76,6 @@ class WindowAndSessionStoreTest {
         .count(
             Materialized.<String, Long, SessionStore<Bytes, byte[]>>as("sessions")
                 .withRetention(RETENTION));
-    return b.build();
   }
 
   @Test

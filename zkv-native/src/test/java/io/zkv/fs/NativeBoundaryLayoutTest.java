@@ -78,6 +78,12 @@ class NativeBoundaryLayoutTest {
   }
 
   @Test
+  void pathUsage() {
+    // version 1: one record of 4 64-bit counters (files, bytes, SST files, SST bytes)
+    assertArrayEquals(new int[] {1, 4 * 8, 0, 8, 16, 24}, ZkvEnv.nativeBoundaryLayout(8));
+  }
+
+  @Test
   void superblockAndZoneUsage() {
     assertArrayEquals(
         new int[] {

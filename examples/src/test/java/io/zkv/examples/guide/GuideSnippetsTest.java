@@ -177,7 +177,7 @@ class GuideSnippetsTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     try (KafkaStreams streams = new KafkaStreams(WordCountApp.topology(), props)) {
       // snippet:streamsmetrics
-      props.put(ZkvStreamsConfig.METRICS_REGISTRY, registry); // zkv's device meters (tag device)
+      props.put(ZkvStreamsConfig.METRICS_REGISTRY, registry); // zkv's device and store meters
       props.put(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "DEBUG"); // RocksDB statistics too
       // Streams' own metrics, per thread, task and store (RocksDB's among them), once it exists:
       new KafkaStreamsMetrics(streams).bindTo(registry);
@@ -187,6 +187,13 @@ class GuideSnippetsTest {
       assertTrue(registry.get("zkv.files").tag("device", device).gauge().value() > 0);
       assertEquals(0, registry.get("zkv.device.errors").functionCounter().count());
       assertFalse(d.metrics().isEmpty());
+      // Each store's meters join once its database has opened, with Streams' tags.
+      long end = System.nanoTime() + 10_000_000_000L;
+      while (registry.find("zkv.store.files").tag("task-id", "0_0").gauge() == null
+          && System.nanoTime() < end) {
+        Thread.sleep(1);
+      }
+      assertTrue(registry.get("zkv.store.files").tag("task-id", "0_0").gauge().value() > 0);
     }
     StreamsFixture.awaitDeviceClosed(device);
   }
