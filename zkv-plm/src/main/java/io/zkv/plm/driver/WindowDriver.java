@@ -159,7 +159,15 @@ public final class WindowDriver implements AutoCloseable {
       long ndwinWritten = phase[i].nonDeterministic() ? drained[i] - drainedAtNdwin[i] : 0;
       status.add(
           new SetStatus(
-              i, phase[i], phaseSince[i], dtwinSince[i], 0, 0, b.heldBytes(), ndwinWritten));
+              i,
+              phase[i],
+              phaseSince[i],
+              dtwinSince[i],
+              0,
+              0,
+              b.heldBytes(),
+              ndwinWritten,
+              b.window() == PlmWindow.DETERMINISTIC));
     }
     WindowDecision d = scheduler.decide(now, status, limits);
     decisions++;
