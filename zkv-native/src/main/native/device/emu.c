@@ -682,6 +682,41 @@ static int read_unlocked(emu_dev *dev, emu_io *io, size_t skip, void *buf, size_
   return 0;
 }
 
+/* Reads submitted together, in parallel on the device: each is timed from now as a request of its
+ * own, and all complete when the last one's deadline has passed (a plmarray: rebuilding a chunk
+ * reads the other sets' chunks so, as Vigil-KV's reqd does). Not on an emulated device: reads one
+ * after the other. */
+int emu_read_parallel(zkv_dev *d, int n, const uint64_t *offset, uint8_t *const *buf, const size_t *len) {
+  if (d->be != &zkv_emu_backend || n > 8) {
+    for (int i = 0; i < n; i++) {
+      int rc = zkv_dev_read(d, offset[i], buf[i], len[i]);
+      if (rc) return rc;
+    }
+    return 0;
+  }
+  emu_dev *dev = (emu_dev *)d;
+  emu_io io[8];
+  int begun = 0, rc = 0;
+  uint64_t last = 0;
+  pthread_mutex_lock(&dev->mu);
+  for (; begun < n && !rc; begun++) {
+    io[begun] = (emu_io){.op = ZKV_OP_READ, .offset = offset[begun], .len = len[begun]};
+    if ((rc = emu_io_begin(dev, &io[begun]))) break;
+    if (io[begun].deadline > last) last = io[begun].deadline;
+  }
+  pthread_mutex_unlock(&dev->mu);
+  int64_t res[8] = {0};
+  for (int i = 0; i < begun; i++) res[i] = emu_read_data(dev, &io[i], 0, buf[i], len[i]);
+  emu_wait_until(dev, last);
+  pthread_mutex_lock(&dev->mu);
+  for (int i = 0; i < begun; i++) {
+    int64_t r = emu_io_end(dev, &io[i], res[i]);
+    if (!rc && r < 0) rc = (int)r;
+  }
+  pthread_mutex_unlock(&dev->mu);
+  return rc;
+}
+
 static int emu_write(zkv_dev *dev, uint64_t offset, const void *buf, size_t len, int flags) {
   emu_io io = {.op = ZKV_OP_WRITE, .flags = flags, .offset = offset, .len = len};
   return (int)sync_io((emu_dev *)dev, &io, (void *)buf);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "crc32c.h"
+#include "emu_internal.h"
 #include "le_bytes.h"
 #include "zone_state.h"
 
@@ -33,7 +34,8 @@ typedef struct held_write {
 
 typedef struct pa_set {
   uint32_t id, first_zone, nr_zones;
-  int win; /* 0 PLM off, 1 DTWIN, 2 NDWIN: as the array last saw it */
+  int win;     /* 0 PLM off, 1 DTWIN, 2 NDWIN, 3 NDWIN with a DTWIN request in progress */
+  int host_nd; /* the NDWIN is one the host asked for (not one a write or the device started) */
   held_write *head, *tail;
   zkv_plm_array_stats st;
 } pa_set;
@@ -58,6 +60,10 @@ typedef struct pa_dev {
   zs_table zs;
   uint64_t *on_dev; /* per inner zone: bytes on the device (held ones are past them) */
   uint64_t hold_cap, held_total;
+  /* The mechanisms of the ablation ladder (docs/plm.md), each on by default: WAL and metadata on
+   * the meta set; writes for a set in DTWIN held until its NDWIN; reads of a set outside DTWIN
+   * rebuilt from the others. */
+  int isolate, defer, rebuild;
   uint32_t jzone[2];
   int jcur;
   uint64_t jwp, gen, seq;
@@ -164,7 +170,9 @@ static int inner_write(pa_dev *a, uint32_t z, uint64_t rel, const void *buf, uin
   lock(a);
   a->on_dev[z] = rel + len;
   pa_set *s = set_of_izone(a, z);
-  if (s->win == 1 && s != &a->sets[0]) s->win = 2; /* a write ends a DTWIN (the device says so too) */
+  if (s != &a->sets[0] && s->win && !s->host_nd) s->st.writes_unscheduled++;
+  if ((s->win == 1 || s->win == 3) && s != &a->sets[0])
+    s->win = 2, s->host_nd = 0; /* a write ends a DTWIN, or the one being entered (the device says so too) */
   unlock(a);
   return 0;
 }
@@ -203,7 +211,7 @@ static int holds_zone(const pa_set *s, uint32_t z) {
 static int put_piece(pa_dev *a, uint32_t k, uint32_t z, uint64_t rel, const void *buf, uint64_t len, int flags) {
   pa_set *s = &a->sets[1 + k];
   int rc;
-  if (s->win != 1 && !s->head) {
+  if (((s->win != 1 && s->win != 3) || !a->defer) && !s->head) {
     s->st.writes_direct++;
     return inner_write(a, z, rel, buf, len, flags);
   }
@@ -256,22 +264,39 @@ typedef struct read_part {
   int xor_into; /* reconstruction: XOR into `out` instead of copying */
 } read_part;
 
+/* A rebuild's parts are read in parallel (one after the other they would cost n - 1 read times,
+ * twice a direct read's with three kv-sets), into `tmp` (room for np chunks), then XORed. */
 static int do_parts(pa_dev *a, read_part *p, int np, uint8_t *tmp) {
+  uint64_t off[8];
+  uint8_t *dst[8];
+  size_t len[8];
+  int k = 0;
   for (int i = 0; i < np; i++) {
     if (!p[i].n) continue;
-    uint8_t *dst = p[i].xor_into ? tmp : p[i].out;
-    int rc = zkv_dev_read(a->inner, izone_start(a, p[i].z) + p[i].rel, dst, p[i].n);
-    if (rc) return rc;
-    if (p[i].xor_into)
-      for (uint64_t j = 0; j < p[i].n; j++) p[i].out[j] ^= tmp[j];
+    if (!p[i].xor_into || np > 8) {
+      uint8_t *to = p[i].xor_into ? tmp : p[i].out;
+      int rc = zkv_dev_read(a->inner, izone_start(a, p[i].z) + p[i].rel, to, p[i].n);
+      if (rc) return rc;
+      if (p[i].xor_into)
+        for (uint64_t j = 0; j < p[i].n; j++) p[i].out[j] ^= tmp[j];
+      continue;
+    }
+    off[k] = izone_start(a, p[i].z) + p[i].rel, dst[k] = tmp + (uint64_t)k * a->chunk, len[k] = p[i].n;
+    k++;
   }
-  return 0;
+  int rc = k ? emu_read_parallel(a->inner, k, off, dst, len) : 0;
+  for (int i = 0, m = 0; !rc && i < np; i++)
+    if (p[i].n && p[i].xor_into && np <= 8) {
+      for (uint64_t j = 0; j < p[i].n; j++) p[i].out[j] ^= dst[m][j];
+      m++;
+    }
+  return rc;
 }
 
 /* Reads [rel, rel + len) of a striped logical zone, chunk by chunk. */
 static int read_stripe(pa_dev *a, const lzone *l, uint64_t written, uint64_t rel, uint8_t *out, uint64_t len) {
   uint64_t c = a->chunk, sb = stripe_bytes(a);
-  uint8_t *tmp = malloc(c), *scratch = malloc(c);
+  uint8_t *tmp = malloc(c * (a->n < 8 ? a->n : 8)), *scratch = malloc(c);
   read_part *parts = malloc(sizeof *parts * (a->n + 1));
   int rc = tmp && scratch && parts ? 0 : -ENOMEM;
   while (!rc && len) {
@@ -283,8 +308,19 @@ static int read_stripe(pa_dev *a, const lzone *l, uint64_t written, uint64_t rel
     int others_dt = 1;
     for (uint32_t e = 0; e < a->n; e++)
       if (e != d && a->sets[1 + e].win != 1) others_dt = 0;
-    int rebuild = ds->win == 2 && others_dt && (s + 1) * sb <= written && !holds_zone(ds, kv_zone(a, d, l->group));
-    if (rebuild) { /* XOR of the other chunks of the stripe (data and parity) */
+    /* A complete stripe's parity covers its chunks wherever they are (device or buffer), so a
+     * chunk partly held (its set draining, or in lockdown) is rebuilt too unless the buffer has all
+     * of it: a direct read would wait behind that set's internal work or lockdown. */
+    int outside = a->rebuild && ds->win >= 2, open_stripe = (s + 1) * sb > written;
+    uint32_t dz = kv_zone(a, d, l->group);
+    int all_held = outside && holds_zone(ds, dz) && plan_piece(a, dz, s * c + in, n, out, &buffered) == 0;
+    int rebuild = outside && others_dt && !open_stripe && !all_held;
+    if (outside && open_stripe && l->stripe) { /* the open stripe's data is in memory (for its parity) */
+      memcpy(out, l->stripe + p * c + in, n);
+      ds->st.reads_from_buffer++;
+    } else if (all_held) {
+      ds->st.reads_from_buffer++;
+    } else if (rebuild) { /* XOR of the other chunks of the stripe (data and parity) */
       memset(out, 0, n);
       for (uint32_t e = 0; e < a->n; e++) {
         if (e == d) continue;
@@ -351,7 +387,7 @@ static int pa_read(zkv_dev *d, uint64_t offset, void *buf, size_t len) {
 
 /* Binds empty logical zone l: the class's kind of group if one is free, else the other kind. */
 static int bind_zone(pa_dev *a, uint32_t l, int cls) {
-  int want = cls == ZKV_CLASS_WAL || cls == ZKV_CLASS_META ? PA_META : PA_STRIPE;
+  int want = a->isolate && (cls == ZKV_CLASS_WAL || cls == ZKV_CLASS_META) ? PA_META : PA_STRIPE;
   for (int attempt = 0; attempt < 2; attempt++, want = want == PA_META ? PA_STRIPE : PA_META) {
     uint32_t *owner = want == PA_META ? a->meta_owner : a->stripe_owner;
     uint32_t groups = want == PA_META ? a->meta_groups : a->stripe_groups;
@@ -395,7 +431,9 @@ static int write_stripe(pa_dev *a, uint32_t l, uint64_t rel, const uint8_t *buf,
   while (len) {
     uint64_t k = rel / c, s = k / a->ndata, in = rel % c, n = c - in < len ? c - in : len;
     uint32_t p = (uint32_t)(k % a->ndata), d = data_set(a, s, p);
+    lock(a); /* readers of the open stripe copy it under mu */
     memcpy(z->stripe + p * c + in, buf, n);
+    unlock(a);
     int rc = put_piece(a, d, kv_zone(a, d, z->group), s * c + in, buf, n, flags);
     if (rc) return rc;
     rel += n, buf += n, len -= n;
@@ -405,7 +443,9 @@ static int write_stripe(pa_dev *a, uint32_t l, uint64_t rel, const uint8_t *buf,
       uint32_t ps = parity_set(a, s);
       rc = put_piece(a, ps, kv_zone(a, ps, z->group), s * c, par, c, flags);
       free(par);
+      lock(a);
       memset(z->stripe, 0, sb);
+      unlock(a);
       if (rc) return rc;
     }
   }
@@ -622,9 +662,27 @@ static int pa_admin(zkv_dev *d, zkv_admin_cmd *cmd) {
     zkv_set_error("NVM Set %u is the plmarray's meta set (WAL, metadata, journal): its PLM stays off", set);
     rc = -EINVAL;
   }
-  /* Leaving NDWIN: what this set holds must land before (the device's DTWIN is write-free). */
-  if (!rc && s && s != &a->sets[0] && cmd->opcode == NVME_ADMIN_SET_FEATURES && fid == 0x14 && (cmd->cdw12 & 7) == 1)
-    rc = drain(a, s);
+  /* Leaving NDWIN: what this set holds must land before (the device's DTWIN is write-free). The
+   * device completes the request after its NDWIN minimum and the lockdown: meanwhile other sets'
+   * writes go on (the array's lock is released), this set's are held and its reads rebuilt. */
+  if (!rc && s && s != &a->sets[0] && cmd->opcode == NVME_ADMIN_SET_FEATURES && fid == 0x14 && (cmd->cdw12 & 7) == 1) {
+    int prev = s->win, prev_host_nd = s->host_nd;
+    if ((rc = drain(a, s)) || prev == 1) goto forward;
+    lock(a);
+    s->win = 3, s->host_nd = 0;
+    unlock(a);
+    pthread_mutex_unlock(&a->wmu);
+    rc = a->dead ? -ENODEV : zkv_dev_nvme_admin(a->inner, cmd);
+    pthread_mutex_lock(&a->wmu);
+    lock(a);
+    if (s->win == 3 && rc) s->win = prev, s->host_nd = prev_host_nd;
+    if (s->win == 3) s->win = 1; /* unless a write already ended it */
+    unlock(a);
+    if (rc && s->head) (void)drain(a, s);
+    pthread_mutex_unlock(&a->wmu);
+    return rc;
+  }
+forward:
   if (!rc) rc = a->dead ? -ENODEV : zkv_dev_nvme_admin(a->inner, cmd);
   if (!rc && s) {
     int win = -1;
@@ -636,6 +694,8 @@ static int pa_admin(zkv_dev *d, zkv_admin_cmd *cmd) {
     }
     if (s && win >= 0) {
       lock(a);
+      /* An NDWIN the host asked for (a window request, or PLM turned on), or one it finds in a log */
+      s->host_nd = win == 2 && (cmd->opcode == NVME_ADMIN_SET_FEATURES || (s->win == 2 && s->host_nd));
       s->win = win;
       unlock(a);
       if (win != 1 && s != &a->sets[0]) rc = drain(a, s); /* NDWIN (or PLM off): held writes go now */
@@ -903,8 +963,8 @@ static int parse_size(const char *v, uint64_t *out) {
   return 0;
 }
 
-/* plmarray:[chunk=N&hold=N@]emu:/path?profile=plm&sets=N... */
-static int parse_options(const char *uri, const char **inner, uint64_t *chunk, uint64_t *hold) {
+/* plmarray:[chunk=N&hold=N&isolate=0|1&defer=0|1&rebuild=0|1@]emu:/path?profile=plm&sets=N... */
+static int parse_options(pa_dev *a, const char *uri, const char **inner, uint64_t *chunk, uint64_t *hold) {
   const char *rest = uri + strlen("plmarray:"), *at = strchr(rest, '@'), *colon = strchr(rest, ':');
   *inner = rest;
   if (!at || (colon && colon < at)) return 0;
@@ -916,8 +976,17 @@ static int parse_options(const char *uri, const char **inner, uint64_t *chunk, u
     char *v = strchr(kv, '=');
     if (v) *v++ = 0;
     uint64_t *dst = strcmp(kv, "chunk") == 0 ? chunk : strcmp(kv, "hold") == 0 ? hold : NULL;
-    if (!dst || !v || parse_size(v, dst)) {
-      zkv_set_error("plmarray option '%s' is not chunk=BYTES or hold=BYTES (k and m suffixes allowed)", kv);
+    int *flag = strcmp(kv, "isolate") == 0   ? &a->isolate
+                : strcmp(kv, "defer") == 0   ? &a->defer
+                : strcmp(kv, "rebuild") == 0 ? &a->rebuild
+                                             : NULL;
+    if (flag && v && (strcmp(v, "0") == 0 || strcmp(v, "1") == 0)) {
+      *flag = *v == '1';
+    } else if (flag || !dst || !v || parse_size(v, dst)) {
+      zkv_set_error(
+          "plmarray option '%s' is not chunk=BYTES, hold=BYTES (k and m suffixes allowed), isolate=0|1, "
+          "defer=0|1 or rebuild=0|1",
+          kv);
       rc = -EINVAL;
     }
   }
@@ -928,7 +997,6 @@ static int parse_options(const char *uri, const char **inner, uint64_t *chunk, u
 zkv_dev *plm_array_open(const char *uri, int *err) {
   const char *inner_uri;
   uint64_t chunk = DEFAULT_CHUNK, hold = 0;
-  if ((*err = parse_options(uri, &inner_uri, &chunk, &hold))) return NULL;
   pa_dev *a = calloc(1, sizeof *a);
   if (!a) {
     *err = -ENOMEM;
@@ -936,6 +1004,11 @@ zkv_dev *plm_array_open(const char *uri, int *err) {
   }
   pthread_mutex_init(&a->mu, NULL);
   pthread_mutex_init(&a->wmu, NULL);
+  a->isolate = a->defer = a->rebuild = 1;
+  if ((*err = parse_options(a, uri, &inner_uri, &chunk, &hold))) {
+    free_all(a);
+    return NULL;
+  }
   if (strncmp(inner_uri, "emu:", 4) != 0) {
     zkv_set_error("plmarray: composes the NVM Sets of an emulated PLM device (emu:...?profile=plm), not '%s'",
                   inner_uri);
@@ -1033,7 +1106,7 @@ int zkv_plm_array_stats_get(zkv_dev *d, uint32_t nvm_set, zkv_plm_array_stats *o
   if (nvm_set < 1 || nvm_set > a->n + 1) return -EINVAL;
   lock(a);
   *out = a->sets[nvm_set - 1].st;
-  out->window = (uint32_t)a->sets[nvm_set - 1].win;
+  out->window = a->sets[nvm_set - 1].win == 3 ? 2 : (uint32_t)a->sets[nvm_set - 1].win;
   unlock(a);
   return 0;
 }

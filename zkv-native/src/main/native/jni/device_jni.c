@@ -203,7 +203,7 @@ JNI_EXPORT jint JNICALL Java_io_zkv_device_PlmArray_nStats(JNIEnv *env, jclass c
   zkv_plm_array_stats s;
   int rc = set < 1 ? -EINVAL : zkv_plm_array_stats_get(DEV(h), (uint32_t)set, &s);
   if (rc) return rc;
-  jlong v[12] = {s.window,
+  jlong v[13] = {s.window,
                  s.held_writes,
                  (jlong)s.held_bytes,
                  (jlong)s.hold_capacity,
@@ -214,8 +214,9 @@ JNI_EXPORT jint JNICALL Java_io_zkv_device_PlmArray_nStats(JNIEnv *env, jclass c
                  (jlong)s.reads_direct,
                  (jlong)s.reads_reconstructed,
                  (jlong)s.reads_from_buffer,
-                 (jlong)s.journal_bytes};
-  (*env)->SetLongArrayRegion(env, out, 0, 12, v);
+                 (jlong)s.journal_bytes,
+                 (jlong)s.writes_unscheduled};
+  (*env)->SetLongArrayRegion(env, out, 0, 13, v);
   return 0;
 }
 

@@ -184,6 +184,7 @@ public final class ZonedEnv implements AutoCloseable {
     if (device.isClosed()) {
       throw new ZkvClosedException("zoned device " + device.uri() + " is closed");
     }
+    refuseUnsupportedScheduler(device, options);
     ZonedEnv zoned = mount(device, options, false, mode, false);
     zoned.startWindowDriver();
     return zoned;
@@ -260,12 +261,31 @@ public final class ZonedEnv implements AutoCloseable {
       throw new ZkvException("cannot open zoned device " + uri + ": " + e.getMessage(), e);
     }
     try {
+      refuseUnsupportedScheduler(device, options);
       ZonedEnv zoned = mount(device, options, true, mode, shared);
       zoned.startWindowDriver();
       return zoned;
     } catch (RuntimeException e) {
       device.close();
       throw e;
+    }
+  }
+
+  /**
+   * Refuses the options' window scheduler, before anything is mounted or formatted, on a device
+   * that cannot run it, saying why ({@link WindowDriver#checkDevice}).
+   */
+  private static void refuseUnsupportedScheduler(ZonedDevice device, ZonedEnvOptions options) {
+    String name = options.windowScheduler();
+    if (name == null) {
+      return;
+    }
+    try {
+      WindowDriver.checkDevice(device);
+    } catch (ZonedDeviceException | IllegalArgumentException e) {
+      throw new ZkvException(
+          "cannot start window scheduler " + name + " on " + device.uri() + ": " + e.getMessage(),
+          e);
     }
   }
 
@@ -276,16 +296,9 @@ public final class ZonedEnv implements AutoCloseable {
       return;
     }
     try {
-      if (!device.isPlmArray()) {
-        throw new ZkvException(
-            "window scheduler "
-                + name
-                + " needs a plmarray: device (the NVM Sets of a PLM device, docs/plm.md), not "
-                + device.uri());
-      }
       long hold = device.plmArray().set(1).holdCapacity();
       windowDriver = WindowDriver.start(device, WindowSchedulers.create(name, hold));
-    } catch (ZonedDeviceException e) {
+    } catch (ZonedDeviceException | IllegalArgumentException e) {
       env.close();
       throw new ZkvException(
           "cannot start window scheduler " + name + " on " + device.uri() + ": " + e.getMessage(),

@@ -110,8 +110,10 @@ public final class ZonedEnvOptions {
     private Builder() {}
 
     /**
-     * The window scheduler for a {@code plmarray:} device: {@code base} (PLM off), {@code r-vigil}
-     * or {@code o-vigil}; null for none. Opening any other device with one set fails.
+     * The window scheduler for a {@code plmarray:} device: {@code base} (PLM off), {@code plm} (the
+     * ablation ladder's simple driver), {@code r-vigil} or {@code o-vigil}; null for none. Opening
+     * any other device with one set fails before anything is mounted, saying why (an {@code nvme:}
+     * device without Predictable Latency Mode, such as QEMU's, among them; docs/plm.md).
      *
      * @throws IllegalArgumentException for an unknown name, listing the known ones
      */

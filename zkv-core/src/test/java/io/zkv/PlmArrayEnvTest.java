@@ -75,8 +75,43 @@ class PlmArrayEnvTest {
     try (ZonedDevice dev = ZonedDevice.open(EmulatedDevice.uri(file, "instant"))) {
       assertEquals(false, dev.isPlmArray()); // the failed open closed the device again
     }
-    assertThrows(
-        IllegalArgumentException.class, () -> ZonedEnvOptions.builder().windowScheduler("silk"));
+    IllegalArgumentException unknown =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> ZonedEnvOptions.builder().windowScheduler("silk"));
+    assertTrue(unknown.getMessage().contains("base, plm, r-vigil, o-vigil"), unknown.getMessage());
+  }
+
+  /** A PLM device's sets, but not composed: the message says how to write the URI. */
+  @Test
+  void anUncomposedPlmDeviceIsRefusedWithTheUriToUse() throws Exception {
+    Path file = dir.resolve("sets.zkvemu");
+    EmulatedDevice.format(file, DeviceGeometry.of(64, 8 * MIB, 8 * MIB, 0, 0, 1 << 20));
+    String plain = EmulatedDevice.uri(file, "plm", "sets=4");
+    ZonedEnvOptions options = ZonedEnvOptions.builder().windowScheduler("r-vigil").build();
+    ZkvException e =
+        assertThrows(ZkvException.class, () -> ZonedEnv.open(plain, ZonedEnv.Mode.FORMAT, options));
+    assertTrue(e.getMessage().contains("cannot start window scheduler r-vigil"), e.getMessage());
+    assertTrue(e.getMessage().contains("write plmarray:" + plain), e.getMessage());
+  }
+
+  /**
+   * Layouts the array cannot make are refused at open, saying why: three sets leave two kv-sets,
+   * parity over a single data set; two or one leave no kv-set to stripe over.
+   */
+  @Test
+  void tooFewSetsForParityAreRefusedAtOpen() throws Exception {
+    Path file = dir.resolve("few.zkvemu");
+    EmulatedDevice.format(file, DeviceGeometry.of(64, 8 * MIB, 8 * MIB, 0, 0, 1 << 20));
+    ZonedEnvOptions options = ZonedEnvOptions.builder().windowScheduler("o-vigil").build();
+    for (int sets = 1; sets <= 3; sets++) {
+      String uri = "plmarray:" + EmulatedDevice.uri(file, "plm", "sets=" + sets);
+      ZkvException e =
+          assertThrows(ZkvException.class, () -> ZonedEnv.open(uri, ZonedEnv.Mode.FORMAT, options));
+      assertTrue(e.getMessage().contains("at least 4 NVM Sets"), e.getMessage());
+      assertTrue(e.getMessage().contains("so that parity has two data chunks"), e.getMessage());
+      assertTrue(e.getMessage().contains("the device has " + sets), e.getMessage());
+    }
   }
 
   private static byte[] key(int i) {

@@ -229,6 +229,9 @@ typedef struct zkv_plm_array_stats {
   uint64_t writes_forced;                                        /* written into a DTWIN because the buffer was full */
   uint64_t reads_direct, reads_reconstructed, reads_from_buffer; /* chunk reads by source */
   uint64_t journal_bytes;                                        /* meta set only: journal written */
+  /* kv-sets with PLM on: writes that reached the set outside an NDWIN the host asked for (into a
+   * DTWIN, which they ended, or into the NDWIN such a write or the device started) */
+  uint64_t writes_unscheduled;
 } zkv_plm_array_stats;
 int zkv_plm_array_stats_get(zkv_dev *dev, uint32_t nvm_set, zkv_plm_array_stats *out);
 

@@ -5,16 +5,26 @@ import io.zkv.bench.driver.BenchInvocation;
 import io.zkv.cli.Arguments;
 import io.zkv.cli.ZkvCommand;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code zkv demo}: a short comparison, zkv on an emulated device with the {@code zn540} timing
- * profile against RocksJava on its default Env: fillrandom of {@code --keys} keys, then readrandom
- * for {@code --seconds}, twice in alternating order (A B, B A); prints the table with ratios and
- * where the plots are. The fill is limited by its key count only, so both targets read the same
- * data. It is {@code zkv bench compare} with fixed options (printed first, so the run can be
- * repeated or varied).
+ * {@code zkv demo}: two short comparisons, each {@code zkv bench compare} with fixed options
+ * (printed first, so a run can be repeated or varied).
+ *
+ * <ol>
+ *   <li>zoned storage: zkv on an emulated device with the {@code zn540} timing profile against
+ *       RocksJava on its default Env: fillrandom of {@code --keys} keys, then readrandom for {@code
+ *       --seconds}, twice in alternating order (A B, B A); the fill is limited by its key count
+ *       only, so both targets read the same data;
+ *   <li>predictable latency (Vigil-KV): Base against O-Vigil on one emulated {@code plm} device (a
+ *       {@code plmarray:} of 4 NVM Sets, windows 50 times faster), YCSB A of {@code --plm-keys}
+ *       records and {@code --plm-ops} operations, then the Get figures with the paper's next to
+ *       them ({@link PlmDemoSummary}).
+ * </ol>
+ *
+ * <p>{@code --part zns|plm} runs one of them.
  */
 public final class BenchDemoCommand implements ZkvCommand {
   @Override
@@ -24,12 +34,14 @@ public final class BenchDemoCommand implements ZkvCommand {
 
   @Override
   public String summary() {
-    return "zkv (emulated ZN540) vs RocksDB on its default Env: fillrandom, readrandom (--seconds)";
+    return "zkv (emulated ZN540) vs RocksDB on its default Env; then Base vs O-Vigil on an emulated"
+        + " PLM SSD";
   }
 
   @Override
   public String usage() {
-    return "[--seconds 4] [--keys 500000] [--threads 2] [--repeat 2] [--out DIR]";
+    return "[--seconds 4] [--keys 500000] [--threads 2] [--repeat 2] [--plm-keys 40000]"
+        + " [--plm-ops 120000] [--part zns|plm] [--out DIR]";
   }
 
   @Override
@@ -40,8 +52,27 @@ public final class BenchDemoCommand implements ZkvCommand {
     long keys = args.number("keys", 500_000, 1000, 100_000_000);
     long threads = args.number("threads", 2, 1, 64);
     long repeat = args.number("repeat", 2, 1, 20);
+    long plmKeys = args.number("plm-keys", 40_000, 100, 10_000_000);
+    long plmOps = args.number("plm-ops", 120_000, 100, 100_000_000);
+    String part = args.string("part", "all");
     String outDir = args.string("out", null);
     args.requireAllUsed();
+    if (!part.equals("all") && !part.equals("zns") && !part.equals("plm")) {
+      throw new Arguments.UsageException("--part takes zns or plm, not " + part);
+    }
+    if (!part.equals("plm")) {
+      zonedStorage(seconds, keys, threads, repeat, outDir, out);
+    }
+    if (!part.equals("zns")) {
+      predictableLatency(
+          plmKeys, plmOps, threads, outDir == null ? null : Path.of(outDir, "plm").toString(), out);
+    }
+    return 0;
+  }
+
+  private static void zonedStorage(
+      double seconds, long keys, long threads, long repeat, String outDir, PrintStream out)
+      throws Exception {
     List<String> bench =
         new ArrayList<>(
             List.of(
@@ -72,13 +103,64 @@ public final class BenchDemoCommand implements ZkvCommand {
     if (outDir != null) {
       bench.addAll(List.of("--out", outDir));
     }
-    out.println(
+    compare(
         "zkv demo: zkv on an emulated ZNS SSD (zn540 timing) vs RocksJava on its default Env,"
-            + " same RocksDB options");
+            + " same RocksDB options",
+        bench,
+        out);
+  }
+
+  /** Prints the title and the command line, then runs the comparison. */
+  private static BenchEngine.Outcome compare(String title, List<String> bench, PrintStream out)
+      throws Exception {
+    out.println(title);
     BenchInvocation inv = BenchInvocation.parse(Arguments.of(bench.toArray(String[]::new)));
     out.println(inv.commandLine());
     out.println();
-    BenchEngine.execute(inv, out);
-    return 0;
+    return BenchEngine.execute(inv, out);
+  }
+
+  /**
+   * Base and O-Vigil, one run each, on YCSB A: its Gets (READ) against the paper's figures. The
+   * windows run 50 times faster (maximum DTWIN 1.2 s, minimum NDWIN 80 ms) so that a short run sees
+   * many of them.
+   */
+  private static void predictableLatency(
+      long keys, long ops, long threads, String outDir, PrintStream out) throws Exception {
+    List<String> bench =
+        new ArrayList<>(
+            List.of(
+                "compare",
+                "--config",
+                "zkv:profile=plm,windows=base,timescale=50,label=base",
+                "--config",
+                "zkv:profile=plm,windows=o-vigil,timescale=50,label=o-vigil",
+                "--workload",
+                "ycsb-a",
+                "--keys",
+                Long.toString(keys),
+                "--ops",
+                Long.toString(ops),
+                "--threads",
+                Long.toString(threads),
+                "--repeat",
+                "1",
+                "--interval",
+                "0.5"));
+    if (outDir != null) {
+      bench.addAll(List.of("--out", outDir));
+    }
+    out.println();
+    BenchEngine.Outcome o =
+        compare(
+            "zkv demo: predictable latency (Vigil-KV): Base (PLM off) vs O-Vigil (windows"
+                + " scheduled, reads rebuilt, writes held) on one emulated PLM SSD of 4 NVM Sets",
+            bench,
+            out);
+    out.println();
+    PlmDemoSummary.render(o.report()).forEach(out::println);
+    out.println(
+        "(ours: one run each on this host, see the host-load notes above; the model's own read"
+            + " times are in 'reads the device model took > 200 us'; docs/plm.md has the ladder)");
   }
 }

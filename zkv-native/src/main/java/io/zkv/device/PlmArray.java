@@ -19,6 +19,9 @@ public final class PlmArray {
    * @param writesForced writes that went into a DTWIN because the buffer was full
    * @param readsReconstructed chunk reads rebuilt from the other sets (this set in NDWIN)
    * @param journalBytes the meta set (1) only: bytes written to the array's journal
+   * @param writesUnscheduled kv-sets with PLM on: writes that reached the set outside an NDWIN the
+   *     host asked for (into a DTWIN, which they ended, or into the NDWIN such a write or the
+   *     device started)
    */
   public record SetBacklog(
       int nvmSet,
@@ -33,7 +36,8 @@ public final class PlmArray {
       long readsDirect,
       long readsReconstructed,
       long readsFromBuffer,
-      long journalBytes) {}
+      long journalBytes,
+      long writesUnscheduled) {}
 
   private final ZonedDevice device;
 
@@ -43,7 +47,7 @@ public final class PlmArray {
 
   /** NVM Set {@code nvmSet} (1-based; 1 is the meta set). */
   public SetBacklog set(int nvmSet) throws ZonedDeviceException {
-    long[] v = new long[12];
+    long[] v = new long[13];
     int rc = (int) device.onHandle(h -> nStats(h, nvmSet, v));
     ZonedDeviceException.check(rc, "plmarray state of NVM Set " + nvmSet);
     return new SetBacklog(
@@ -59,7 +63,8 @@ public final class PlmArray {
         v[8],
         v[9],
         v[10],
-        v[11]);
+        v[11],
+        v[12]);
   }
 
   private static native int nStats(long h, int set, long[] out);

@@ -53,6 +53,14 @@ public interface BenchStore extends AutoCloseable {
     return levels.toString();
   }
 
+  /**
+   * The {@code plmarray:} device the store runs on (docs/plm.md), for the ablation ladder's figures
+   * and window timeline; null on any other.
+   */
+  default io.zkv.device.ZonedDevice plmArray() {
+    return null;
+  }
+
   /** The zone file system's counters now, or null for a store that has none. */
   ZoneCounters counters();
 

@@ -178,6 +178,34 @@ public final class Comparison {
                 p.device().policyOverrides());
           }
         }
+        if (p.plm() != null) { // the ablation ladder's figures (docs/plm.md)
+          PlmCounters c = p.plm();
+          add(figs, higherBetter, "reads rebuilt %", false, configs.size(), ci, c.rebuiltPercent());
+          add(
+              figs,
+              higherBetter,
+              "internal writes in DTWIN %",
+              false,
+              configs.size(),
+              ci,
+              c.writesInDtwinPercent());
+          add(
+              figs,
+              higherBetter,
+              "device reads outside DTWIN %",
+              false,
+              configs.size(),
+              ci,
+              c.readsOutsideDtwinPercent());
+          add(
+              figs,
+              higherBetter,
+              "modelled reads > 200 us",
+              false,
+              configs.size(),
+              ci,
+              c.modelReadsOver200us());
+        }
         if (p.writes() > 0) {
           // Equal on every configuration (ratio 1.00x) when the phase left the same data.
           add(figs, higherBetter, "writes", true, configs.size(), ci, p.writes());

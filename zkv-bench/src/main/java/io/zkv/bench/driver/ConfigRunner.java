@@ -4,6 +4,7 @@ import io.zkv.bench.workload.DbBenchWorkloads;
 import io.zkv.bench.workload.OperationMix;
 import io.zkv.device.EmulatedDevice;
 import io.zkv.device.HostLateness;
+import io.zkv.device.ZonedDeviceException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,8 +61,12 @@ final class ConfigRunner {
         populated = true;
       }
       ZoneCounters before = store.counters();
+      PlmCounters plmBefore = plmCounters(store);
       HostLateness lateBefore = EmulatedDevice.lateness();
+      WindowTimeline.Sampler windows =
+          store.plmArray() != null ? WindowTimeline.start(store.plmArray()) : null;
       PhaseResult r = runner.run(p, label);
+      WindowTimeline timeline = windows != null ? windows.stop() : null;
       HostLateness late = EmulatedDevice.lateness().since(lateBefore);
       if (late.notHonoured()) {
         notes.add(p.name() + ": " + late.describe());
@@ -84,10 +89,21 @@ final class ConfigRunner {
       if (before != null) {
         r = r.withDevice(DeviceFigures.between(before, after, r.userBytes()));
       }
+      if (plmBefore != null) {
+        r = r.withPlm(plmCounters(store).since(plmBefore), timeline);
+      }
       results.add(r);
       populated |= p.writesData();
     }
     return new RunResult(label, repeat, results, notes);
+  }
+
+  private static PlmCounters plmCounters(BenchStore store) {
+    try {
+      return store.plmArray() == null ? null : PlmCounters.of(store.plmArray());
+    } catch (ZonedDeviceException e) {
+      throw new IllegalStateException("cannot read the plmarray: counters: " + e.getMessage(), e);
+    }
   }
 
   private static void settle(BenchStore store, String after, List<String> notes)

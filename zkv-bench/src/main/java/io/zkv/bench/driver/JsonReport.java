@@ -150,6 +150,26 @@ public final class JsonReport {
         b.append(", \"policyDecisions\": ").append(d.policyDecisions());
         b.append(", \"policyOverrides\": ").append(d.policyOverrides()).append('}');
       }
+      b.append(",\n");
+      indent(4).append("\"plm\": ");
+      PlmCounters c = p.plm();
+      if (c == null) {
+        b.append("null");
+      } else {
+        b.append("{\"chunkReadsDirect\": ").append(c.chunkReadsDirect());
+        b.append(", \"chunkReadsRebuilt\": ").append(c.chunkReadsRebuilt());
+        b.append(", \"chunkReadsBuffered\": ").append(c.chunkReadsBuffered());
+        b.append(", \"writesDirect\": ").append(c.writesDirect());
+        b.append(", \"writesHeld\": ").append(c.writesHeld());
+        b.append(", \"writesForced\": ").append(c.writesForced());
+        b.append(", \"writesUnscheduled\": ").append(c.writesUnscheduled());
+        b.append(", \"dtwinEntries\": ").append(c.dtwinEntries());
+        b.append(", \"autonomousExits\": ").append(c.autonomousExits());
+        b.append(", \"deviceReads\": ").append(c.deviceReads());
+        b.append(", \"deviceReadsOutsideDtwin\": ").append(c.deviceReadsOutsideDtwin());
+        b.append(", \"deviceReadsStalled\": ").append(c.deviceReadsStalled());
+        b.append(", \"modelReadsOver200us\": ").append(c.modelReadsOver200us()).append('}');
+      }
       b.append('}');
     }
     b.append("]}");
@@ -182,6 +202,8 @@ public final class JsonReport {
     if (v == Math.rint(v) && Math.abs(v) < 1e15) {
       return Long.toString((long) v);
     }
-    return String.format(Locale.ROOT, "%.6g", v).replaceAll("\\.?0+(e|$)", "$1");
+    String g = String.format(Locale.ROOT, "%.6g", v);
+    // Trailing zeros of the fraction only: 170000.128 prints as "170000", which is not "17".
+    return g.indexOf('.') < 0 ? g : g.replaceAll("0+(e|$)", "$1").replaceAll("\\.(e|$)", "$1");
   }
 }

@@ -171,7 +171,7 @@ public final class MarkdownReport {
   }
 
   /** Three significant digits at most, thousands separated: 123,456 / 12.3 / 0.123. */
-  static String fmt(double v) {
+  public static String fmt(double v) {
     if (Double.isNaN(v)) {
       return "-";
     }

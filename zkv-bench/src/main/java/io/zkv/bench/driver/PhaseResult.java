@@ -24,6 +24,9 @@ import org.HdrHistogram.Histogram;
  * @param writerOps operations of the background writer (0 without one)
  * @param writerSeconds wall time of the background writer (0 without one)
  * @param device zone device figures, or null for targets without a zoned device
+ * @param plm what the kv-sets of a {@code plmarray:} device counted in the phase and its settling,
+ *     or null on other devices
+ * @param windows the kv-sets' windows over the phase on a {@code plmarray:} device, or null
  */
 public record PhaseResult(
     String workload,
@@ -39,10 +42,21 @@ public record PhaseResult(
     double[] timelineSeconds,
     long writerOps,
     double writerSeconds,
-    DeviceFigures device) {
+    DeviceFigures device,
+    PlmCounters plm,
+    WindowTimeline windows) {
 
   /** The same result with the device figures. */
   public PhaseResult withDevice(DeviceFigures figures) {
+    return with(figures, plm, windows);
+  }
+
+  /** The same result with a {@code plmarray:} device's counters and window timeline. */
+  public PhaseResult withPlm(PlmCounters counters, WindowTimeline windowTimeline) {
+    return with(device, counters, windowTimeline);
+  }
+
+  private PhaseResult with(DeviceFigures d, PlmCounters p, WindowTimeline w) {
     return new PhaseResult(
         workload,
         ops,
@@ -57,7 +71,9 @@ public record PhaseResult(
         timelineSeconds,
         writerOps,
         writerSeconds,
-        figures);
+        d,
+        p,
+        w);
   }
 
   /** The clients' throughput (a background writer's operations are not in it). */

@@ -182,6 +182,8 @@ final class PhaseRunner {
         sampleTimes.stream().mapToDouble(Double::doubleValue).toArray(),
         writer == null ? 0 : writer.completed.sum(),
         writer == null ? 0 : (writer.finishedAt - start) / 1e9,
+        null,
+        null,
         null);
   }
 

@@ -16,7 +16,9 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 /**
  * PNG plots with XChart, drawn headless: for each phase, the latency percentile curves (one per
  * configuration and operation type, the repeats' histograms merged) and the throughput timeline
- * (one line per configuration and repeat).
+ * (one line per configuration and repeat); on {@code plmarray:} devices also the window timeline
+ * (each configuration's kv-sets, first repeat: a step line per set, high in DTWIN, low in NDWIN,
+ * between with PLM off).
  *
  * <p>The percentile axis is in "nines": x = -log10(1 - p), so 1 is P90, 2 is P99, 3 is P99.9; each
  * curve stops where its sample count stops resolving percentiles (x = log10(count)).
@@ -35,6 +37,10 @@ public final class Plots {
       files.add(save(latencyChart(r, phase), dir.resolve("latency-" + fileName(phase) + ".png")));
       files.add(
           save(throughputChart(r, phase), dir.resolve("throughput-" + fileName(phase) + ".png")));
+      XYChart windows = windowChart(r, phase);
+      if (!windows.getSeriesMap().isEmpty()) {
+        files.add(save(windows, dir.resolve("windows-" + fileName(phase) + ".png")));
+      }
     }
     return files;
   }
@@ -114,6 +120,50 @@ public final class Plots {
           // Each point at the time its interval really ended (a late sample is plotted late).
           double[] t = p.timelineSeconds().clone();
           chart.addSeries(run.config() + (repeats ? " #" + run.repeat() : ""), t, p.timeline());
+        }
+      }
+    }
+    return chart;
+  }
+
+  /**
+   * The kv-sets' windows over the phase: configuration c's set k is drawn around y = c * (sets + 1)
+   * + k, at +0.4 in DTWIN, -0.4 in NDWIN and 0 with PLM off.
+   */
+  static XYChart windowChart(BenchReport r, String phase) {
+    XYChart chart =
+        chart(
+            phase + ": windows of the kv-sets (up: DTWIN, down: NDWIN, middle: PLM off)",
+            "time (s)",
+            "configuration and kv-set");
+    chart.getStyler().setMarkerSize(0);
+    List<String> drawn = new ArrayList<>();
+    for (RunResult run : r.runs()) {
+      for (PhaseResult p : run.phases()) {
+        WindowTimeline w = p.windows();
+        if (!p.workload().equals(phase) || w == null || w.seconds().length == 0) {
+          continue;
+        }
+        if (drawn.contains(run.config())) {
+          continue; // the first repeat only
+        }
+        int c = drawn.size();
+        drawn.add(run.config());
+        int sets = w.windows()[0].length;
+        for (int k = 0; k < sets; k++) {
+          int n = w.seconds().length;
+          double[] x = new double[2 * n];
+          double[] y = new double[2 * n];
+          for (int i = 0; i < n; i++) { // steps: hold each value until the next sample
+            int win = k < w.windows()[i].length ? w.windows()[i][k] : 0;
+            double level = c * (sets + 1) + k + (win == 1 ? 0.4 : win == 2 ? -0.4 : 0);
+            x[2 * i] = w.seconds()[i];
+            x[2 * i + 1] = i + 1 < n ? w.seconds()[i + 1] : w.seconds()[i];
+            y[2 * i] = level;
+            y[2 * i + 1] = level;
+          }
+          XYSeries s = chart.addSeries(run.config() + " set " + (k + 2), x, y);
+          s.setMarker(SeriesMarkers.NONE);
         }
       }
     }

@@ -6,7 +6,6 @@ import io.zkv.cli.Arguments.UsageException;
 import io.zkv.device.DeviceGeometry;
 import io.zkv.device.EmulatedDevice;
 import io.zkv.device.ProfileGeometry;
-import io.zkv.plm.driver.WindowSchedulers;
 import java.util.Arrays;
 import java.util.Locale;
 
@@ -20,11 +19,12 @@ import java.util.Locale;
  * capacity not given comes from the profile's default geometry, or from the named one, e.g. {@code
  * geometry=caza}; {@link ProfileGeometry}), {@code device} (an existing device URI instead of a
  * scratch device; it is formatted), {@code placement}, {@code sync}, {@code label}, {@code windows}
- * ({@code base}, {@code r-vigil} or {@code o-vigil}: the scratch device becomes a {@code plmarray:}
- * over an emulated {@code plm} device of 4 NVM Sets, without open or active limits, whose windows
- * that scheduler drives; docs/plm.md), {@code timescale} (with {@code windows}: the PLM windows run
- * that many times faster). Keys for {@code rocksdb-default}: {@code dir} (where the database lives;
- * default the scratch directory), {@code sync}, {@code label}.
+ * (a rung of Vigil-KV's ablation ladder, {@link LadderRung}: {@code base}, {@code plm}, {@code
+ * i-plm}, {@code r-vigil} or {@code o-vigil}: the scratch device becomes a {@code plmarray:} over
+ * an emulated {@code plm} device of 4 NVM Sets, without open or active limits, with that rung's
+ * mechanisms and window scheduler; docs/plm.md), {@code timescale} (with {@code windows}: the PLM
+ * windows run that many times faster). Keys for {@code rocksdb-default}: {@code dir} (where the
+ * database lives; default the scratch directory), {@code sync}, {@code label}.
  *
  * @param spec the configuration as written on the command line
  * @param label the name in tables and plots (the spec as written unless {@code label=} is given)
@@ -39,7 +39,7 @@ import java.util.Locale;
  * @param placement zone placement policy (zkv)
  * @param dir database directory, or null for the scratch directory (rocksdb-default)
  * @param sync sync the WAL on every write
- * @param windows window scheduler on a plmarray: device, or null (zkv)
+ * @param windows the ablation-ladder rung on a plmarray: device ({@link LadderRung}), or null (zkv)
  * @param timescale the PLM windows' speed-up with {@code windows} (zkv)
  * @param threads client threads of this configuration, 0 for the global {@code --threads}
  */
@@ -252,15 +252,22 @@ public record TargetConfig(
     return threads > 0 ? global.withThreads(threads) : global;
   }
 
-  /** A plmarray: URI over {@code file} for the {@code windows} key. */
+  /** A plmarray: URI over {@code file} for the {@code windows} key: the rung's mechanisms. */
   String plmArrayUri(java.nio.file.Path file) {
-    return "plmarray:" + EmulatedDevice.uri(file, "plm", "sets=4", "timescale=" + timescale);
+    return "plmarray:"
+        + LadderRung.of(windows).arrayOptions()
+        + "@"
+        + EmulatedDevice.uri(file, "plm", "sets=4", "timescale=" + timescale);
+  }
+
+  /** The window scheduler the {@code windows} rung runs, or null. */
+  String windowScheduler() {
+    return windows == null ? null : LadderRung.of(windows).scheduler();
   }
 
   private static String windows(String spec, String v) {
     try {
-      WindowSchedulers.create(v, 0);
-      return v;
+      return LadderRung.of(v).label();
     } catch (IllegalArgumentException e) {
       throw new UsageException("configuration '" + spec + "': " + e.getMessage());
     }

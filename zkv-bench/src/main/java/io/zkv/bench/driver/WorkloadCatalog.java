@@ -20,6 +20,11 @@ import java.util.Locale;
  *       else a read: WALTZ's "Mixed 7:3" is {@code mixed70});
  *   <li>YCSB: {@code ycsb-a} ... {@code ycsb-f}, each a load phase ({@code ycsb-x-load}) and a run
  *       phase ({@code ycsb-x-run});
+ *   <li>Vigil-KV's Facebook mixes (ATC '22, Table 2), as YCSB workloads with the table's Get/Put
+ *       ratios: {@code userdb} (54% reads, 46% updates, uniform keys: the irregular access that
+ *       gives UserDB its 25% cache hits) and {@code zippydb} (42% reads, 58% inserts, reads of the
+ *       latest records: ZippyDB's read-latest pattern and 86% cache hits); each a load and a run
+ *       phase;
  *   <li>MixGraph: {@code mixgraph} (WALTZ's AllRand), {@code mixgraph-alldist}, {@code
  *       mixgraph-prerand}, {@code mixgraph-predist}, {@code mixgraph-example} (RocksDB's example
  *       parameters).
@@ -31,7 +36,7 @@ public final class WorkloadCatalog {
   /** The accepted names, for help and errors. */
   public static final String NAMES =
       "fillseq, fillrandom, overwrite, readrandom, readwhilewriting, mixedNN (NN = write %),"
-          + " ycsb-a..ycsb-f, mixgraph, mixgraph-alldist, mixgraph-prerand, mixgraph-predist,"
+          + " ycsb-a..ycsb-f, userdb, zippydb, mixgraph, mixgraph-alldist, mixgraph-prerand, mixgraph-predist,"
           + " mixgraph-example";
 
   /**
@@ -82,14 +87,29 @@ public final class WorkloadCatalog {
       return List.of(
           writePercent == 0 ? reading(n, mix, s) : writing(n, mix, writeOps, writePercent < 100));
     }
-    if (n.matches("ycsb-[a-f]")) {
-      YcsbWorkload.Core core = YcsbWorkload.Core.valueOf(n.substring(5).toUpperCase(Locale.ROOT));
-      YcsbWorkload.Proportions p = core.proportions();
+    if (n.matches("ycsb-[a-f]") || n.equals("userdb") || n.equals("zippydb")) {
+      YcsbWorkload.Core core =
+          n.startsWith("ycsb-")
+              ? YcsbWorkload.Core.valueOf(n.substring(5).toUpperCase(Locale.ROOT))
+              : YcsbWorkload.Core.A; // the settings' defaults (10 fields, scan lengths unused)
+      YcsbWorkload.Proportions p =
+          switch (n) {
+            case "userdb" -> new YcsbWorkload.Proportions(0.54, 0.46, 0, 0, 0);
+            case "zippydb" -> new YcsbWorkload.Proportions(0.42, 0, 0.58, 0, 0);
+            default -> core.proportions();
+          };
+      YcsbWorkload.RequestDistribution dist =
+          switch (n) {
+            case "userdb" -> YcsbWorkload.RequestDistribution.UNIFORM;
+            case "zippydb" -> YcsbWorkload.RequestDistribution.LATEST;
+            default -> core.distribution();
+          };
       boolean runWrites = p.update() + p.insert() + p.rmw() > 0;
       long runOps = runWrites ? writeOps : s.opsOfReadOnlyPhase();
       YcsbWorkload w =
           new YcsbWorkload(
-              core,
+              p,
+              dist,
               YcsbWorkload.Settings.of(core, keys, runOps == Long.MAX_VALUE ? keys : runOps)
                   .withFields(PhaseRunner.YCSB_FIELDS, s.ycsbFieldLength()));
       return List.of(

@@ -7,6 +7,7 @@ import io.zkv.ZonedEnv;
 import io.zkv.ZonedEnvOptions;
 import io.zkv.device.DeviceGeometry;
 import io.zkv.device.EmulatedDevice;
+import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -21,11 +22,13 @@ import java.nio.file.Path;
 final class ZkvStore implements BenchStore {
   static final String DB_PATH = "/bench/db";
 
+  private final ZonedDevice device;
   private final ZonedEnv env;
   private final ZkvDb db;
   private final Path scratchFile;
 
-  private ZkvStore(ZonedEnv env, ZkvDb db, Path scratchFile) {
+  private ZkvStore(ZonedDevice device, ZonedEnv env, ZkvDb db, Path scratchFile) {
+    this.device = device;
     this.env = env;
     this.db = db;
     this.scratchFile = scratchFile;
@@ -48,23 +51,39 @@ final class ZkvStore implements BenchStore {
       }
       uri = c.windows() != null ? c.plmArrayUri(file) : EmulatedDevice.uri(file, c.profile());
     }
-    ZonedEnv env =
-        ZonedEnv.open(
-            uri,
-            ZonedEnv.Mode.FORMAT,
-            ZonedEnvOptions.builder()
-                .placement(c.placement())
-                .windowScheduler(c.windows())
-                .build());
+    ZonedDevice device;
     try {
+      device = ZonedDevice.open(uri);
+    } catch (ZonedDeviceException e) {
+      deleteQuietly(file);
+      throw new IllegalStateException("cannot open " + uri + ": " + e.getMessage(), e);
+    }
+    ZonedEnv env = null;
+    try {
+      env =
+          ZonedEnv.open(
+              device,
+              ZonedEnv.Mode.FORMAT,
+              ZonedEnvOptions.builder()
+                  .placement(c.placement())
+                  .windowScheduler(c.windowScheduler())
+                  .build());
       ZkvOptions o =
           ZkvOptions.builder().syncWrites(c.sync()).writeBufferSize(s.writeBufferSize()).build();
-      return new ZkvStore(env, ZkvDb.open(env, DB_PATH, o), file);
+      return new ZkvStore(device, env, ZkvDb.open(env, DB_PATH, o), file);
     } catch (RuntimeException e) {
-      env.close();
+      if (env != null) {
+        env.close();
+      }
+      device.close();
       deleteQuietly(file);
       throw e;
     }
+  }
+
+  @Override
+  public ZonedDevice plmArray() {
+    return device.isPlmArray() ? device : null;
   }
 
   @Override
@@ -119,6 +138,7 @@ final class ZkvStore implements BenchStore {
     try {
       db.close();
       env.close();
+      device.close();
     } finally {
       deleteQuietly(scratchFile);
     }

@@ -9,6 +9,16 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ReportWritersTest {
+  /** Six significant digits, trailing zeros of the fraction dropped, never of the integer part. */
+  @Test
+  void jsonNumbersKeepTheirIntegerDigits() {
+    assertEquals("170000", JsonReport.num(170000.128));
+    assertEquals("123.4", JsonReport.num(123.4));
+    assertEquals("100", JsonReport.num(100.00001));
+    assertEquals("1.7e+15", JsonReport.num(1.7e15));
+    assertEquals("42", JsonReport.num(42));
+  }
+
   @Test
   void jsonIsWellFormedAndCarriesTheFigures() {
     String json = JsonReport.render(SampleReports.twoConfigs());

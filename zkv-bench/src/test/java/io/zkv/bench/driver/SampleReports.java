@@ -29,7 +29,8 @@ final class SampleReports {
       times[i] = Math.min(i + 1, seconds);
     }
     return new PhaseResult(
-        name, ops, seconds, ops, ops, ops * 116, ls, hs, 1, timeline, times, 0, 0, device);
+        name, ops, seconds, ops, ops, ops * 116, ls, hs, 1, timeline, times, 0, 0, device, null,
+        null);
   }
 
   static DeviceFigures device(double wa) {

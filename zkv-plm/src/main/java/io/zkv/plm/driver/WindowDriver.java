@@ -101,9 +101,47 @@ public final class WindowDriver implements AutoCloseable {
     return new WindowDriver(device, scheduler, limits, clock);
   }
 
+  /**
+   * Refuses, saying why, a device whose windows a scheduler cannot drive: only a {@code plmarray:}
+   * device composes NVM Sets with the parity, rebuilt reads and held writes the schedulers rely on
+   * (an array with too few sets, or parity over one data set, is refused when it opens). On an
+   * {@code nvme:} device the reason comes from the controller (Identify Controller CTRATT bit 5):
+   * without Predictable Latency Mode (QEMU's) nothing can be scheduled; with it, its NVM Sets are
+   * namespaces, which this version does not compose.
+   *
+   * @throws IllegalArgumentException naming the reason
+   * @throws ZonedDeviceException if the controller cannot be asked
+   */
+  public static void checkDevice(ZonedDevice device) throws ZonedDeviceException {
+    if (device.isPlmArray()) {
+      return;
+    }
+    String uri = device.uri();
+    if (uri.startsWith("nvme:")) {
+      if (!new PlmAdmin(device).advertised()) {
+        throw new IllegalArgumentException(
+            uri
+                + " does not support Predictable Latency Mode (Identify Controller CTRATT bit 5 is"
+                + " clear; QEMU's NVMe controller has none), so it has no windows to schedule");
+      }
+      throw new IllegalArgumentException(
+          uri
+              + " supports Predictable Latency Mode, but its NVM Sets are namespaces, which zkv"
+              + " does not compose into a plmarray: device yet (docs/plm.md)");
+    }
+    throw new IllegalArgumentException(
+        "window scheduling needs a plmarray: device (the NVM Sets of an emulated PLM device"
+            + " composed with parity, docs/plm.md), not "
+            + uri
+            + (uri.startsWith("emu:") && uri.contains("profile=plm")
+                ? "; write plmarray:" + uri
+                : ""));
+  }
+
   /** A driver deciding on its own daemon thread, on {@link System#nanoTime()}, until closed. */
   public static WindowDriver start(ZonedDevice device, WindowScheduler scheduler)
       throws ZonedDeviceException {
+    checkDevice(device);
     WindowDriver d = new WindowDriver(device, scheduler, null, System::nanoTime);
     d.thread = new Thread(d::run, "zkv-plm-window-driver");
     d.thread.setDaemon(true);
@@ -159,7 +197,15 @@ public final class WindowDriver implements AutoCloseable {
       long ndwinWritten = phase[i].nonDeterministic() ? drained[i] - drainedAtNdwin[i] : 0;
       status.add(
           new SetStatus(
-              i, phase[i], phaseSince[i], dtwinSince[i], 0, 0, b.heldBytes(), ndwinWritten));
+              i,
+              phase[i],
+              phaseSince[i],
+              dtwinSince[i],
+              0,
+              0,
+              b.heldBytes(),
+              ndwinWritten,
+              b.window() == PlmWindow.DETERMINISTIC));
     }
     WindowDecision d = scheduler.decide(now, status, limits);
     decisions++;

@@ -3,13 +3,14 @@ package io.zkv.plm.driver;
 import io.zkv.plm.window.AdaptiveVigil;
 import io.zkv.plm.window.BaseScheduler;
 import io.zkv.plm.window.RoundRobinVigil;
+import io.zkv.plm.window.SimplePlm;
 import io.zkv.plm.window.WindowScheduler;
 import java.util.List;
 
 /** The window schedulers by the names configurations use ({@code base}, {@code r-vigil}, ...). */
 public final class WindowSchedulers {
   /** Every name {@link #create} knows. */
-  public static final List<String> NAMES = List.of("base", "r-vigil", "o-vigil");
+  public static final List<String> NAMES = List.of("base", "plm", "r-vigil", "o-vigil");
 
   private WindowSchedulers() {}
 
@@ -23,6 +24,7 @@ public final class WindowSchedulers {
   public static WindowScheduler create(String name, long holdCapacityBytes) {
     return switch (name) {
       case "base" -> new BaseScheduler();
+      case "plm" -> new SimplePlm();
       case "r-vigil" -> new RoundRobinVigil();
       case "o-vigil" -> new AdaptiveVigil(holdCapacityBytes / 2);
       default ->

@@ -12,6 +12,8 @@ package io.zkv.plm.window;
  * @param heldWriteBytes flush and compaction writes for it held until its NDWIN (the backlog)
  * @param ndwinWrittenBytes bytes written to it in its current or last NDWIN (the lockdown grows
  *     with them)
+ * @param inDeviceDtwin whether the set is in DTWIN as far as the host knows: false once a write
+ *     reached it there and ended it, even while its phase is still ADT
  */
 public record SetStatus(
     int set,
@@ -21,4 +23,5 @@ public record SetStatus(
     long outstandingReadBytes,
     long outstandingWriteBytes,
     long heldWriteBytes,
-    long ndwinWrittenBytes) {}
+    long ndwinWrittenBytes,
+    boolean inDeviceDtwin) {}

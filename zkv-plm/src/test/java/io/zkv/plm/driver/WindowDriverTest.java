@@ -112,8 +112,9 @@ class WindowDriverTest {
   @Test
   void unknownSchedulerNamesAreRefusedWithTheKnownOnes() {
     var e = assertThrows(IllegalArgumentException.class, () -> WindowSchedulers.create("silk", 1));
-    assertTrue(e.getMessage().contains("base, r-vigil, o-vigil"), e.getMessage());
+    assertTrue(e.getMessage().contains("base, plm, r-vigil, o-vigil"), e.getMessage());
     assertEquals("o-vigil", WindowSchedulers.create("o-vigil", 1 << 20).name());
+    assertEquals("plm", WindowSchedulers.create("plm", 1 << 20).name());
   }
 
   private static long clock(EmulatedPlm plm) {

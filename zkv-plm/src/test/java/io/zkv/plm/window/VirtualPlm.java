@@ -69,7 +69,8 @@ final class VirtualPlm {
               outRead[i],
               outWrite[i],
               held[i],
-              ndwinWritten[i]));
+              ndwinWritten[i],
+              phase[i].deterministic()));
     }
     return out;
   }

@@ -93,7 +93,7 @@ class WindowSchedulerTest {
   void baseTurnsPlmOffOnceAndNeverDecidesAgain() {
     List<SetStatus> windowed = new java.util.ArrayList<>();
     for (int i = 0; i < 4; i++) {
-      windowed.add(new SetStatus(i, i == 2 ? Phase.AND : Phase.ADT, 0, 0, 0, 0, 0, 0));
+      windowed.add(new SetStatus(i, i == 2 ? Phase.AND : Phase.ADT, 0, 0, 0, 0, 0, 0, i != 2));
     }
     WindowDecision d = new BaseScheduler().decide(0, windowed, PAPER);
     assertEquals(4, d.changes().size());
@@ -104,6 +104,34 @@ class WindowSchedulerTest {
     plm.run(10 * S);
     assertTrue(Arrays.stream(plm.phase).allMatch(p -> p == Phase.OFF));
     assertEquals(0, plm.reconstructed); // every read goes to its set
+  }
+
+  /**
+   * The PLM rung's simple driver: PLM on and DTWIN for every set at once; a set a write took out of
+   * DTWIN is asked back only after the device's minimum NDWIN (an earlier request would wait in the
+   * device).
+   */
+  @Test
+  void simplePlmAsksForDtwinAgainAfterTheMinimumNdwin() {
+    SimplePlm plm = new SimplePlm();
+    List<SetStatus> off = new java.util.ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      off.add(new SetStatus(i, Phase.OFF, 0, 0, 0, 0, 0, 0, false));
+    }
+    WindowDecision start = plm.decide(0, off, PAPER);
+    assertEquals(3, start.changes().size());
+    assertTrue(start.changes().stream().allMatch(c -> c.to() == Phase.ADT));
+    List<SetStatus> broken = new java.util.ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      broken.add(new SetStatus(i, Phase.ADT, 0, 0, 0, 0, 0, 0, i != 1));
+    }
+    long t = 10 * S;
+    assertTrue(plm.decide(t, broken, PAPER).changes().isEmpty(), "set 1 just seen out of DTWIN");
+    long before = t + PAPER.minNdwinNanos() - 1;
+    assertTrue(plm.decide(before, broken, PAPER).changes().isEmpty(), "not before the minimum");
+    WindowDecision again = plm.decide(t + PAPER.minNdwinNanos(), broken, PAPER);
+    assertEquals(List.of(new WindowDecision.Change(1, Phase.ADT)), again.changes());
+    assertTrue(again.nextDecisionNanos() < t + 2 * PAPER.minNdwinNanos());
   }
 
   @Test
