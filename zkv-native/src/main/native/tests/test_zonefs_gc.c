@@ -269,6 +269,51 @@ static void test_metadata_writes_on_a_full_device(void) {
   zkv_dev_close(d);
 }
 
+/* Closing a database on a full device: an info log's tail that finds no zone is dropped and its
+ * close succeeds (RocksDB ignores errors writing it); any other file's close still says NoSpace. */
+static int close_after_append(zfs *fs, const char *name, uint64_t seed, uint8_t *buf, size_t n) {
+  int rc = 0;
+  zfs_file *f = zfs_create(fs, name, 0, &rc);
+  CHECK(f != NULL);
+  fill(buf, seed, 0, n);
+  CHECK_EQ(zfs_append(f, buf, n), 0); /* in the writer's buffer: the device is not asked yet */
+  return zfs_close(f);
+}
+
+static void test_info_log_close_on_a_full_device(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  uint8_t *buf = malloc(3 << 20);
+  int rc = 0;
+  for (int i = 0; !rc; i++) { /* zone-sized SSTs of unique data until NoSpace: nothing to collect */
+    char name[32];
+    snprintf(name, sizeof name, "/db/%06d.sst", i);
+    zfs_file *f = zfs_create(fs, name, 3, &rc);
+    CHECK(f != NULL);
+    fill(buf, 900 + (uint64_t)i, 0, 3 << 20);
+    rc = zfs_append(f, buf, 3 << 20);
+    if (!rc) rc = zfs_sync(f);
+    zfs_close(f);
+  }
+  CHECK_EQ(rc, -ENOSPC);
+  CHECK_EQ(close_after_append(fs, "/db/000999.sst", 950, buf, 10000), -ENOSPC);
+  CHECK_EQ(close_after_append(fs, "/db/LOG", 951, buf, 10000), 0);
+  CHECK_EQ(close_after_append(fs, "/db/LOG.old.1764000000000000", 952, buf, 10000), 0);
+  uint64_t size = 1;
+  CHECK_EQ(zfs_stat(fs, "/db/LOG", &size), 0);
+  CHECK_EQ(size, 0); /* the tail that found no room */
+  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
+  zfs_unmount(fs);
+  fs = mount_ok(d);
+  CHECK_EQ(zfs_stat(fs, "/db/LOG", &size), 0);
+  CHECK_EQ(size, 0);
+  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
+  free(buf);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
 /* A test policy: the highest-numbered usable zone; or a deliberately wrong or refusing one. */
 
 /* GC moves a sparse file's extents (each after a chunk header, not block aligned) as plain data,
@@ -422,6 +467,7 @@ int main(void) {
   test_victim_policy_and_gc_level();
   test_gc_trigger_decides();
   test_metadata_writes_on_a_full_device();
+  test_info_log_close_on_a_full_device();
   test_gc_moves_sparse_chunks();
   test_gc_beside_writers_and_readers();
   test_gc_moves_a_deleted_file_a_handle_still_reads();

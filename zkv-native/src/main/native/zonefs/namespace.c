@@ -101,11 +101,28 @@ zfs_file *zfs_open(zfs *fs, const char *name, int *rc) {
   return h;
 }
 
+/* An info log's tail that a full device has no room for is dropped at close, so that closing a
+ * database on a full device does not fail for its diagnostic log: RocksDB itself ignores errors
+ * appending to it. What already reached the device stays. Returns whether `f` is an info log. */
+static int drop_info_log_tail(zfs *fs, fobj *f) {
+  pthread_mutex_lock(&fs->mu);
+  int info_log = f->m.n_names && is_info_log_file(f->m.names[0]);
+  pthread_mutex_unlock(&fs->mu);
+  if (info_log) {
+    pthread_mutex_lock(&f->wmu);
+    f->wlen = f->wdone = 0; /* wbuf[wdone, wlen) never reached the device; [0, wdone) is in m.size */
+    pthread_mutex_unlock(&f->wmu);
+  }
+  return info_log;
+}
+
 int zfs_close(zfs_file *h) {
   if (!h) return 0;
   zfs *fs = h->fs;
   fobj *f = h->f;
   int rc = h->writer ? zfs_sync(h) : 0;
+  /* with nothing left buffered, the sync only records what reached the device */
+  if (rc == -ENOSPC && h->writer && drop_info_log_tail(fs, f)) rc = zfs_sync(h);
   pthread_mutex_lock(&fs->mu);
   /* A clean close records a sparse file's last chunks, so no mount has to look for them. */
   if (h->writer && is_sparse(f) && rc == 0) rc = persist_active(fs, f, ZFS_NO_ACTIVE_EXTENT);

@@ -75,6 +75,12 @@ int is_wal_file(const char *name) {
   return n > 4 && strcmp(base + n - 4, ".log") == 0;
 }
 
+/* RocksDB's info logs: LOG, and LOG.old.<time> once rolled. */
+int is_info_log_file(const char *name) {
+  const char *base = base_name(name);
+  return strcmp(base, "LOG") == 0 || strncmp(base, "LOG.old.", 8) == 0;
+}
+
 int purpose_of(const char *file_name, int for_gc) {
   return for_gc ? FOR_GC : is_metadata_file(file_name) ? FOR_METADATA : FOR_DATA;
 }

@@ -193,6 +193,7 @@ void zone_drop_live(zfs *fs, zfs_extent e);
 /* zone allocation (zone_alloc.c) */
 int purpose_of(const char *file_name, int for_gc);
 int is_wal_file(const char *name);
+int is_info_log_file(const char *name);
 int victim_eligible(zfs *fs, uint32_t zone, uint64_t max_live);
 void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out);
 int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, uint32_t *out);
