@@ -281,11 +281,12 @@ static int load(emu_dev *dev, const char *path) {
 }
 
 zkv_dev *emu_open(const char *path, const zkv_profile *prof, const emu_options *o, int *err) {
-  emu_dev *dev = calloc(1, sizeof *dev);
+  emu_dev *dev = aligned_alloc(_Alignof(emu_dev), sizeof *dev); /* its read counters' stripes */
   if (!dev) {
     *err = -ENOMEM;
     return NULL;
   }
+  memset(dev, 0, sizeof *dev);
   dev->base.be = &zkv_emu_backend;
   dev->base.profile = prof->name;
   dev->fd = open(path, O_RDWR | O_CLOEXEC);
@@ -677,8 +678,9 @@ static int read_unlocked(emu_dev *dev, emu_io *io, size_t skip, void *buf, size_
   io->valid = rel >= w ? 0 : (w - rel < io->len ? w - rel : io->len);
   io->file_off = dev->data_off + io->offset;
   if ((rc = emu_read_data(dev, io, skip, buf, n))) return rc;
-  atomic_fetch_add_explicit(&dev->unlocked_read_count, 1, memory_order_relaxed);
-  atomic_fetch_add_explicit(&dev->unlocked_bytes_read, io->len, memory_order_relaxed);
+  zkv_stripe *mine = &dev->unlocked_read_counts[zkv_stripe_index()];
+  atomic_fetch_add_explicit(&mine->a, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&mine->b, io->len, memory_order_relaxed);
   return 0;
 }
 
@@ -808,8 +810,10 @@ static int emu_stats(zkv_dev *d, zkv_dev_stats *out) {
   pthread_mutex_lock(&dev->mu);
   *out = dev->stats;
   pthread_mutex_unlock(&dev->mu);
-  out->reads += atomic_load_explicit(&dev->unlocked_read_count, memory_order_relaxed);
-  out->bytes_read += atomic_load_explicit(&dev->unlocked_bytes_read, memory_order_relaxed);
+  for (int i = 0; i < ZKV_STRIPES; i++) {
+    out->reads += atomic_load_explicit(&dev->unlocked_read_counts[i].a, memory_order_relaxed);
+    out->bytes_read += atomic_load_explicit(&dev->unlocked_read_counts[i].b, memory_order_relaxed);
+  }
   return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "plm.h"
+#include "stripes.h"
 #include "timing.h"
 #include "zkv/device.h"
 #include "zone_state.h"
@@ -65,10 +66,11 @@ typedef struct emu_dev {
   zkv_dev_stats stats;
   /* Reads without the device lock (emu.c, read_unlocked): on when the profile models no read time
    * and there is no PLM, so a read needs no timing state; taken only while no fault rule can hit a
-   * read and the device is alive. They count in their own atomics, added to stats on a get. */
+   * read and the device is alive. They count per thread (a: reads, b: bytes), added to stats on a
+   * get, so readers on different cores write no shared cache line. */
   int unlocked_reads;
   _Atomic uint32_t read_fault_rules;
-  _Atomic uint64_t unlocked_read_count, unlocked_bytes_read;
+  zkv_stripe unlocked_read_counts[ZKV_STRIPES];
   plm_state *plm;      /* profile plm: the NVM Sets' windows and internal work (plm.c) */
   zkv_pipe *set_pipes; /* profile plm: one throughput pipe per NVM Set (performance isolation) */
 } emu_dev;

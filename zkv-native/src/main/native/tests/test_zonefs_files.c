@@ -1,5 +1,9 @@
 /* Files on the emulated device: data and names across mounts, namespace operations and
- * reclamation, concurrent writers, and the constant metadata cost of a sync. */
+ * reclamation, concurrent writers, readers of a reopened file, and the constant metadata cost of a
+ * sync. */
+#include <sched.h>
+#include <stdatomic.h>
+
 #include "zfs_fixture.h"
 
 static void test_files_persist_across_mounts(void) {
@@ -296,12 +300,76 @@ static void test_sparse_chunks_end_where_another_file_wrote(void) {
   zkv_dev_close(d);
 }
 
+/* Readers of a closed file take no lock (it is sealed); a reopen unseals it only once no read is
+ * in progress. Readers keep reading the first `base` bytes while the file is reopened, appended
+ * to (data in the writer's buffer, then on the device) and closed again, and every read they make
+ * returns the right bytes: all of the file as it was, or more. */
+typedef struct sealed_reader {
+  zfs *fs;
+  uint64_t base;
+  _Atomic int stop;
+  _Atomic uint64_t reads;
+} sealed_reader;
+
+static void *read_while_reopened(void *arg) {
+  sealed_reader *r = arg;
+  int rc = 0;
+  zfs_file *f = zfs_open(r->fs, "/db/000009.sst", &rc);
+  CHECK(f != NULL);
+  uint8_t buf[9000], want[9000];
+  uint64_t seed = 0x5eed;
+  while (!r->stop) {
+    uint64_t off = zkv_rng_next(&seed) % (r->base - sizeof buf);
+    CHECK_EQ(zfs_pread(f, off, buf, sizeof buf), (int64_t)sizeof buf);
+    fill(want, 9, off, sizeof buf);
+    CHECK(memcmp(buf, want, sizeof buf) == 0);
+    r->reads++;
+  }
+  CHECK_EQ(zfs_close(f), 0);
+  return NULL;
+}
+
+static void test_readers_of_a_reopened_file(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  uint64_t base = write_file(fs, "/db/000009.sst", 9, 2 << 20, 0);
+  sealed_reader r = {fs, base, 0, 0};
+  pthread_t t[2];
+  for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, read_while_reopened, &r);
+  while (r.reads < 2) sched_yield(); /* the readers are reading */
+  uint8_t buf[5000], got[5000];
+  uint64_t size = base;
+  for (int round = 0; round < 20; round++) {
+    int rc = 0;
+    zfs_file *w = zfs_reopen(fs, "/db/000009.sst", &rc);
+    CHECK(w != NULL);
+    zfs_file *q = zfs_open(fs, "/db/000009.sst", &rc);
+    CHECK(q != NULL);
+    fill(buf, 9, size, sizeof buf);
+    CHECK_EQ(zfs_append(w, buf, sizeof buf), 0); /* in the writer's buffer only */
+    CHECK_EQ(zfs_pread(q, size, got, sizeof got), (int64_t)sizeof got);
+    CHECK(memcmp(buf, got, sizeof buf) == 0);
+    size += sizeof buf;
+    CHECK_EQ(zfs_close(w), 0); /* on the device; sealed again */
+    CHECK_EQ(zfs_pread(q, size - sizeof buf, got, sizeof got), (int64_t)sizeof got);
+    CHECK(memcmp(buf, got, sizeof buf) == 0);
+    CHECK_EQ(zfs_close(q), 0);
+  }
+  r.stop = 1;
+  for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+  check_file(fs, "/db/000009.sst", 9, size);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
 int main(void) {
   make_temp_dir();
   printf("test_zonefs_files seed=%llu\n", (unsigned long long)rng);
   test_files_persist_across_mounts();
   test_namespace_and_reclamation();
   test_concurrent_writers();
+  test_readers_of_a_reopened_file();
   test_sync_metadata_is_constant();
   test_sparse_file_recovered_from_its_chunks();
   test_sparse_chunks_end_where_another_file_wrote();

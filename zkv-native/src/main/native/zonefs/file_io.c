@@ -1,6 +1,7 @@
 /* File I/O: appends through the writer's buffer, write-out into zones, syncs, and reads. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,9 +206,39 @@ void zfs_set_lifetime(zfs_file *h, uint32_t lifetime) {
 
 uint64_t zfs_file_size(zfs_file *h) { return file_size_locked(h->f); }
 
+/* Readers mark themselves in their own stripe: sequentially consistent with readers_exclude's
+ * store of `excluding` and its look at the stripes, so either the reader sees the exclusion or
+ * the excluder sees the reader. */
+zkv_stripe *readers_enter(zfs *fs) {
+  zkv_stripe *mine = &fs->readers[zkv_stripe_index()];
+  for (;;) {
+    atomic_fetch_add(&mine->a, 1);
+    if (!atomic_load(&fs->excluding)) return mine;
+    atomic_fetch_sub(&mine->a, 1);
+    pthread_rwlock_rdlock(&fs->io_lock); /* waits until the exclusion ends */
+    pthread_rwlock_unlock(&fs->io_lock);
+  }
+}
+
+void readers_exit(zkv_stripe *mine) { atomic_fetch_sub_explicit(&mine->a, 1, memory_order_release); }
+
+/* Waits until no read is in progress and keeps new ones out until readers_admit. */
+void readers_exclude(zfs *fs) {
+  pthread_rwlock_wrlock(&fs->io_lock);
+  atomic_store(&fs->excluding, 1);
+  for (int i = 0; i < ZKV_STRIPES; i++)
+    while (atomic_load(&fs->readers[i].a)) sched_yield(); /* a read takes microseconds */
+}
+
+void readers_admit(zfs *fs) {
+  atomic_store(&fs->excluding, 0);
+  pthread_rwlock_unlock(&fs->io_lock);
+}
+
 /* Reads without the file system's lock: a file's extents change under the writer's lock (appends)
- * or under the io_lock held alone (GC's swap), so the writer's lock and the shared io_lock are
- * enough. Aligned reads go straight into the caller's buffer; others (RocksDB's block reads) ask
+ * or while readers are excluded (GC's swap), so the writer's lock and a reader's mark are enough;
+ * a sealed file (no writer) needs no lock at all, and two readers of one SST write no shared cache
+ * line. Aligned reads go straight into the caller's buffer; others (RocksDB's block reads) ask
  * the device for the aligned blocks and take only the bytes wanted (zkv_dev_read_part: no bounce
  * copy on the emulator). */
 int64_t zfs_pread(zfs_file *h, uint64_t offset, void *buf, size_t len) {
@@ -217,17 +248,18 @@ int64_t zfs_pread(zfs_file *h, uint64_t offset, void *buf, size_t len) {
   size_t done = 0;
   uint32_t block = fs->g.lba_size;
   int64_t rc = 0;
-  pthread_rwlock_rdlock(&fs->io_lock); /* GC does not swap extents under a reader */
+  zkv_stripe *mark = readers_enter(fs); /* GC does not swap extents under a reader */
+  int sealed = atomic_load_explicit(&f->sealed, memory_order_acquire);
   while (done < len) {
     uint64_t pos = offset + done;
-    pthread_mutex_lock(&f->wmu);
-    uint64_t size = f->m.size + f->wlen - f->wdone;
+    if (!sealed) pthread_mutex_lock(&f->wmu);
+    uint64_t size = sealed ? f->m.size : f->m.size + f->wlen - f->wdone;
     if (pos >= size) {
-      pthread_mutex_unlock(&f->wmu);
+      if (!sealed) pthread_mutex_unlock(&f->wmu);
       break;
     }
     size_t want = len - done < size - pos ? len - done : (size_t)(size - pos);
-    if (pos >= f->m.size) { /* not written out yet: from the writer's buffer */
+    if (pos >= f->m.size) { /* not written out yet: from the writer's buffer (never sealed) */
       memcpy(out + done, f->wbuf + f->wdone + (pos - f->m.size), want);
       pthread_mutex_unlock(&f->wmu);
       done += want;
@@ -242,7 +274,7 @@ int64_t zfs_pread(zfs_file *h, uint64_t offset, void *buf, size_t len) {
       }
       skip -= f->m.extents[i].len;
     }
-    pthread_mutex_unlock(&f->wmu);
+    if (!sealed) pthread_mutex_unlock(&f->wmu);
     if (n > want) n = want;
     uint64_t a = dev_off / block * block, e = round_up(dev_off + n, block);
     if (a == dev_off && e == dev_off + n && ((uintptr_t)(out + done) % block) == 0)
@@ -252,6 +284,6 @@ int64_t zfs_pread(zfs_file *h, uint64_t offset, void *buf, size_t len) {
     if (rc) break;
     done += n;
   }
-  pthread_rwlock_unlock(&fs->io_lock);
+  readers_exit(mark);
   return rc ? rc : (int64_t)done;
 }

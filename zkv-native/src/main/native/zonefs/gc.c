@@ -127,7 +127,7 @@ static void forget_copies(zfs *fs, const gc_move *m) {
  * Writers and readers go on while GC copies: the victim is held (nobody allocates, finishes or
  * collects it), its data stays valid until the swap, and files only ever append extents, so the
  * extents GC copies keep their index; a file deleted meanwhile keeps its object (a reference) and
- * gets its copies too. Only the swap takes the io_lock alone (no read in flight may see the victim
+ * gets its copies too. Only the swap excludes readers (readers_exclude: no read in flight may see the victim
  * reset) and the file system's lock. Order (docs/zone-fs.md, "Order of writes"):
  * copy every live extent, flush the copies, write the moved files' records, then reset the victim.
  * A power cut anywhere leaves either the old extents (records not yet written; the copies are
@@ -180,7 +180,7 @@ static int gc_one_zone(zfs *fs, uint64_t max_live) {
     rc = copy_extent(fs, moves[i].old, moves[i].f, &gc_zone, &moves[i].copies, &moves[i].n_copies);
   if (!rc) rc = zkv_dev_flush(fs->dev);
 
-  pthread_rwlock_wrlock(&fs->io_lock);
+  readers_exclude(fs);
   pthread_mutex_lock(&fs->mu);
   /* Swap, last move first: replacing extent k by its copies shifts the file's later extents. */
   for (size_t i = n; i-- > 0;) {
@@ -228,7 +228,7 @@ static int gc_one_zone(zfs *fs, uint64_t max_live) {
     if (--touched[i]->refs == 0 && touched[i]->m.n_names == 0) drop_file(fs, touched[i]);
   pthread_cond_broadcast(&fs->zone_released); /* writers may wait for the zones GC held */
   pthread_mutex_unlock(&fs->mu);
-  pthread_rwlock_unlock(&fs->io_lock);
+  readers_admit(fs);
   for (size_t i = 0; i < n; i++) free(moves[i].copies);
   free(moves);
   free(touched);

@@ -15,8 +15,9 @@ static void fill_uuid(uint8_t uuid[16]) {
 }
 
 static zfs *alloc_fs(zkv_dev *dev) {
-  zfs *fs = calloc(1, sizeof *fs);
+  zfs *fs = aligned_alloc(_Alignof(zfs), sizeof *fs); /* the readers' stripes */
   if (!fs) return NULL;
+  memset(fs, 0, sizeof *fs);
   fs->dev = dev;
   zkv_dev_geometry(dev, &fs->g);
   fs->zones = calloc(fs->g.nr_zones, sizeof *fs->zones);
@@ -151,6 +152,7 @@ static int apply_file(zfs *fs, zfs_file_meta *m) {
   }
   fobj *f = new_fobj();
   if (!f) return -ENOMEM;
+  f->sealed = 1; /* no writer yet: readers need no lock */
   f->m = *m;
   f->persisted_extents = m->n_extents;
   f->zone = -1;

@@ -73,6 +73,7 @@ zfs_file *zfs_reopen(zfs *fs, const char *name, int *rc) {
     *rc = -EROFS;
     return NULL;
   }
+  readers_exclude(fs); /* a sealed file's readers take no lock: none may be reading when it unseals */
   pthread_mutex_lock(&fs->mu);
   fobj *f = file_find(fs, name, NULL);
   zfs_file *h = NULL;
@@ -85,10 +86,12 @@ zfs_file *zfs_reopen(zfs *fs, const char *name, int *rc) {
   }
   if (h) {
     f->has_writer = 1;
+    atomic_store(&f->sealed, 0);
     f->zone = -1;
     f->wlen = f->wdone = 0;
   }
   pthread_mutex_unlock(&fs->mu);
+  readers_admit(fs);
   return h;
 }
 
@@ -137,12 +140,14 @@ int zfs_close(zfs_file *h) {
       (void)zkv_dev_zone_mgmt(fs->dev, (uint32_t)z, ZKV_ZONE_CLOSE);
     f->has_writer = 0;
     pthread_mutex_lock(&f->wmu);
-    if (f->wlen == f->wdone) { /* else a failed sync left data only here: readers still need it */
+    int sealed = f->wlen == f->wdone;
+    if (sealed) { /* else a failed sync left data only here: readers still need it */
       free(f->wbuf);
       f->wbuf = NULL;
       f->wlen = f->wdone = 0;
     }
     pthread_mutex_unlock(&f->wmu);
+    if (sealed) atomic_store_explicit(&f->sealed, 1, memory_order_release); /* after its last extent */
   }
   if (--f->refs == 0 && f->m.n_names == 0) drop_file(fs, f);
   pthread_mutex_unlock(&fs->mu);

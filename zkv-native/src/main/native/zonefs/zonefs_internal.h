@@ -36,6 +36,7 @@
 #include "file_index.h"
 #include "le_bytes.h"
 #include "meta_codec.h"
+#include "stripes.h"
 #include "zonefs.h"
 
 #define WRITE_BUFFER (1u << 20) /* bytes a writer gathers before writing full blocks */
@@ -69,6 +70,10 @@ typedef struct fobj {
   uint8_t zone_live_stale;
   uint32_t refs;
   uint8_t has_writer;
+  /* No writer and nothing in a write buffer: size and extents change only under readers_exclude
+   * (GC's swap, a reopen), so zfs_pread reads them without wmu. Set at mount and by the writer's
+   * clean close, cleared by create and reopen. */
+  _Atomic uint8_t sealed;
   int32_t zone;        /* the zone the writer owns (zone_state.owner), or -1 */
   uint64_t last_write; /* fs->write_clock at its last write-out: the least recent idle owner is
                         * the one a token is taken from (zone_alloc.c) */
@@ -96,8 +101,13 @@ struct zfs {
   pthread_mutex_t mu;
   pthread_cond_t zone_released; /* a write finished or a zone was released: allocation may go on */
   uint64_t write_clock;         /* counts write-outs: the age of an owner's last write */
-  pthread_rwlock_t io_lock;     /* readers share it; GC takes it alone to swap in its copies */
-  pthread_mutex_t gc_mu;        /* one collection at a time; taken before io_lock and mu */
+  /* Readers (zfs_pread) mark themselves in their own stripe (a: reads in progress) instead of
+   * sharing a lock; readers_exclude holds io_lock for writing and sets `excluding` until they are
+   * gone (GC's swap, a reopen); a reader that meets `excluding` waits on io_lock. */
+  zkv_stripe readers[ZKV_STRIPES];
+  _Atomic int excluding;
+  pthread_rwlock_t io_lock;
+  pthread_mutex_t gc_mu; /* one collection at a time; taken before io_lock and mu */
   zone_state *zones;
   fobj **files;
   size_t n_files, cap_files;
@@ -161,6 +171,12 @@ static inline uint64_t extent_blocks(const zfs *fs, zfs_extent e) {
  * CURRENT, OPTIONS, ...) all but the last; data files (SST, WAL) all but the last two. So a full
  * device still accepts the MANIFEST edit that deletes files, and GC can always run. */
 enum { FOR_DATA = 0, FOR_GC = 1, FOR_METADATA = 2 };
+
+/* Readers and what excludes them (file_io.c). Lock order: readers_exclude before fs->mu. */
+zkv_stripe *readers_enter(zfs *fs);
+void readers_exit(zkv_stripe *s);
+void readers_exclude(zfs *fs);
+void readers_admit(zfs *fs);
 
 /* metadata log (meta_log.c) */
 int roll_meta(zfs *fs);

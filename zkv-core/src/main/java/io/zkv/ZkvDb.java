@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.rocksdb.AbstractEventListener;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
@@ -53,9 +52,9 @@ public final class ZkvDb implements AutoCloseable {
   private final AbstractEventListener hintListener; // LSM hints for placement (native, no upcalls)
   private final org.rocksdb.WriteOptions writeOptions;
   private final FlushOptions flushOptions;
-  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+  private final CallGate gate = new CallGate(); // calls shared, close and resume exclusive
   private final Set<ZkvIterator> iterators = new LinkedHashSet<>(); // guarded by itself
-  private RocksDB db; // null while stopped after a failed resume(); guarded by lock
+  private RocksDB db; // null while stopped after a failed resume(); guarded by gate
   private ZkvException stopped; // why db is null
   private volatile boolean closed;
 
@@ -259,16 +258,16 @@ public final class ZkvDb implements AutoCloseable {
     T apply(RocksDB db) throws RocksDBException;
   }
 
-  /** Runs a RocksDB call under the read lock, mapping its errors. */
+  /** Runs a RocksDB call under a shared hold of the gate, mapping its errors. */
   private <T> T call(String what, RocksCall<T> c) {
-    lock.readLock().lock();
+    gate.enterShared();
     try {
       RocksDB d = live();
       return c.apply(d);
     } catch (RocksDBException e) {
       throw ZkvException.of(what + " in " + path, e);
     } finally {
-      lock.readLock().unlock();
+      gate.exitShared();
     }
   }
 
@@ -396,11 +395,11 @@ public final class ZkvDb implements AutoCloseable {
   }
 
   void readLock() {
-    lock.readLock().lock();
+    gate.enterShared();
   }
 
   void readUnlock() {
-    lock.readLock().unlock();
+    gate.exitShared();
   }
 
   /** Writes the memtable to an SST file in zones and waits for it. */
@@ -459,14 +458,14 @@ public final class ZkvDb implements AutoCloseable {
    */
   public Optional<String> property(String name) {
     Objects.requireNonNull(name, "name");
-    lock.readLock().lock();
+    gate.enterShared();
     try {
       RocksDB d = live();
       return Optional.of(d.getProperty(name));
     } catch (RocksDBException e) {
       return Optional.empty();
     } finally {
-      lock.readLock().unlock();
+      gate.exitShared();
     }
   }
 
@@ -495,7 +494,7 @@ public final class ZkvDb implements AutoCloseable {
    *     stopped
    */
   public void resume() {
-    lock.writeLock().lock();
+    gate.enterExclusive();
     try {
       if (closed) {
         throw new ZkvClosedException("database " + path + " is closed");
@@ -548,7 +547,7 @@ public final class ZkvDb implements AutoCloseable {
         throw stopped;
       }
     } finally {
-      lock.writeLock().unlock();
+      gate.exitExclusive();
     }
   }
 
@@ -597,7 +596,7 @@ public final class ZkvDb implements AutoCloseable {
    */
   @Override
   public void close() {
-    lock.writeLock().lock();
+    gate.enterExclusive();
     RocksDBException failure = null;
     try {
       if (closed) {
@@ -620,7 +619,7 @@ public final class ZkvDb implements AutoCloseable {
       hintListener.close();
       attachment.close();
     } finally {
-      lock.writeLock().unlock();
+      gate.exitExclusive();
     }
     if (failure != null) {
       throw ZkvException.of("close " + path, failure);
