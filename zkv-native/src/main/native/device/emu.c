@@ -642,6 +642,10 @@ int emu_read_data(emu_dev *dev, const emu_io *io, size_t skip, void *buf, size_t
   return from_file ? read_full(dev->fd, buf, from_file, io->file_off + skip) : 0;
 }
 
+static __thread uint64_t *thread_model_time; /* zkv_emu_thread_model_time */
+
+void zkv_emu_thread_model_time(uint64_t *sink) { thread_model_time = sink; }
+
 /* A synchronous request; reads deliver bytes [skip, skip + n) of it to buf. */
 static int64_t sync_io_part(emu_dev *dev, emu_io *io, size_t skip, void *buf, size_t n) {
   pthread_mutex_lock(&dev->mu);
@@ -654,6 +658,8 @@ static int64_t sync_io_part(emu_dev *dev, emu_io *io, size_t skip, void *buf, si
   else if (io->op != ZKV_OP_FLUSH)
     res = write_full(dev->fd, buf, io->len, io->file_off);
   emu_wait_until(dev, io->deadline);
+  if (thread_model_time)
+    thread_model_time[0] += io->deadline > io->submitted ? io->deadline - io->submitted : 0, thread_model_time[1]++;
   pthread_mutex_lock(&dev->mu);
   res = emu_io_end(dev, io, res);
   pthread_mutex_unlock(&dev->mu);
@@ -710,6 +716,8 @@ int emu_read_parallel(zkv_dev *d, int n, const uint64_t *offset, uint8_t *const 
   int64_t res[8] = {0};
   for (int i = 0; i < begun; i++) res[i] = emu_read_data(dev, &io[i], 0, buf[i], len[i]);
   emu_wait_until(dev, last);
+  if (thread_model_time && begun)
+    thread_model_time[0] += last > io[0].submitted ? last - io[0].submitted : 0, thread_model_time[1]++;
   pthread_mutex_lock(&dev->mu);
   for (int i = 0; i < begun; i++) {
     int64_t r = emu_io_end(dev, &io[i], res[i]);

@@ -34,8 +34,9 @@ typedef struct held_write {
 
 typedef struct pa_set {
   uint32_t id, first_zone, nr_zones;
-  int win;     /* 0 PLM off, 1 DTWIN, 2 NDWIN, 3 NDWIN with a DTWIN request in progress */
-  int host_nd; /* the NDWIN is one the host asked for (not one a write or the device started) */
+  int win;            /* 0 PLM off, 1 DTWIN, 2 NDWIN, 3 NDWIN with a DTWIN request in progress */
+  int host_nd;        /* the NDWIN is one the host asked for (not one a write or the device started) */
+  uint32_t reads_out; /* device reads planned for this set and not yet completed */
   held_write *head, *tail;
   zkv_plm_array_stats st;
 } pa_set;
@@ -68,6 +69,7 @@ typedef struct pa_dev {
   int jcur;
   uint64_t jwp, gen, seq;
   pthread_mutex_t mu, wmu;
+  pthread_cond_t reads_done; /* a set's reads_out fell to 0 */
   zkv_dev_stats stats;
   int dead;
 } pa_dev;
@@ -258,7 +260,7 @@ static uint64_t plan_piece(pa_dev *a, uint32_t z, uint64_t rel, uint64_t len, ui
 }
 
 typedef struct read_part {
-  uint32_t z;
+  uint32_t z, set; /* inner zone; its kv-set (0-based) */
   uint64_t rel, n;
   uint8_t *out;
   int xor_into; /* reconstruction: XOR into `out` instead of copying */
@@ -293,8 +295,10 @@ static int do_parts(pa_dev *a, read_part *p, int np, uint8_t *tmp) {
   return rc;
 }
 
-/* Reads [rel, rel + len) of a striped logical zone, chunk by chunk. */
-static int read_stripe(pa_dev *a, const lzone *l, uint64_t written, uint64_t rel, uint8_t *out, uint64_t len) {
+/* Reads [rel, rel + len) of striped logical zone `zone`, chunk by chunk. Whether a chunk is in the
+ * open stripe is decided with the write pointer of that moment: a writer may complete the stripe
+ * (and start the next in the memory copy) between chunks. */
+static int read_stripe(pa_dev *a, uint32_t zone, uint64_t rel, uint8_t *out, uint64_t len) {
   uint64_t c = a->chunk, sb = stripe_bytes(a);
   uint8_t *tmp = malloc(c * (a->n < 8 ? a->n : 8)), *scratch = malloc(c);
   read_part *parts = malloc(sizeof *parts * (a->n + 1));
@@ -304,6 +308,8 @@ static int read_stripe(pa_dev *a, const lzone *l, uint64_t written, uint64_t rel
     uint32_t p = (uint32_t)(k % a->ndata), d = data_set(a, s, p);
     int np = 0, buffered = 0;
     lock(a);
+    const lzone *l = &a->lz[zone];
+    uint64_t written = a->zs.zones[zone].written;
     pa_set *ds = &a->sets[1 + d];
     int others_dt = 1;
     for (uint32_t e = 0; e < a->n; e++)
@@ -327,20 +333,27 @@ static int read_stripe(pa_dev *a, const lzone *l, uint64_t written, uint64_t rel
         uint32_t z = kv_zone(a, e, l->group);
         uint64_t dev = plan_piece(a, z, s * c + in, n, scratch, &buffered);
         for (uint64_t j = dev; j < n; j++) out[j] ^= scratch[j];
-        parts[np++] = (read_part){.z = z, .rel = s * c + in, .n = dev, .out = out, .xor_into = 1};
+        parts[np++] = (read_part){.z = z, .set = e, .rel = s * c + in, .n = dev, .out = out, .xor_into = 1};
       }
       ds->st.reads_reconstructed++;
     } else {
       uint32_t z = kv_zone(a, d, l->group);
       uint64_t dev = plan_piece(a, z, s * c + in, n, out, &buffered);
-      parts[np++] = (read_part){.z = z, .rel = s * c + in, .n = dev, .out = out};
+      parts[np++] = (read_part){.z = z, .set = d, .rel = s * c + in, .n = dev, .out = out};
       if (dev)
         ds->st.reads_direct++;
       else if (buffered)
         ds->st.reads_from_buffer++;
     }
+    /* Counted until they complete: a set leaving DTWIN waits for them first (UDT, pa_admin). */
+    for (int i = 0; i < np; i++)
+      if (parts[i].n) a->sets[1 + parts[i].set].reads_out++;
     unlock(a);
     rc = do_parts(a, parts, np, tmp);
+    lock(a);
+    for (int i = 0; i < np; i++)
+      if (parts[i].n && --a->sets[1 + parts[i].set].reads_out == 0) pthread_cond_broadcast(&a->reads_done);
+    unlock(a);
     rel += n, out += n, len -= n;
   }
   free(tmp);
@@ -373,7 +386,7 @@ static int pa_read(zkv_dev *d, uint64_t offset, void *buf, size_t len) {
   /* Above the write pointer: zeros (for a finished zone, what was never written reads as zeros). */
   uint64_t valid = rel >= w ? 0 : (w - rel < len ? w - rel : len);
   memset((uint8_t *)buf + valid, 0, len - valid);
-  if (valid && l.kind == PA_STRIPE) rc = read_stripe(a, &l, w, rel, buf, valid);
+  if (valid && l.kind == PA_STRIPE) rc = read_stripe(a, zone, rel, buf, valid);
   if (valid && l.kind == PA_META) rc = read_meta(a, &l, rel, buf, valid);
   if (!rc) {
     lock(a);
@@ -682,8 +695,27 @@ static int pa_admin(zkv_dev *d, zkv_admin_cmd *cmd) {
     pthread_mutex_unlock(&a->wmu);
     return rc;
   }
-forward:
+forward:;
+  /* Leaving DTWIN (an NDWIN request, or PLM turned on or off): reads stop going to the set before
+   * the device can start its internal work, and those already on their way complete first
+   * (Vigil-KV's UDT); marked only once the command had returned, a driver thread descheduled in
+   * between let reads wait behind that work, and reads planned just before it did so anyway. */
+  int leaving = !rc && s && s != &a->sets[0] && cmd->opcode == NVME_ADMIN_SET_FEATURES &&
+                ((fid == 0x14 && (cmd->cdw12 & 7) == 2) || fid == 0x13);
+  int before = -1;
+  if (leaving) {
+    lock(a);
+    before = s->win;
+    if (s->win == 1) s->win = fid == 0x13 && !(cmd->cdw12 & 1) ? 0 : 2;
+    while (s->reads_out) pthread_cond_wait(&a->reads_done, &a->mu);
+    unlock(a);
+  }
   if (!rc) rc = a->dead ? -ENODEV : zkv_dev_nvme_admin(a->inner, cmd);
+  if (rc && before >= 0) {
+    lock(a);
+    s->win = before;
+    unlock(a);
+  }
   if (!rc && s) {
     int win = -1;
     if (cmd->opcode == NVME_ADMIN_SET_FEATURES && fid == 0x14) win = (int)(cmd->cdw12 & 7);
@@ -692,6 +724,9 @@ forward:
       s = (cmd->cdw11 >> 16) >= 1 && (cmd->cdw11 >> 16) <= a->n + 1 ? &a->sets[(cmd->cdw11 >> 16) - 1] : NULL;
       if (s) win = ((uint8_t *)cmd->buf)[0] & 7;
     }
+    /* A log page read while this set's DTWIN request waits in the device (another thread) shows
+     * the NDWIN that request is ending: the array's view (lockdown) stays. */
+    if (s && win == 2 && s->win == 3 && cmd->opcode == NVME_ADMIN_GET_LOG_PAGE) win = -1;
     if (s && win >= 0) {
       lock(a);
       /* An NDWIN the host asked for (a window request, or PLM turned on), or one it finds in a log */
@@ -936,6 +971,7 @@ static void free_all(pa_dev *a) {
   free(a->zs.zones);
   zkv_dev_close(a->inner);
   pthread_mutex_destroy(&a->mu);
+  pthread_cond_destroy(&a->reads_done);
   pthread_mutex_destroy(&a->wmu);
   free(a);
 }
@@ -1003,6 +1039,7 @@ zkv_dev *plm_array_open(const char *uri, int *err) {
     return NULL;
   }
   pthread_mutex_init(&a->mu, NULL);
+  pthread_cond_init(&a->reads_done, NULL);
   pthread_mutex_init(&a->wmu, NULL);
   a->isolate = a->defer = a->rebuild = 1;
   if ((*err = parse_options(a, uri, &inner_uri, &chunk, &hold))) {
@@ -1074,6 +1111,7 @@ zkv_dev *plm_array_open(const char *uri, int *err) {
   g->zone_size = a->ndata * a->ig.zone_size;
   g->max_open = a->ig.max_open ? (a->ig.max_open > a->n + 1 ? (a->ig.max_open - 1) / a->n : 1) : 0;
   g->max_active = a->ig.max_active ? (a->ig.max_active > a->n + 1 ? (a->ig.max_active - 1) / a->n : 1) : 0;
+  g->flags = a->isolate ? ZKV_GEO_CLASS_BOUND_ZONES : 0; /* a zone's first write binds it to its group */
   a->base.geo = *g;
   a->base.be = &zkv_plm_array_backend;
   a->base.profile = a->inner->profile;

@@ -163,6 +163,19 @@ JNI_EXPORT void JNICALL Java_io_zkv_device_EmulatedDevice_nLateness(JNIEnv *env,
   (*env)->SetLongArrayRegion(env, out, 0, 3, v);
 }
 
+/* Slow path (once per thread): the sink is a direct buffer the Java side keeps alive while set. */
+JNI_EXPORT jint JNICALL Java_io_zkv_device_ThreadModelTime_nSink(JNIEnv *env, jclass c, jobject buffer) {
+  (void)c;
+  if (!buffer) {
+    zkv_emu_thread_model_time(NULL);
+    return 0;
+  }
+  void *p = (*env)->GetDirectBufferAddress(env, buffer);
+  if (!p || (*env)->GetDirectBufferCapacity(env, buffer) < 16 || ((uintptr_t)p & 7)) return -EINVAL;
+  zkv_emu_thread_model_time((uint64_t *)p);
+  return 0;
+}
+
 JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nPlmStats(JNIEnv *env, jclass c, jlong h, jint set,
                                                                     jlongArray out) {
   (void)c;

@@ -395,6 +395,115 @@ static void test_zone_of_a_deleted_writer_resets_at_close(void) {
   zkv_dev_close(d);
 }
 
+typedef struct zone_of_file {
+  const char *name;
+  int64_t zone;
+} zone_of_file;
+
+static void find_first_zone(const zfs_file_meta *m, void *arg) {
+  zone_of_file *w = arg;
+  if (m->n_names && strcmp(m->names[0], w->name) == 0 && m->n_extents)
+    w->zone = (int64_t)(m->extents[0].start / GEO.zone_size);
+}
+
+static int64_t zone_of_file_named(zfs *fs, const char *name) {
+  zone_of_file w = {name, -1};
+  CHECK_EQ(zfs_walk_files(fs, find_first_zone, &w), 0);
+  CHECK(w.zone >= 0);
+  return w.zone;
+}
+
+/* 16 KiB of the seed's pattern (check_file reads it back), with the given lifetime hint. */
+static void write_small(zfs *fs, const char *name, uint32_t lifetime, uint64_t seed) {
+  int rc = 0;
+  uint8_t buf[16384];
+  zfs_file *f = zfs_create(fs, name, lifetime, &rc);
+  CHECK(f != NULL);
+  fill(buf, seed, 0, sizeof buf);
+  CHECK_EQ(zfs_append(f, buf, sizeof buf), 0);
+  CHECK_EQ(zfs_close(f), 0);
+}
+
+static uint64_t meta_set_reads(zkv_dev *d) {
+  zkv_emu_plm_stats st;
+  CHECK_EQ(zkv_emu_plm_stats_get(d, 1, &st), 0);
+  return st.reads_deterministic + st.reads_nondeterministic;
+}
+
+/* A plmarray: binds a zone to the meta set (WAL) or the kv-sets (SSTs) by its first write, so the
+ * file system never gives a WAL's zone to an SST (or the other way round), even where the built-in
+ * rule would share it (a WAL zone of a longer lifetime): the SST is read from the kv-sets only,
+ * never from the meta set, where a Get would wait behind the WAL's writes. Also after a remount,
+ * which derives the zones' classes from their files. On a plain device the same files share the
+ * zone (the control). */
+static void test_zones_bound_to_a_class(void) {
+  zkv_geometry saved = GEO;
+  GEO = (zkv_geometry){.lba_size = 4096, .nr_zones = 32, .zone_size = 4 << 20, .zone_cap = 4 << 20, .zasl = 256 << 10};
+  for (int array = 0; array < 2; array++) {
+    unlink(path);
+    CHECK_EQ(zkv_emu_format(path, &GEO), 0);
+    snprintf(uri, sizeof uri, "%semu:%s?profile=plm&clock=manual", array ? "plmarray:" : "", path);
+    zkv_dev *d = open_dev();
+    zkv_geometry g;
+    zkv_dev_geometry(d, &g);
+    CHECK_EQ(!!(g.flags & ZKV_GEO_CLASS_BOUND_ZONES), array);
+    CHECK_EQ(zfs_mkfs(d, NULL, err, sizeof err), 0);
+    zfs *fs = mount_ok(d);
+    GEO.zone_size = g.zone_size; /* the array's zones, for zone_of_file_named */
+    write_small(fs, "/db/000001.log", 5, 5);
+    write_small(fs, "/db/000002.sst", 3, 6);
+    int64_t wal_zone = zone_of_file_named(fs, "/db/000001.log");
+    if (!array) { /* the control: the scenario does share a zone where classes do not bind */
+      CHECK_EQ(zone_of_file_named(fs, "/db/000002.sst"), wal_zone);
+    } else {
+      CHECK(zone_of_file_named(fs, "/db/000002.sst") != wal_zone);
+      uint64_t before = meta_set_reads(d);
+      check_file(fs, "/db/000002.sst", 6, 16384);
+      CHECK_EQ(meta_set_reads(d), before);
+      zfs_unmount(fs);
+      fs = mount_ok(d);
+      write_small(fs, "/db/000003.sst", 3, 7);
+      CHECK(zone_of_file_named(fs, "/db/000003.sst") != wal_zone);
+      write_small(fs, "/db/000004.log", 2, 8);
+      CHECK(zone_of_file_named(fs, "/db/000004.log") != zone_of_file_named(fs, "/db/000003.sst"));
+      check_file(fs, "/db/000001.log", 5, 16384);
+      /* SSTs (each the lifetime of the zones before it: a new zone while the reserves allow) leave
+       * the WAL class a zone of its own, and a second WAL takes over the first's while it idles. */
+      char name[64];
+      CHECK_EQ(zfs_delete(fs, "/db/000001.log"), 0); /* no WAL zone is left: theirs are reset */
+      CHECK_EQ(zfs_delete(fs, "/db/000004.log"), 0);
+      for (int k = 0; k < 24; k++) {
+        snprintf(name, sizeof name, "/db/%06d.sst", 10 + k);
+        write_small(fs, name, 3, (uint64_t)(10 + k));
+      }
+      int rc = 0;
+      uint8_t buf[16384];
+      zfs_file *w1 = zfs_create(fs, "/db/000100.log", 2, &rc), *w2 = zfs_create(fs, "/db/000101.log", 2, &rc);
+      CHECK(w1 != NULL && w2 != NULL);
+      fill(buf, 100, 0, sizeof buf);
+      CHECK_EQ(zfs_append(w1, buf, sizeof buf), 0);
+      CHECK_EQ(zfs_sync(w1), 0);
+      fill(buf, 101, 0, sizeof buf);
+      CHECK_EQ(zfs_append(w2, buf, sizeof buf), 0);
+      CHECK_EQ(zfs_sync(w2), 0);
+      CHECK_EQ(zfs_close(w1), 0);
+      CHECK_EQ(zfs_close(w2), 0);
+      check_file(fs, "/db/000100.log", 100, 16384);
+      check_file(fs, "/db/000101.log", 101, 16384);
+      for (int k = 0; k < 24; k++) {
+        snprintf(name, sizeof name, "/db/%06d.sst", 10 + k);
+        CHECK(zone_of_file_named(fs, name) != zone_of_file_named(fs, "/db/000100.log"));
+        check_file(fs, name, (uint64_t)(10 + k), 16384);
+      }
+    }
+    zfs_unmount(fs);
+    zkv_dev_close(d);
+    GEO =
+        (zkv_geometry){.lba_size = 4096, .nr_zones = 32, .zone_size = 4 << 20, .zone_cap = 4 << 20, .zasl = 256 << 10};
+  }
+  GEO = saved;
+}
+
 int main(void) {
   make_temp_dir();
   printf("test_zonefs_alloc seed=%llu\n", (unsigned long long)rng);
@@ -406,6 +515,7 @@ int main(void) {
   test_more_writers_than_tokens();
   test_full_zone_is_released();
   test_zone_of_a_deleted_writer_resets_at_close();
+  test_zones_bound_to_a_class();
   remove_temp_dir();
   TEST_DONE("test_zonefs_alloc");
   return 0;

@@ -139,6 +139,7 @@ void reset_if_unused(zfs *fs, uint32_t z) {
     zs->lifetime = 0;
     zs->tag = -1;
     zs->labelled = 0;
+    zs->io_class = ZKV_CLASS_NONE;
     fs->st.resets++;
     fs->st.resets_without_copy++;
   }

@@ -38,9 +38,11 @@ static int copy_extent(zfs *fs, zfs_extent e, const fobj *f, int64_t *gc_zone, z
     if (*gc_zone < 0) {
       uint32_t z;
       zfs_alloc_request req = {f->m.id, f->m.n_names ? f->m.names[0] : "", f->m.lifetime, 1};
-      rc = fs->allocator ? allocate_by_policy(fs, &req, &z) : allocate_zone_for(fs, f->m.lifetime, FOR_GC, &z);
+      rc = fs->allocator ? allocate_by_policy(fs, &req, ZKV_CLASS_INTERNAL, &z)
+                         : allocate_zone_for(fs, f->m.lifetime, FOR_GC, ZKV_CLASS_INTERNAL, &z);
       if (rc == ALLOC_WAIT) rc = -ENOSPC; /* GC writes on its own token: a wait means no zone */
       if (!rc) {
+        if (fs->zones[z].wp == fs->zones[z].start) fs->zones[z].io_class = ZKV_CLASS_INTERNAL;
         fs->zones[z].busy = 1;
         *gc_zone = z;
       }
@@ -219,6 +221,7 @@ static int gc_one_zone(zfs *fs, uint64_t max_live) {
     v->lifetime = 0;
     v->tag = -1;
     v->labelled = 0;
+    v->io_class = ZKV_CLASS_NONE;
     fs->st.resets++;
     if (!copied) fs->st.resets_without_copy++;
   }

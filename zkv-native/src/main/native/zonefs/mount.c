@@ -474,6 +474,10 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
       fs->zones[z].live_phys += extent_blocks(fs, m->extents[k]);
       file_zone_add(fs->files[i], z, (int64_t)m->extents[k].len);
       if (!fs->zones[z].labelled && m->lifetime > fs->zones[z].lifetime) fs->zones[z].lifetime = m->lifetime;
+      /* The class its writes had: a WAL's data outside a WAL zone was moved there by GC, which
+       * writes as INTERNAL, so a zone holding any other file's data is INTERNAL. */
+      int cls = class_of(fs->files[i]);
+      if (fs->zones[z].io_class != ZKV_CLASS_INTERNAL) fs->zones[z].io_class = (uint8_t)cls;
     }
   }
   for (uint32_t z = 0; z < fs->g.nr_zones; z++)
@@ -481,6 +485,7 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
       fs->zones[z].tag = -1;
       fs->zones[z].labelled = 0;
       fs->zones[z].lifetime = 0;
+      fs->zones[z].io_class = ZKV_CLASS_NONE;
     }
   fs->readonly = flags & ZFS_MOUNT_READONLY;
   if (fs->readonly) return fs; /* inspection: change nothing on the device */

@@ -85,12 +85,17 @@ int purpose_of(const char *file_name, int for_gc) {
   return for_gc ? FOR_GC : is_metadata_file(file_name) ? FOR_METADATA : FOR_DATA;
 }
 
-/* Whether an allocation of this purpose may start an empty zone without eating into the reserves. */
-static int may_take_empty_zone(const zfs *fs, int purpose) {
+/* Whether an allocation of this purpose (and I/O class) may start an empty zone without eating
+ * into the reserves. Where zones serve one class (ZKV_GEO_CLASS_BOUND_ZONES), files other than
+ * the WAL leave it one more: they can always go on in their own partly written zones, while a new
+ * WAL may find none of its class. */
+static int may_take_empty_zone(const zfs *fs, int purpose, int cls) {
   uint32_t empty = 0;
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
     empty += !zone_held(&fs->zones[z]) && fs->zones[z].wp == fs->zones[z].start;
-  return empty > (purpose == FOR_GC ? 0u : purpose == FOR_METADATA ? 1u : 2u);
+  uint32_t keep = purpose == FOR_GC ? 0u : purpose == FOR_METADATA ? 1u : 2u;
+  if (purpose != FOR_GC && cls != ZKV_CLASS_WAL && (fs->g.flags & ZKV_GEO_CLASS_BOUND_ZONES)) keep++;
+  return empty > keep;
 }
 
 /* A zone GC may empty now: a full data zone nobody holds, whose live data occupies less than the
@@ -127,7 +132,7 @@ void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out) {
  * (relaxing the lifetime match) or, for GC, an empty zone. ZenFS fails such writes with NoSpace
  * while open zones have room, and its GC migrates only into open zones; both are the false "No
  * space left" its users report. GC runs only when no zone has room at all. */
-int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, uint32_t *out) {
+int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int cls, uint32_t *out) {
   for (uint32_t z = 0; z < fs->g.nr_zones; z++) fill_zone_info(fs, z, &fs->alloc_view[z]);
   zfs_alloc_decision d = {0};
   begin_callout(fs);
@@ -138,7 +143,7 @@ int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, uint32_t *out) {
   int purpose = purpose_of(req->file_name, req->for_gc);
   if (d.action == ZFS_ALLOC_WAIT) return ALLOC_WAIT;
   if (d.action == ZFS_ALLOC_NEED_GC || d.action == ZFS_ALLOC_NO_SPACE) {
-    rc = allocate_zone_for(fs, req->lifetime, purpose, out);
+    rc = allocate_zone_for(fs, req->lifetime, purpose, cls, out);
     if (rc == 0) fs->st.fallback_allocations++;
     return rc == ALLOC_WAIT ? -ENOSPC : rc; /* the built-in tokens do not apply under a policy */
   }
@@ -148,9 +153,11 @@ int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, uint32_t *out) {
       (d.action == ZFS_ALLOC_OPEN_EMPTY && fs->zones[z].wp != fs->zones[z].start))
     return -EINVAL;
   /* The reserves hold whatever the policy says: GC may take any empty zone, metadata files all but
-   * the last, data files all but the last two. */
-  if (d.action == ZFS_ALLOC_OPEN_EMPTY && !may_take_empty_zone(fs, purpose)) {
-    rc = allocate_zone_for(fs, req->lifetime, purpose, out);
+   * the last, data files all but the last two. A zone that serves another class (a plmarray:'s
+   * meta or stripe group) is not the policy's to give either. */
+  if ((d.action == ZFS_ALLOC_OPEN_EMPTY && !may_take_empty_zone(fs, purpose, cls)) ||
+      !zone_takes_class(fs, &fs->zones[z], cls)) {
+    rc = allocate_zone_for(fs, req->lifetime, purpose, cls, out);
     if (rc == 0) fs->st.fallback_allocations++;
     return rc == ALLOC_WAIT ? -ENOSPC : rc;
   }
@@ -199,7 +206,7 @@ void zfs_set_allocator(zfs *fs, zfs_allocator fn, void *ctx) {
 /* The built-in rule (no policy installed, or the fallback above): a zone nobody holds for a writer
  * of the given lifetime. A file write waits (ALLOC_WAIT) while writers hold every open token of the
  * built-in rule; GC writes on its own reserved token. */
-int allocate_zone_for(zfs *fs, uint32_t lifetime, int purpose, uint32_t *out) {
+int allocate_zone_for(zfs *fs, uint32_t lifetime, int purpose, int cls, uint32_t *out) {
   int for_gc = purpose == FOR_GC;
   if (!for_gc && !fs->allocator && fs->open_limit && owned_zones(fs) >= fs->open_limit) return ALLOC_WAIT;
   int64_t best = -1;
@@ -207,13 +214,14 @@ int allocate_zone_for(zfs *fs, uint32_t lifetime, int purpose, uint32_t *out) {
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
     zone_state *s = &fs->zones[z];
     if (zone_held(s) || s->wp == s->start || zone_end(fs, z) - s->wp < fs->g.lba_size) continue;
+    if (!zone_takes_class(fs, s, cls)) continue;
     unsigned d = lifetime_diff(s->lifetime, lifetime);
     if (d <= best_diff) best = z, best_diff = d;
   }
   if (best >= 0 && best_diff < LIFETIME_DIFF_COULD_BE_WORSE) goto take;
   /* Empty zones beyond the reserves (see may_take_empty_zone); GC may use them all. */
   for (int attempt = 0; attempt < 2; attempt++) {
-    if (!may_take_empty_zone(fs, purpose)) break; /* only reserves are left */
+    if (!may_take_empty_zone(fs, purpose, cls)) break; /* only reserves are left */
     if (!fs->active_limit || active_data_zones(fs) < fs->active_limit + (for_gc ? 1u : 0u)) {
       for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
         zone_state *s = &fs->zones[z];
@@ -256,13 +264,15 @@ static int any_write_in_flight(const zfs *fs) {
  * writer until a file closes, which deadlocks when the holders wait for this writer (RocksDB's
  * MANIFEST holds its zone for the database's life and is written after a flush's SST), and fails
  * with NoSpace while owned zones have room. Writers other than the WAL leave the WAL its zone
- * while another idle owner exists (LIZA's WAL priority). Returns whether a zone was freed. */
+ * while another idle owner exists (LIZA's WAL priority). Where zones serve one class, only a zone
+ * of the asking writer's class helps it. Returns whether a zone was freed. */
 static int release_idle_owner(zfs *fs, const fobj *asking, int spare_wal) {
   fobj *victim = NULL;
   for (int pass = spare_wal ? 0 : 1; pass < 2 && !victim; pass++)
     for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
       fobj *o = fs->zones[z].owner;
       if (!o || o == asking || fs->zones[z].busy) continue;
+      if (!zone_takes_class(fs, &fs->zones[z], class_of(asking))) continue;
       if (pass == 0 && o->m.n_names && is_wal_file(o->m.names[0])) continue;
       if (!victim || o->last_write < victim->last_write) victim = o;
     }
@@ -282,9 +292,10 @@ int take_zone(zfs *fs, fobj *f, uint32_t *out) {
   const char *name = f->m.n_names ? f->m.names[0] : "";
   for (;;) {
     zfs_alloc_request req = {f->m.id, name, f->m.lifetime, 0};
-    int rc = fs->allocator ? allocate_by_policy(fs, &req, out)
-                           : allocate_zone_for(fs, f->m.lifetime, purpose_of(name, 0), out);
+    int rc = fs->allocator ? allocate_by_policy(fs, &req, class_of(f), out)
+                           : allocate_zone_for(fs, f->m.lifetime, purpose_of(name, 0), class_of(f), out);
     if (rc == 0) {
+      if (fs->zones[*out].wp == fs->zones[*out].start) fs->zones[*out].io_class = (uint8_t)class_of(f);
       fs->zones[*out].owner = f;
       f->zone = (int32_t)*out;
       return 0;

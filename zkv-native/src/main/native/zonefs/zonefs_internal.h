@@ -51,6 +51,7 @@ typedef struct zone_state {
   struct fobj *owner; /* the writer holding it (its open token), or NULL */
   uint8_t busy;       /* a write is in progress in it, or GC holds it as its target or victim */
   uint8_t meta;
+  uint8_t io_class; /* ZKV_CLASS_* of the writes it took since its reset; NONE while empty */
 } zone_state;
 
 /* Live bytes of one file in one zone. */
@@ -159,7 +160,14 @@ static inline int in_namespace(const fobj *f) { return f->m.n_names > 0; }
 static inline int is_sparse(const fobj *f) { return (f->m.flags & ZFS_FILE_SPARSE) != 0; }
 /* The I/O class of a file's writes, for devices that place data by it (plmarray:, docs/plm.md):
  * sparse files are the WAL (*.log), the rest is flush, compaction and other internal data. */
-static inline int io_class_of(const fobj *f) { return ZKV_IO_CLASS(is_sparse(f) ? ZKV_CLASS_WAL : ZKV_CLASS_INTERNAL); }
+static inline int class_of(const fobj *f) { return is_sparse(f) ? ZKV_CLASS_WAL : ZKV_CLASS_INTERNAL; }
+static inline int io_class_of(const fobj *f) { return ZKV_IO_CLASS(class_of(f)); }
+/* Whether a writer of class cls may be given zone s: on a device whose zones serve one class
+ * (ZKV_GEO_CLASS_BOUND_ZONES) only an empty zone or one of its class; anywhere else, any. */
+static inline int zone_takes_class(const zfs *fs, const zone_state *s, int cls) {
+  return !(fs->g.flags & ZKV_GEO_CLASS_BOUND_ZONES) || s->wp == s->start || s->io_class == ZKV_CLASS_NONE ||
+         s->io_class == cls;
+}
 
 /* The device bytes an extent's blocks span: what it costs in its zone and what GC copies. A
  * sparse file's extent starts after its chunk header, so this counts header and padding too. */
@@ -212,8 +220,8 @@ int is_wal_file(const char *name);
 int is_info_log_file(const char *name);
 int victim_eligible(zfs *fs, uint32_t zone, uint64_t max_live);
 void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out);
-int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, uint32_t *out);
-int allocate_zone_for(zfs *fs, uint32_t lifetime, int purpose, uint32_t *out);
+int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int cls, uint32_t *out);
+int allocate_zone_for(zfs *fs, uint32_t lifetime, int purpose, int cls, uint32_t *out);
 int take_zone(zfs *fs, fobj *f, uint32_t *out);
 void release_zone(zfs *fs, fobj *f);
 int zone_held(const zone_state *s);

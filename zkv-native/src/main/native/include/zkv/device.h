@@ -58,8 +58,12 @@ typedef struct zkv_geometry {
   uint32_t max_open;   /* 0 = no limit */
   uint32_t max_active; /* 0 = no limit */
   uint32_t zasl;       /* largest zone append, bytes */
-  uint32_t reserved;
+  uint32_t flags;      /* ZKV_GEO_* */
 } zkv_geometry;
+/* A zone serves the I/O class (ZKV_IO_CLASS) of its first write only, until its reset: a
+ * plmarray: with isolate=1 binds it to the meta set (WAL, metadata) or to the kv-sets (the rest)
+ * by that write, so a writer of the other class must not be given the zone (docs/plm.md). */
+#define ZKV_GEO_CLASS_BOUND_ZONES 1u
 
 typedef struct zkv_zone {
   uint64_t start; /* byte offset of the zone */
@@ -191,6 +195,12 @@ typedef struct zkv_emu_lateness {
   uint64_t completions, late, worst_late_ns;
 } zkv_emu_lateness;
 void zkv_emu_lateness_get(zkv_emu_lateness *out);
+/* For every synchronous request the calling thread waits for on an emulated device, sink[0]
+ * grows by its modelled service time (submission to the model's completion, whatever the host's
+ * delays) and sink[1] by one; requests submitted together (a plmarray: rebuild) count once, with
+ * their longest. NULL stops it. For benchmarks that set figures the host cannot bend beside
+ * wall-time ones: the caller keeps sink[0..1] alive, on this thread, until it passes NULL. */
+void zkv_emu_thread_model_time(uint64_t *sink);
 /* The emulated device's clock in ns: CLOCK_MONOTONIC, or with the URI option clock=virtual the
  * model's own time, which moves only when a request waits (for single-threaded model runs whose
  * latencies are then exactly the model's, whatever the host). 0 for other devices. */

@@ -61,6 +61,14 @@ public interface BenchStore extends AutoCloseable {
     return null;
   }
 
+  /**
+   * Whether the store runs on an emulated device whose timing profile takes time, so that a client
+   * thread's modelled device time ({@link io.zkv.device.ThreadModelTime}) is worth a figure.
+   */
+  default boolean modelTimed() {
+    return false;
+  }
+
   /** The zone file system's counters now, or null for a store that has none. */
   ZoneCounters counters();
 

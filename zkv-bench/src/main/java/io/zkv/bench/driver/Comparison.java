@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.HdrHistogram.Histogram;
 
 /**
  * The arithmetic of compare mode: the alternating run order, and each figure across repeats
@@ -139,6 +140,26 @@ public final class Comparison {
                         v[i]);
                   }
                 });
+        if (p.readDeviceWaits() != null) { // how many device requests a Get waited for
+          Histogram h = p.readDeviceWaits();
+          add(figs, higherBetter, "READ device waits avg", false, configs.size(), ci, h.getMean());
+          add(
+              figs,
+              higherBetter,
+              "READ device waits p99.9",
+              false,
+              configs.size(),
+              ci,
+              h.getValueAtPercentile(99.9));
+          add(
+              figs,
+              higherBetter,
+              "READ device waits max",
+              false,
+              configs.size(),
+              ci,
+              h.getMaxValue());
+        }
         if (p.device() != null) {
           add(
               figs,

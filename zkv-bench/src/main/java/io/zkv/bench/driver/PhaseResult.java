@@ -27,6 +27,9 @@ import org.HdrHistogram.Histogram;
  * @param plm what the kv-sets of a {@code plmarray:} device counted in the phase and its settling,
  *     or null on other devices
  * @param windows the kv-sets' windows over the phase on a {@code plmarray:} device, or null
+ * @param readDeviceWaits per Get (READ), the device requests the client thread waited for in the
+ *     timing model ({@link io.zkv.device.ThreadModelTime#waits()}), or null on a store whose device
+ *     takes no modelled time
  */
 public record PhaseResult(
     String workload,
@@ -44,7 +47,8 @@ public record PhaseResult(
     double writerSeconds,
     DeviceFigures device,
     PlmCounters plm,
-    WindowTimeline windows) {
+    WindowTimeline windows,
+    Histogram readDeviceWaits) {
 
   /** The same result with the device figures. */
   public PhaseResult withDevice(DeviceFigures figures) {
@@ -73,7 +77,8 @@ public record PhaseResult(
         writerSeconds,
         d,
         p,
-        w);
+        w,
+        readDeviceWaits);
   }
 
   /** The clients' throughput (a background writer's operations are not in it). */

@@ -6,6 +6,7 @@ import io.zkv.bench.workload.Operation;
 import io.zkv.bench.workload.OperationMix;
 import io.zkv.bench.workload.ValueGenerator;
 import io.zkv.bench.workload.YcsbWorkload;
+import io.zkv.device.ThreadModelTime;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -30,11 +31,17 @@ import org.HdrHistogram.Histogram;
  * created first and released together; the phase's clock starts at the release.
  *
  * <p>Latency is the time of the store call(s) of one operation (a YCSB update is a read and a
- * write, as YCSB's RocksDB binding does it); generating keys and values is outside it.
+ * write, as YCSB's RocksDB binding does it); generating keys and values is outside it. On a store
+ * whose emulated device takes modelled time, each Get's device time in the model (the service times
+ * of the device requests the client thread waited for, {@link ThreadModelTime}: what the host's
+ * scheduling cannot bend) goes to a second histogram, {@value #READ_MODEL}.
  */
 final class PhaseRunner {
   /** YCSB {@code fieldcount}: fixed at YCSB's default. */
   static final int YCSB_FIELDS = 10;
+
+  /** The latency entry of the Gets' device time in the timing model. */
+  static final String READ_MODEL = "READ device model";
 
   private final BenchStore store;
   private final BenchSettings settings;
@@ -153,6 +160,7 @@ final class PhaseRunner {
       }
     }
     Map<String, Histogram> merged = new TreeMap<>();
+    Histogram readWaits = null;
     long userBytes = 0;
     long writes = 0;
     long digest = 0;
@@ -164,6 +172,13 @@ final class PhaseRunner {
         merged
             .computeIfAbsent(e.getKey().name(), k -> LatencyStats.newHistogram())
             .add(e.getValue());
+      }
+      if (w.readModel != null && w.readModel.getTotalCount() > 0) {
+        merged.computeIfAbsent(READ_MODEL, k -> LatencyStats.newHistogram()).add(w.readModel);
+        if (readWaits == null) {
+          readWaits = LatencyStats.newHistogram();
+        }
+        readWaits.add(w.readWaits);
       }
     }
     Map<String, LatencyStats> stats = new TreeMap<>();
@@ -184,7 +199,8 @@ final class PhaseRunner {
         writer == null ? 0 : (writer.finishedAt - start) / 1e9,
         null,
         null,
-        null);
+        null,
+        readWaits);
   }
 
   private static Thread start(Runnable r, String name) {
@@ -225,6 +241,8 @@ final class PhaseRunner {
     final KeyFormat keys = new KeyFormat(settings.keySize());
     final ValueGenerator values;
     final Map<Integer, byte[]> valueBuffers = new HashMap<>();
+    final Histogram readModel = store.modelTimed() ? LatencyStats.newHistogram() : null;
+    final Histogram readWaits = readModel != null ? LatencyStats.newHistogram() : null;
     AtomicBoolean signalWhenDone;
     long userBytes;
     long writes;
@@ -259,6 +277,7 @@ final class PhaseRunner {
     public void run() {
       Operation op = new Operation();
       byte[] key = new byte[settings.keySize()];
+      ThreadModelTime model = readModel != null ? ThreadModelTime.start() : null;
       try {
         long clientDeadline = release.await();
         // The background writer always completes its budget (state parity); clients may stop early.
@@ -271,6 +290,8 @@ final class PhaseRunner {
           mix.next(rng, op);
           keys.encode(op.key(), key, 0);
           byte[] value = writes(op.type()) ? value(op.valueSize()) : null;
+          long m0 = model != null ? model.nanos() : 0;
+          long w0 = model != null ? model.waits() : 0;
           long t0 = System.nanoTime();
           execute(op, key, value);
           long t1 = System.nanoTime();
@@ -278,6 +299,10 @@ final class PhaseRunner {
           histograms
               .computeIfAbsent(op.type(), x -> LatencyStats.newHistogram())
               .recordValue(t1 - t0);
+          if (model != null && op.type() == OpType.READ) {
+            readModel.recordValue(model.nanos() - m0);
+            readWaits.recordValue(model.waits() - w0);
+          }
           completed.increment();
           if (value != null) {
             userBytes += key.length + value.length;
@@ -288,6 +313,9 @@ final class PhaseRunner {
       } catch (Throwable e) {
         failure = e;
       } finally {
+        if (model != null) {
+          model.close();
+        }
         finishedAt = System.nanoTime();
         if (signalWhenDone != null) {
           signalWhenDone.set(true);

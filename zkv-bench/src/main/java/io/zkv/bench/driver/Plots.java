@@ -15,10 +15,11 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * PNG plots with XChart, drawn headless: for each phase, the latency percentile curves (one per
- * configuration and operation type, the repeats' histograms merged) and the throughput timeline
- * (one line per configuration and repeat); on {@code plmarray:} devices also the window timeline
- * (each configuration's kv-sets, first repeat: a step line per set, high in DTWIN, low in NDWIN,
- * between with PLM off).
+ * configuration and operation type, the repeats' histograms merged; the Gets' device time in the
+ * model, where measured, in a chart of its own) and the throughput timeline (one line per
+ * configuration and repeat); on {@code plmarray:} devices also the window timeline (each
+ * configuration's kv-sets, first repeat: a step line per set, high in DTWIN, low in NDWIN, between
+ * with PLM off).
  *
  * <p>The percentile axis is in "nines": x = -log10(1 - p), so 1 is P90, 2 is P99, 3 is P99.9; each
  * curve stops where its sample count stops resolving percentiles (x = log10(count)).
@@ -35,6 +36,15 @@ public final class Plots {
     List<Path> files = new ArrayList<>();
     for (String phase : phases(r)) {
       files.add(save(latencyChart(r, phase), dir.resolve("latency-" + fileName(phase) + ".png")));
+      XYChart model =
+          latencyChart(
+              r,
+              phase,
+              PhaseRunner.READ_MODEL::equals,
+              phase + ": Gets' device time in the model, by percentile");
+      if (!model.getSeriesMap().isEmpty()) {
+        files.add(save(model, dir.resolve("gets-model-" + fileName(phase) + ".png")));
+      }
       files.add(
           save(throughputChart(r, phase), dir.resolve("throughput-" + fileName(phase) + ".png")));
       XYChart windows = windowChart(r, phase);
@@ -57,10 +67,17 @@ public final class Plots {
     return names;
   }
 
+  /** Wall-time latency curves of every operation type (the device-model curves have their own). */
   static XYChart latencyChart(BenchReport r, String phase) {
+    return latencyChart(
+        r, phase, op -> !op.equals(PhaseRunner.READ_MODEL), phase + ": latency by percentile");
+  }
+
+  static XYChart latencyChart(
+      BenchReport r, String phase, java.util.function.Predicate<String> ops, String title) {
     XYChart chart =
         chart(
-            phase + ": latency by percentile",
+            title,
             "percentile, in nines (1 = P90, 2 = P99, 3 = P99.9, 4 = P99.99)",
             "latency (us, log scale)");
     chart.getStyler().setYAxisLogarithmic(true);
@@ -72,11 +89,14 @@ public final class Plots {
         if (p.workload().equals(phase)) {
           p.histograms()
               .forEach(
-                  (op, h) ->
+                  (op, h) -> {
+                    if (ops.test(op)) {
                       curves
                           .computeIfAbsent(
                               run.config() + " " + op, k -> LatencyStats.newHistogram())
-                          .add(h));
+                          .add(h);
+                    }
+                  });
         }
       }
     }

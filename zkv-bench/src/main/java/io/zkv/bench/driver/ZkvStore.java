@@ -82,6 +82,11 @@ final class ZkvStore implements BenchStore {
   }
 
   @Override
+  public boolean modelTimed() {
+    return !"instant".equals(device.profile()) && !"device".equals(device.profile());
+  }
+
+  @Override
   public ZonedDevice plmArray() {
     return device.isPlmArray() ? device : null;
   }

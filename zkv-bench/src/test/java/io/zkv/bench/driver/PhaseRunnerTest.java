@@ -6,19 +6,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkv.bench.workload.OpType;
 import io.zkv.bench.workload.OperationMix;
+import io.zkv.device.EmulatedDevice;
+import io.zkv.device.ProfileGeometry;
+import io.zkv.device.ZonedDevice;
+import io.zkv.device.ZonedDeviceException;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The runner on an in-memory store that records what it is asked to do. */
 class PhaseRunnerTest {
   /** A thread-safe map that counts the puts of each key; puts may be slowed per thread. */
-  static final class RecordingStore implements BenchStore {
+  static class RecordingStore implements BenchStore {
     final Map<ByteBuffer, AtomicLong> puts = new ConcurrentHashMap<>();
     final ConcurrentLinkedQueue<Integer> scanCounts = new ConcurrentLinkedQueue<>();
     final String slowThread;
@@ -214,5 +221,60 @@ class PhaseRunnerTest {
     assertEquals(
         List.of("compactions after fillrandom still ran after 60 s; the next phase started anyway"),
         late.notes());
+  }
+
+  /** Every get reads two blocks of an emulated zn540 device that runs on its model's own clock. */
+  static final class ModelTimedStore extends RecordingStore {
+    final ZonedDevice device;
+
+    ModelTimedStore(ZonedDevice device) {
+      super(null, 0);
+      this.device = device;
+    }
+
+    @Override
+    public boolean modelTimed() {
+      return true;
+    }
+
+    @Override
+    public byte[] get(byte[] key) {
+      try {
+        ByteBuffer b = ByteBuffer.allocateDirect(4096);
+        device.read(0, b);
+        b.clear();
+        device.read(4096, b);
+      } catch (ZonedDeviceException e) {
+        throw new IllegalStateException(e);
+      }
+      return null;
+    }
+  }
+
+  /**
+   * A Get's device time is what the model took for its requests: on the model's own clock, which
+   * only the client thread moves, the Gets' recorded device time adds up to the clock's movement,
+   * and each Get waited for exactly its two requests. Wall time has no part in it.
+   */
+  @Test
+  void eachGetsDeviceTimeIsTheModelsTimeForItsRequests(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("zn540.zkvemu");
+    EmulatedDevice.format(file, ProfileGeometry.of("zn540", 4));
+    try (ZonedDevice device =
+        ZonedDevice.open(EmulatedDevice.uri(file, "zn540", "clock=virtual", "seed=5"))) {
+      device.resetZone(0);
+      device.append(0, ByteBuffer.allocateDirect(8192));
+      long clock0 = EmulatedDevice.clockNanos(device);
+      PhaseResult r = run(new ModelTimedStore(device), settings("readrandom", 1, 100, 0));
+      long clock = EmulatedDevice.clockNanos(device) - clock0;
+      Histogram model = r.histograms().get(PhaseRunner.READ_MODEL);
+      assertEquals(r.ops(), model.getTotalCount());
+      // The histogram keeps 3 significant digits: its sum is within 0.1% of the exact one.
+      double sum = model.getMean() * model.getTotalCount();
+      assertTrue(Math.abs(sum - clock) <= clock / 1000.0, sum + " vs the clock's " + clock);
+      assertEquals(2, r.readDeviceWaits().getMinValue());
+      assertEquals(2, r.readDeviceWaits().getMaxValue());
+      assertTrue(r.latency().get(PhaseRunner.READ_MODEL).avgUs() > 0);
+    }
   }
 }

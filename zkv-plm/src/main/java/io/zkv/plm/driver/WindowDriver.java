@@ -192,6 +192,11 @@ public final class WindowDriver implements AutoCloseable {
     List<SetStatus> status = new ArrayList<>(sets);
     long[] drained = new long[sets];
     for (int i = 0; i < sets; i++) {
+      if (phase[i].deterministic()) {
+        // Vigil-KV's devd reads each set's log page: the array learns a DTWIN the device ended on
+        // its own (its maximum, a full internal queue), and the scheduler sees a stray
+        admin.log(i + 2);
+      }
       PlmArray.SetBacklog b = array.set(i + 2);
       drained[i] = b.bytesDrained();
       long ndwinWritten = phase[i].nonDeterministic() ? drained[i] - drainedAtNdwin[i] : 0;
@@ -245,7 +250,9 @@ public final class WindowDriver implements AutoCloseable {
         }
       }
       case LOCKDOWN -> admin.selectWindow(set, PlmWindow.DETERMINISTIC);
-      case UDT, UND -> {} // nothing outstanding: the array's I/O is synchronous
+        // UDT: the NDWIN request of AND waits in the array for the set's reads in flight; UND: the
+        // array's writes are synchronous, none is in flight when the DTWIN request comes
+      case UDT, UND -> {}
     }
   }
 

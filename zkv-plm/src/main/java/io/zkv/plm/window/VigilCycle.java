@@ -12,6 +12,13 @@ import java.util.List;
  * end ({@link #extend}); the extension is bounded so that every other set still leaves DTWIN before
  * its maximum.
  *
+ * <p>A set that left DTWIN on its own while the cycle had it in ADT (a write the array had to force
+ * through a full buffer, or the device's own exit) is a stray: two sets are then out of DTWIN and
+ * reads of either cannot be rebuilt. The cycle takes a stray's turn next, ahead of the round robin,
+ * straight into AND (it is in NDWIN already), brings it back to DTWIN the usual way, and ends an
+ * NDWIN in progress at its minimum instead of extending it; a turn still in UDT gives way to it
+ * (UDT has sent nothing to the device).
+ *
  * <p>Stateful (the round-robin position and the current set's NDWIN start): one instance per
  * device.
  */
@@ -51,8 +58,14 @@ public abstract class VigilCycle implements WindowScheduler {
       return startTurn(now, sets, limits, changes);
     }
     SetStatus s = sets.get(current);
+    int stray = stray(sets);
     switch (s.phase()) {
       case UDT:
+        if (stray >= 0) { // give way: this set has not left DTWIN yet
+          changes.add(new WindowDecision.Change(current, Phase.ADT));
+          current = -1;
+          return startTurn(now, sets, limits, changes);
+        }
         if (s.outstandingReadBytes() > 0) {
           return new WindowDecision(changes, now + limits.readDrainNanos(s.outstandingReadBytes()));
         }
@@ -64,7 +77,7 @@ public abstract class VigilCycle implements WindowScheduler {
         if (now < end) {
           return new WindowDecision(changes, end);
         }
-        if (extend(s, limits)) {
+        if (stray < 0 && extend(s, limits)) {
           long cap =
               latestNdwinEnd(now, sets, limits) - limits.writeDrainNanos(s.outstandingWriteBytes());
           if (now < cap) { // look again after a quarter of the minimum NDWIN
@@ -95,11 +108,32 @@ public abstract class VigilCycle implements WindowScheduler {
     }
   }
 
-  /** The next set in round-robin order stops taking client reads. */
+  /** A set in ADT for the cycle that is not in DTWIN on the device, or -1. */
+  private int stray(List<SetStatus> sets) {
+    for (SetStatus x : sets) {
+      if (x.set() != current && x.phase() == Phase.ADT && !x.inDeviceDtwin()) {
+        return x.set();
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * The next set stops taking client reads: a stray first, straight into AND; else the next in
+   * round-robin order.
+   */
   private WindowDecision startTurn(
       long now, List<SetStatus> sets, PlmLimits limits, List<WindowDecision.Change> changes) {
     if (sets.size() < 2) { // one set cannot be read around: it stays in DTWIN
       return new WindowDecision(changes, Long.MAX_VALUE);
+    }
+    int stray = stray(sets);
+    if (stray >= 0) {
+      current = stray;
+      next = stray;
+      changes.add(new WindowDecision.Change(current, Phase.AND));
+      ndwinStart = now;
+      return new WindowDecision(changes, andEnd(sets.get(current), limits));
     }
     current = next;
     changes.add(new WindowDecision.Change(current, Phase.UDT));

@@ -89,6 +89,61 @@ class WindowSchedulerTest {
     }
   }
 
+  static List<SetStatus> cycle(Phase[] phases, int stray) {
+    List<SetStatus> out = new java.util.ArrayList<>();
+    for (int i = 0; i < phases.length; i++) {
+      out.add(
+          new SetStatus(i, phases[i], 0, 0, 0, 0, 0, 0, i != stray && phases[i].deterministic()));
+    }
+    return out;
+  }
+
+  static List<WindowDecision.Change> changes(WindowScheduler s, long now, Phase[] p, int stray) {
+    return s.decide(now, cycle(p, stray), PAPER).changes();
+  }
+
+  /**
+   * A set a forced write (or the device) took out of DTWIN while the cycle had it in ADT is taken
+   * next, straight into AND: between turns, instead of a turn still in UDT, and an NDWIN under way
+   * ends at its minimum rather than being extended while two sets are out of DTWIN.
+   */
+  @Test
+  void aSetThatLeftDtwinOnItsOwnIsTakenNext() {
+    Phase adt = Phase.ADT;
+    for (Supplier<WindowScheduler> make :
+        List.<Supplier<WindowScheduler>>of(RoundRobinVigil::new, () -> new AdaptiveVigil(0))) {
+      WindowScheduler s = make.get();
+      Phase[] p = {Phase.OFF, Phase.OFF, Phase.OFF};
+      assertEquals(3, changes(s, 0, p, -1).size()); // PLM on, all ADT
+      p = new Phase[] {adt, adt, adt};
+      assertEquals(List.of(new WindowDecision.Change(2, Phase.AND)), changes(s, 1, p, 2));
+      // its turn runs as any other: AND, UND, LOCKDOWN, then the round robin goes on after it
+      p = new Phase[] {adt, adt, Phase.AND};
+      assertEquals(
+          List.of(new WindowDecision.Change(2, Phase.UND)), changes(s, 5 * S, p, -1), s.name());
+      p = new Phase[] {adt, adt, Phase.UND};
+      assertEquals(List.of(new WindowDecision.Change(2, Phase.LOCKDOWN)), changes(s, 5 * S, p, -1));
+      p = new Phase[] {adt, adt, Phase.LOCKDOWN};
+      assertEquals(
+          List.of(new WindowDecision.Change(2, adt), new WindowDecision.Change(0, Phase.UDT)),
+          changes(s, 6 * S, p, -1));
+      // set 1 strays while set 0 is in UDT: set 0 gives way
+      p = new Phase[] {Phase.UDT, adt, adt};
+      assertEquals(
+          List.of(new WindowDecision.Change(0, adt), new WindowDecision.Change(1, Phase.AND)),
+          changes(s, 6 * S, p, 1));
+      // set 0 strays during set 1's NDWIN: no extension past the minimum (AdaptiveVigil(0) would
+      // extend any backlog), set 1 goes to UND at its planned end
+      p = new Phase[] {adt, Phase.AND, adt};
+      List<SetStatus> st = cycle(p, 0);
+      st.set(1, new SetStatus(1, Phase.AND, 6 * S, 0, 0, 0, 1L << 30, 0, false));
+      assertEquals(
+          List.of(new WindowDecision.Change(1, Phase.UND)),
+          s.decide(11 * S, st, PAPER).changes(),
+          s.name());
+    }
+  }
+
   @Test
   void baseTurnsPlmOffOnceAndNeverDecidesAgain() {
     List<SetStatus> windowed = new java.util.ArrayList<>();
