@@ -295,7 +295,7 @@ int take_zone(zfs *fs, fobj *f, uint32_t *out) {
     int rc = fs->allocator ? allocate_by_policy(fs, &req, class_of(f), out)
                            : allocate_zone_for(fs, f->m.lifetime, purpose_of(name, 0), class_of(f), out);
     if (rc == 0) {
-      if (fs->zones[*out].wp == fs->zones[*out].start) fs->zones[*out].io_class = (uint8_t)class_of(f);
+      claim_zone_class(&fs->zones[*out], class_of(f));
       fs->zones[*out].owner = f;
       f->zone = (int32_t)*out;
       return 0;

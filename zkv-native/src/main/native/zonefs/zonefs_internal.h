@@ -168,6 +168,10 @@ static inline int zone_takes_class(const zfs *fs, const zone_state *s, int cls) 
   return !(fs->g.flags & ZKV_GEO_CLASS_BOUND_ZONES) || s->wp == s->start || s->io_class == ZKV_CLASS_NONE ||
          s->io_class == cls;
 }
+/* A writer of class cls was given zone s: an empty zone takes its class. */
+static inline void claim_zone_class(zone_state *s, int cls) {
+  if (s->wp == s->start) s->io_class = (uint8_t)cls;
+}
 
 /* The device bytes an extent's blocks span: what it costs in its zone and what GC copies. A
  * sparse file's extent starts after its chunk header, so this counts header and padding too. */

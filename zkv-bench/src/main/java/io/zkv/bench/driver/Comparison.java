@@ -142,23 +142,18 @@ public final class Comparison {
                 });
         if (p.readDeviceWaits() != null) { // how many device requests a Get waited for
           Histogram h = p.readDeviceWaits();
-          add(figs, higherBetter, "READ device waits avg", false, configs.size(), ci, h.getMean());
-          add(
-              figs,
-              higherBetter,
-              "READ device waits p99.9",
-              false,
-              configs.size(),
-              ci,
-              h.getValueAtPercentile(99.9));
-          add(
-              figs,
-              higherBetter,
-              "READ device waits max",
-              false,
-              configs.size(),
-              ci,
-              h.getMaxValue());
+          double[] waits = {h.getMean(), h.getValueAtPercentile(99.9), h.getMaxValue()};
+          String[] names = {"avg", "p99.9", "max"};
+          for (int i = 0; i < names.length; i++) {
+            add(
+                figs,
+                higherBetter,
+                "READ device waits " + names[i],
+                false,
+                configs.size(),
+                ci,
+                waits[i]);
+          }
         }
         if (p.device() != null) {
           add(
