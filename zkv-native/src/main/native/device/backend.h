@@ -32,6 +32,8 @@ typedef struct zkv_backend {
   int (*stats)(zkv_dev *dev, zkv_dev_stats *out);
   /* An admin command already checked by zkv_dev_nvme_admin (device.c); NULL: not supported. */
   int (*admin)(zkv_dev *dev, zkv_admin_cmd *cmd);
+  /* The I/O class a zone is bound to until its reset (ZKV_GEO_CLASS_BOUND_ZONES); NULL: none. */
+  int (*zone_class)(zkv_dev *dev, uint32_t zone);
 } zkv_backend;
 
 struct zkv_dev {

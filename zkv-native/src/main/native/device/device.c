@@ -268,6 +268,10 @@ int zkv_dev_report(zkv_dev *dev, uint32_t first, zkv_zone *out, uint32_t n) {
   return (int)counted(dev, dev->be->report(dev, first, out, n));
 }
 
+int zkv_dev_zone_class(zkv_dev *dev, uint32_t zone) {
+  return dev->be->zone_class && zone < dev->geo.nr_zones ? dev->be->zone_class(dev, zone) : ZKV_CLASS_NONE;
+}
+
 int zkv_dev_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) {
   return (int)counted(dev, dev->be->zone_mgmt(dev, zone, action));
 }

@@ -32,9 +32,14 @@ typedef struct held_write {
   uint8_t data[];
 } held_write;
 
+/* A set's window as the array sees it: the NVMe window codes (Feature 14h, log page 0Ah), PLM off,
+ * and the time an NDWIN ends with a DTWIN request the device has not completed yet (the rest of
+ * the NDWIN minimum, then the lockdown). */
+enum pa_window { WIN_PLM_OFF = 0, WIN_DTWIN = 1, WIN_NDWIN = 2, WIN_ENTERING_DTWIN = 3 };
+
 typedef struct pa_set {
   uint32_t id, first_zone, nr_zones;
-  int win;            /* 0 PLM off, 1 DTWIN, 2 NDWIN, 3 NDWIN with a DTWIN request in progress */
+  int win;            /* enum pa_window */
   int host_nd;        /* the NDWIN is one the host asked for (not one a write or the device started) */
   uint32_t reads_out; /* device reads planned for this set and not yet completed */
   held_write *head, *tail;
@@ -172,9 +177,9 @@ static int inner_write(pa_dev *a, uint32_t z, uint64_t rel, const void *buf, uin
   lock(a);
   a->on_dev[z] = rel + len;
   pa_set *s = set_of_izone(a, z);
-  if (s != &a->sets[0] && s->win && !s->host_nd) s->st.writes_unscheduled++;
-  if ((s->win == 1 || s->win == 3) && s != &a->sets[0])
-    s->win = 2, s->host_nd = 0; /* a write ends a DTWIN, or the one being entered (the device says so too) */
+  if (s != &a->sets[0] && s->win != WIN_PLM_OFF && !s->host_nd) s->st.writes_unscheduled++;
+  if ((s->win == WIN_DTWIN || s->win == WIN_ENTERING_DTWIN) && s != &a->sets[0])
+    s->win = WIN_NDWIN, s->host_nd = 0; /* a write ends a DTWIN, or the one being entered (the device says so too) */
   unlock(a);
   return 0;
 }
@@ -213,7 +218,7 @@ static int holds_zone(const pa_set *s, uint32_t z) {
 static int put_piece(pa_dev *a, uint32_t k, uint32_t z, uint64_t rel, const void *buf, uint64_t len, int flags) {
   pa_set *s = &a->sets[1 + k];
   int rc;
-  if (((s->win != 1 && s->win != 3) || !a->defer) && !s->head) {
+  if (((s->win != WIN_DTWIN && s->win != WIN_ENTERING_DTWIN) || !a->defer) && !s->head) {
     s->st.writes_direct++;
     return inner_write(a, z, rel, buf, len, flags);
   }
@@ -313,11 +318,12 @@ static int read_stripe(pa_dev *a, uint32_t zone, uint64_t rel, uint8_t *out, uin
     pa_set *ds = &a->sets[1 + d];
     int others_dt = 1;
     for (uint32_t e = 0; e < a->n; e++)
-      if (e != d && a->sets[1 + e].win != 1) others_dt = 0;
+      if (e != d && a->sets[1 + e].win != WIN_DTWIN) others_dt = 0;
     /* A complete stripe's parity covers its chunks wherever they are (device or buffer), so a
      * chunk partly held (its set draining, or in lockdown) is rebuilt too unless the buffer has all
      * of it: a direct read would wait behind that set's internal work or lockdown. */
-    int outside = a->rebuild && ds->win >= 2, open_stripe = (s + 1) * sb > written;
+    int outside = a->rebuild && (ds->win == WIN_NDWIN || ds->win == WIN_ENTERING_DTWIN),
+        open_stripe = (s + 1) * sb > written;
     uint32_t dz = kv_zone(a, d, l->group);
     int all_held = outside && holds_zone(ds, dz) && plan_piece(a, dz, s * c + in, n, out, &buffered) == 0;
     int rebuild = outside && others_dt && !open_stripe && !all_held;
@@ -398,10 +404,16 @@ static int pa_read(zkv_dev *d, uint64_t offset, void *buf, size_t len) {
 
 /* ---------- binding ---------- */
 
-/* Binds empty logical zone l: the class's kind of group if one is free, else the other kind. */
+/* Binds empty logical zone l: the class's kind of group if one is free, else the other kind,
+ * except that with isolate=1 SST data (ZKV_CLASS_INTERNAL) never goes to the meta set, where a
+ * Get would read from a set whose PLM is off: the zone file system keeps within the stripe
+ * groups' share (meta_class_zones), so running out is refused, not worked around. The WAL may
+ * overflow into stripe groups (it is written, rarely read). */
 static int bind_zone(pa_dev *a, uint32_t l, int cls) {
-  int want = a->isolate && (cls == ZKV_CLASS_WAL || cls == ZKV_CLASS_META) ? PA_META : PA_STRIPE;
-  for (int attempt = 0; attempt < 2; attempt++, want = want == PA_META ? PA_STRIPE : PA_META) {
+  int first = a->isolate && (cls == ZKV_CLASS_WAL || cls == ZKV_CLASS_META) ? PA_META : PA_STRIPE;
+  int kinds = a->isolate && cls == ZKV_CLASS_INTERNAL ? 1 : 2;
+  for (int attempt = 0; attempt < kinds; attempt++) {
+    int want = attempt == 0 ? first : first == PA_META ? PA_STRIPE : PA_META;
     uint32_t *owner = want == PA_META ? a->meta_owner : a->stripe_owner;
     uint32_t groups = want == PA_META ? a->meta_groups : a->stripe_groups;
     for (uint32_t g = 0; g < groups; g++) {
@@ -416,7 +428,20 @@ static int bind_zone(pa_dev *a, uint32_t l, int cls) {
       return 0;
     }
   }
-  return -ENOSPC; /* cannot happen: there are as many logical zones as groups */
+  if (kinds == 1)
+    zkv_set_error(
+        "plmarray: zone %u's first write is SST data and all %u stripe groups are bound (it may not go to "
+        "the meta set)",
+        l, a->stripe_groups);
+  return -ENOSPC; /* with two kinds, cannot happen: there are as many logical zones as groups */
+}
+
+static int pa_zone_class(zkv_dev *d, uint32_t zone) {
+  pa_dev *a = PA(d);
+  lock(a);
+  int kind = a->lz[zone].kind;
+  unlock(a);
+  return kind == PA_META ? ZKV_CLASS_WAL : kind == PA_STRIPE ? ZKV_CLASS_INTERNAL : ZKV_CLASS_NONE;
 }
 
 static void unbind(pa_dev *a, uint32_t l) {
@@ -665,77 +690,104 @@ static int pa_report(zkv_dev *d, uint32_t first, zkv_zone *out, uint32_t n) {
 
 /* ---------- admin: forwarded, with the windows observed ---------- */
 
-static int pa_admin(zkv_dev *d, zkv_admin_cmd *cmd) {
-  pa_dev *a = PA(d);
-  pthread_mutex_lock(&a->wmu);
-  int rc = 0;
-  uint32_t fid = cmd->cdw10 & 0xFF, set = cmd->cdw11 & 0xFFFF;
-  pa_set *s = set >= 1 && set <= a->n + 1 ? &a->sets[set - 1] : NULL;
-  if (cmd->opcode == NVME_ADMIN_SET_FEATURES && fid == 0x13 && set == a->sets[0].id && (cmd->cdw12 & 1)) {
-    zkv_set_error("NVM Set %u is the plmarray's meta set (WAL, metadata, journal): its PLM stays off", set);
-    rc = -EINVAL;
+static int is_window_request(const zkv_admin_cmd *cmd, int window) {
+  return cmd->opcode == NVME_ADMIN_SET_FEATURES && (cmd->cdw10 & 0xFF) == 0x14 && (int)(cmd->cdw12 & 7) == window;
+}
+
+static int is_plm_config(const zkv_admin_cmd *cmd) {
+  return cmd->opcode == NVME_ADMIN_SET_FEATURES && (cmd->cdw10 & 0xFF) == 0x13;
+}
+
+/* After a command succeeded: the window it set, or the one a log page shows (a DTWIN the device
+ * ended on its own: its maximum, a full internal queue), becomes the set's; outside DTWIN its held
+ * writes go to the device now. The window driver reads the log pages at its decisions. */
+static int observe_window(pa_dev *a, pa_set *s, const zkv_admin_cmd *cmd) {
+  int win = -1;
+  if (cmd->opcode == NVME_ADMIN_SET_FEATURES && (cmd->cdw10 & 0xFF) == 0x14) win = (int)(cmd->cdw12 & 7);
+  if (is_plm_config(cmd)) win = (cmd->cdw12 & 1) ? WIN_NDWIN : WIN_PLM_OFF;
+  if (cmd->opcode == NVME_ADMIN_GET_LOG_PAGE && (cmd->cdw10 & 0xFF) == 0x0A) {
+    uint32_t id = cmd->cdw11 >> 16;
+    s = id >= 1 && id <= a->n + 1 ? &a->sets[id - 1] : NULL;
+    if (s) win = ((uint8_t *)cmd->buf)[0] & 7;
+    if (win > WIN_NDWIN) win = -1; /* not a window the spec defines: keep the array's view */
   }
-  /* Leaving NDWIN: what this set holds must land before (the device's DTWIN is write-free). The
-   * device completes the request after its NDWIN minimum and the lockdown: meanwhile other sets'
-   * writes go on (the array's lock is released), this set's are held and its reads rebuilt. */
-  if (!rc && s && s != &a->sets[0] && cmd->opcode == NVME_ADMIN_SET_FEATURES && fid == 0x14 && (cmd->cdw12 & 7) == 1) {
-    int prev = s->win, prev_host_nd = s->host_nd;
-    if ((rc = drain(a, s)) || prev == 1) goto forward;
-    lock(a);
-    s->win = 3, s->host_nd = 0;
-    unlock(a);
-    pthread_mutex_unlock(&a->wmu);
+  /* A log page read while this set's DTWIN request waits in the device (another thread) shows
+   * the NDWIN that request is ending: the array's view (lockdown) stays. */
+  if (s && win == WIN_NDWIN && s->win == WIN_ENTERING_DTWIN && cmd->opcode == NVME_ADMIN_GET_LOG_PAGE) win = -1;
+  if (!s || win < 0) return 0;
+  lock(a);
+  /* An NDWIN the host asked for (a window request, or PLM turned on), or one it finds in a log */
+  s->host_nd = win == WIN_NDWIN && (cmd->opcode == NVME_ADMIN_SET_FEATURES || (s->win == WIN_NDWIN && s->host_nd));
+  s->win = win;
+  unlock(a);
+  return win != WIN_DTWIN && s != &a->sets[0] ? drain(a, s) : 0; /* NDWIN (or PLM off): held writes go now */
+}
+
+/* Leaving NDWIN: what this set holds must land before (the device's DTWIN is write-free). The
+ * device completes the request after its NDWIN minimum and the lockdown: meanwhile other sets'
+ * writes go on (the array's write lock is released), this set's are held and its reads rebuilt.
+ * Called with wmu held; returns with it released. */
+static int enter_dtwin(pa_dev *a, pa_set *s, zkv_admin_cmd *cmd) {
+  int prev = s->win, prev_host_nd = s->host_nd;
+  int rc = drain(a, s);
+  if (!rc && prev == WIN_DTWIN) { /* there already: nothing to wait for */
     rc = a->dead ? -ENODEV : zkv_dev_nvme_admin(a->inner, cmd);
-    pthread_mutex_lock(&a->wmu);
-    lock(a);
-    if (s->win == 3 && rc) s->win = prev, s->host_nd = prev_host_nd;
-    if (s->win == 3) s->win = 1; /* unless a write already ended it */
-    unlock(a);
-    if (rc && s->head) (void)drain(a, s);
+    if (!rc) rc = observe_window(a, s, cmd);
+  }
+  if (rc || prev == WIN_DTWIN) {
     pthread_mutex_unlock(&a->wmu);
     return rc;
   }
-forward:;
-  /* Leaving DTWIN (an NDWIN request, or PLM turned on or off): reads stop going to the set before
-   * the device can start its internal work, and those already on their way complete first
-   * (Vigil-KV's UDT); marked only once the command had returned, a driver thread descheduled in
-   * between let reads wait behind that work, and reads planned just before it did so anyway. */
-  int leaving = !rc && s && s != &a->sets[0] && cmd->opcode == NVME_ADMIN_SET_FEATURES &&
-                ((fid == 0x14 && (cmd->cdw12 & 7) == 2) || fid == 0x13);
-  int before = -1;
-  if (leaving) {
-    lock(a);
-    before = s->win;
-    if (s->win == 1) s->win = fid == 0x13 && !(cmd->cdw12 & 1) ? 0 : 2;
-    while (s->reads_out) pthread_cond_wait(&a->reads_done, &a->mu);
-    unlock(a);
+  lock(a);
+  s->win = WIN_ENTERING_DTWIN, s->host_nd = 0;
+  unlock(a);
+  pthread_mutex_unlock(&a->wmu);
+  rc = a->dead ? -ENODEV : zkv_dev_nvme_admin(a->inner, cmd);
+  pthread_mutex_lock(&a->wmu);
+  lock(a);
+  if (s->win == WIN_ENTERING_DTWIN && rc) s->win = prev, s->host_nd = prev_host_nd;
+  if (s->win == WIN_ENTERING_DTWIN) s->win = WIN_DTWIN; /* unless a write already ended it */
+  unlock(a);
+  if (rc && s->head) (void)drain(a, s);
+  pthread_mutex_unlock(&a->wmu);
+  return rc;
+}
+
+/* Leaving DTWIN (an NDWIN request, or PLM turned on or off): reads stop going to the set before
+ * the device can start its internal work, and those already on their way complete first
+ * (Vigil-KV's UDT); marked only once the command had returned, a driver thread descheduled in
+ * between let reads wait behind that work, and reads planned just before it did so anyway.
+ * Returns the window to restore if the command fails. */
+static int stop_reads_before_leaving(pa_dev *a, pa_set *s, const zkv_admin_cmd *cmd) {
+  lock(a);
+  int before = s->win;
+  if (s->win == WIN_DTWIN) s->win = is_plm_config(cmd) && !(cmd->cdw12 & 1) ? WIN_PLM_OFF : WIN_NDWIN;
+  while (s->reads_out) pthread_cond_wait(&a->reads_done, &a->mu);
+  unlock(a);
+  return before;
+}
+
+/* The PLM admin commands, forwarded to the device with the array's view of each set's window
+ * kept in step (docs/plm.md, "Window scheduling"). */
+static int pa_admin(zkv_dev *d, zkv_admin_cmd *cmd) {
+  pa_dev *a = PA(d);
+  uint32_t set = cmd->cdw11 & 0xFFFF;
+  pa_set *s = set >= 1 && set <= a->n + 1 ? &a->sets[set - 1] : NULL, *kv = s && s != &a->sets[0] ? s : NULL;
+  if (s == &a->sets[0] && is_plm_config(cmd) && (cmd->cdw12 & 1)) {
+    zkv_set_error("NVM Set %u is the plmarray's meta set (WAL, metadata, journal): its PLM stays off", set);
+    return -EINVAL;
   }
-  if (!rc) rc = a->dead ? -ENODEV : zkv_dev_nvme_admin(a->inner, cmd);
+  pthread_mutex_lock(&a->wmu);
+  if (kv && is_window_request(cmd, WIN_DTWIN)) return enter_dtwin(a, kv, cmd);
+  int before =
+      kv && (is_window_request(cmd, WIN_NDWIN) || is_plm_config(cmd)) ? stop_reads_before_leaving(a, kv, cmd) : -1;
+  int rc = a->dead ? -ENODEV : zkv_dev_nvme_admin(a->inner, cmd);
   if (rc && before >= 0) {
     lock(a);
-    s->win = before;
+    kv->win = before;
     unlock(a);
   }
-  if (!rc && s) {
-    int win = -1;
-    if (cmd->opcode == NVME_ADMIN_SET_FEATURES && fid == 0x14) win = (int)(cmd->cdw12 & 7);
-    if (cmd->opcode == NVME_ADMIN_SET_FEATURES && fid == 0x13) win = (cmd->cdw12 & 1) ? 2 : 0;
-    if (cmd->opcode == NVME_ADMIN_GET_LOG_PAGE && (cmd->cdw10 & 0xFF) == 0x0A) {
-      s = (cmd->cdw11 >> 16) >= 1 && (cmd->cdw11 >> 16) <= a->n + 1 ? &a->sets[(cmd->cdw11 >> 16) - 1] : NULL;
-      if (s) win = ((uint8_t *)cmd->buf)[0] & 7;
-    }
-    /* A log page read while this set's DTWIN request waits in the device (another thread) shows
-     * the NDWIN that request is ending: the array's view (lockdown) stays. */
-    if (s && win == 2 && s->win == 3 && cmd->opcode == NVME_ADMIN_GET_LOG_PAGE) win = -1;
-    if (s && win >= 0) {
-      lock(a);
-      /* An NDWIN the host asked for (a window request, or PLM turned on), or one it finds in a log */
-      s->host_nd = win == 2 && (cmd->opcode == NVME_ADMIN_SET_FEATURES || (s->win == 2 && s->host_nd));
-      s->win = win;
-      unlock(a);
-      if (win != 1 && s != &a->sets[0]) rc = drain(a, s); /* NDWIN (or PLM off): held writes go now */
-    }
-  }
+  if (!rc) rc = observe_window(a, s, cmd); /* a log page names its set in the LSI, not here */
   pthread_mutex_unlock(&a->wmu);
   return rc;
 }
@@ -1112,6 +1164,7 @@ zkv_dev *plm_array_open(const char *uri, int *err) {
   g->max_open = a->ig.max_open ? (a->ig.max_open > a->n + 1 ? (a->ig.max_open - 1) / a->n : 1) : 0;
   g->max_active = a->ig.max_active ? (a->ig.max_active > a->n + 1 ? (a->ig.max_active - 1) / a->n : 1) : 0;
   g->flags = a->isolate ? ZKV_GEO_CLASS_BOUND_ZONES : 0; /* a zone's first write binds it to its group */
+  g->meta_class_zones = a->isolate ? a->meta_groups : 0;
   a->base.geo = *g;
   a->base.be = &zkv_plm_array_backend;
   a->base.profile = a->inner->profile;
@@ -1144,7 +1197,7 @@ int zkv_plm_array_stats_get(zkv_dev *d, uint32_t nvm_set, zkv_plm_array_stats *o
   if (nvm_set < 1 || nvm_set > a->n + 1) return -EINVAL;
   lock(a);
   *out = a->sets[nvm_set - 1].st;
-  out->window = a->sets[nvm_set - 1].win == 3 ? 2 : (uint32_t)a->sets[nvm_set - 1].win;
+  out->window = a->sets[nvm_set - 1].win == WIN_ENTERING_DTWIN ? WIN_NDWIN : (uint32_t)a->sets[nvm_set - 1].win;
   unlock(a);
   return 0;
 }
@@ -1219,4 +1272,5 @@ const zkv_backend zkv_plm_array_backend = {
     .queue_inflight = pa_queue_inflight,
     .stats = pa_stats,
     .admin = pa_admin,
+    .zone_class = pa_zone_class,
 };

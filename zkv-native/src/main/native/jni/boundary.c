@@ -48,10 +48,10 @@ int zkv_boundary_layout(int layout, int32_t *out, int cap) {
         FIELD(zkv_bnd_superblock, meta_zones), FIELD(zkv_bnd_superblock, finish_threshold),
         FIELD(zkv_bnd_superblock, uuid);
   } else if (layout == ZKV_BND_DEVICE_GEOMETRY) {
-    out[n++] = ZKV_DEVICE_LAYOUT_VERSION;
+    out[n++] = ZKV_GEOMETRY_LAYOUT_VERSION;
     RECORD(zkv_geometry), FIELD(zkv_geometry, lba_size), FIELD(zkv_geometry, nr_zones), FIELD(zkv_geometry, zone_size),
         FIELD(zkv_geometry, zone_cap), FIELD(zkv_geometry, max_open), FIELD(zkv_geometry, max_active),
-        FIELD(zkv_geometry, zasl);
+        FIELD(zkv_geometry, zasl), FIELD(zkv_geometry, flags), FIELD(zkv_geometry, meta_class_zones);
   } else if (layout == ZKV_BND_ZONE_REPORT) {
     out[n++] = ZKV_DEVICE_LAYOUT_VERSION;
     RECORD(zkv_zone), FIELD(zkv_zone, start), FIELD(zkv_zone, cap), FIELD(zkv_zone, wp), FIELD(zkv_zone, cond),

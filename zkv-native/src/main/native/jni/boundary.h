@@ -45,9 +45,11 @@ enum zkv_bnd_layout {
   ZKV_BND_PATH_USAGE = 8       /* the files under one path (a database's directory) */
 };
 
-/* Layouts 5-7, version 1 each: one section of the device API's own structs (zkv/device.h), which
- * are fixed-width and padding-free: the boundary records are those structs. */
+/* Layouts 5-7: one section of the device API's own structs (zkv/device.h), which are fixed-width
+ * and padding-free: the boundary records are those structs. The geometry (5) is at version 2
+ * (flags and meta_class_zones added), the zone report and counters (6, 7) at version 1. */
 #define ZKV_DEVICE_LAYOUT_VERSION 1
+#define ZKV_GEOMETRY_LAYOUT_VERSION 2
 
 /* ZKV_BND_ZONE_VIEW, version 1: the sections in this order. */
 enum zkv_bnd_zone_view_section {

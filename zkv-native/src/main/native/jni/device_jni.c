@@ -43,7 +43,8 @@ JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nGeometry(JNIEnv *env, jc
   void *dst = (*env)->GetDirectBufferAddress(env, out);
   jlong cap = (*env)->GetDirectBufferCapacity(env, out);
   if (!dst || cap < 0) return -EINVAL;
-  return zkv_boundary_write_single(dst, (size_t)cap, ZKV_BND_DEVICE_GEOMETRY, ZKV_DEVICE_LAYOUT_VERSION, &g, sizeof g);
+  return zkv_boundary_write_single(dst, (size_t)cap, ZKV_BND_DEVICE_GEOMETRY, ZKV_GEOMETRY_LAYOUT_VERSION, &g,
+                                   sizeof g);
 }
 
 /* Up to n zones from `first` as a ZKV_BND_ZONE_REPORT buffer in `out` (direct); the number of zones

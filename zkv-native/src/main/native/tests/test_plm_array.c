@@ -149,12 +149,18 @@ static void test_refusals(void) {
   zkv_dev_close(d);
 }
 
-/* The WAL and metadata bind to the meta set, other data to the kv-sets; when one kind runs out,
- * zones bind to the other. */
+/* The WAL and metadata bind to the meta set, other data to the kv-sets. When its kind runs out,
+ * the WAL binds to a stripe group, but SST data is refused the meta set (the file system keeps
+ * within the geometry's meta_class_zones); a class-less write takes whatever is free. */
 static void test_binding(void) {
   format(&G);
   zkv_dev *d = open_array("", "");
+  zkv_geometry g;
+  CHECK_EQ(zkv_dev_geometry(d, &g), 0);
+  CHECK(g.flags & ZKV_GEO_CLASS_BOUND_ZONES);
+  CHECK_EQ(g.meta_class_zones, 3);
   uint8_t *b = malloc(64 * KiB);
+  CHECK(b != NULL);
   fill(b, 64 * KiB, 1);
   for (uint32_t z = 0; z < 4; z++) CHECK_EQ(zkv_dev_write(d, z * LZ, b, 64 * KiB, WAL), 0);
   CHECK_EQ(astats(d, 1).writes_direct, 3); /* three meta zones; the fourth WAL zone is striped */
@@ -171,6 +177,16 @@ static void test_binding(void) {
   CHECK_EQ(zkv_dev_report(d, 0, rep, 11), 11);
   CHECK_EQ(rep[4].cond, ZKV_ZONE_EMPTY);
   CHECK_EQ(rep[5].wp - rep[5].start, 64 * KiB);
+  /* Every stripe group bound (zones 3..10), one meta group freed: SST data is refused it, a
+   * class-less write takes it. */
+  for (uint32_t z = 4; z < 11; z++)
+    if (z != 5) CHECK_EQ(zkv_dev_write(d, z * LZ, b, 64 * KiB, SST), 0);
+  CHECK_EQ(zkv_dev_zone_mgmt(d, 0, ZKV_ZONE_RESET), 0);
+  CHECK_EQ(zkv_dev_write(d, 0, b, 64 * KiB, SST), -ENOSPC);
+  CHECK(strstr(zkv_dev_last_error(), "all 8 stripe groups are bound") != NULL);
+  CHECK_EQ(zkv_dev_write(d, 0, b, 64 * KiB, 0), 0);
+  CHECK_EQ(astats(d, 1).writes_direct, 1); /* the counters start at the reopen */
+  check_bytes(d, 0, b, 64 * KiB, 64 * KiB);
   zkv_dev_close(d);
   free(b);
 }
@@ -201,6 +217,49 @@ static void test_reconstruction(uint64_t seed) {
   zkv_dev_close(d);
   free(data);
   free(direct);
+}
+
+/* Log page 0Ah of NVM Set `set`, read through the array. */
+static void log_page(zkv_dev *d, uint32_t set, uint8_t page[512]) {
+  zkv_admin_cmd c = {.opcode = 0x02, .cdw10 = 0x0A | (127u << 16), .cdw11 = set << 16, .buf = page, .len = 512};
+  CHECK_EQ(zkv_dev_nvme_admin(d, &c), 0);
+}
+
+/* A DTWIN the device ends on its own (here its maximum, on the virtual clock) becomes the array's
+ * view when the host reads that set's log page, as the window driver does at its decisions: its
+ * reads are rebuilt from then on, not served by a set that may be doing internal work. */
+static void test_device_ended_dtwin_seen_in_its_log_page(void) {
+  format(&G);
+  zkv_dev *d = open_array("", "");
+  size_t len = 1 * MiB;
+  uint8_t *data = malloc(len), page[512];
+  fill(data, len, 7);
+  CHECK_EQ(zkv_dev_write(d, LZ, data, len, SST), 0); /* PLM off: straight to the sets */
+  windows(d, 0);
+  for (uint32_t s = 2; s <= 4; s += 2) { /* sets 2 and 4 start a new DTWIN, a minimum NDWIN later */
+    window(d, s, 2);
+    window(d, s, 1);
+  }
+  log_page(d, 3, page);
+  uint64_t remaining_ms = 0;
+  for (int b = 0; b < 8; b++) remaining_ms |= (uint64_t)page[144 + b] << (8 * b); /* DTWIN Time Estimate */
+  CHECK(remaining_ms > 0);
+  CHECK_EQ(zkv_emu_plm_advance(d, (remaining_ms + 1) * 1000000ull), 0); /* set 3's maximum passes */
+  zkv_emu_plm_stats st;
+  for (uint32_t s = 2; s <= 4; s++) {
+    CHECK_EQ(zkv_emu_plm_stats_get(d, s, &st), 0);
+    CHECK_EQ(st.window, s == 3 ? 2u : 1u);
+  }
+  CHECK_EQ(astats(d, 3).window, 1); /* the array has not seen it yet */
+  log_page(d, 3, page);
+  CHECK_EQ(page[0] & 7, 2);
+  CHECK_EQ(astats(d, 3).window, 2);
+  uint64_t rebuilt = astats(d, 3).reads_reconstructed, direct = astats(d, 3).reads_direct;
+  check_bytes(d, LZ, data, len, CHUNK);
+  CHECK(astats(d, 3).reads_reconstructed > rebuilt);
+  CHECK_EQ(astats(d, 3).reads_direct, direct);
+  zkv_dev_close(d);
+  free(data);
 }
 
 /* With every kv-set in DTWIN, writes are held (no write reaches a set in DTWIN) and read from the
@@ -369,6 +428,7 @@ int main(int argc, char **argv) {
   test_refusals();
   test_binding();
   for (uint64_t k = 0; k < 4; k++) test_reconstruction(seed + k);
+  test_device_ended_dtwin_seen_in_its_log_page();
   for (uint64_t k = 0; k < 3; k++) test_held_writes(seed + k);
   test_buffer_full();
   test_ladder_switches();

@@ -406,6 +406,18 @@ static void find_first_zone(const zfs_file_meta *m, void *arg) {
     w->zone = (int64_t)(m->extents[0].start / GEO.zone_size);
 }
 
+/* The zones holding data of WAL files (*.log). */
+typedef struct wal_zones {
+  uint8_t used[256];
+} wal_zones;
+
+static void collect_wal_zones(const zfs_file_meta *m, void *arg) {
+  wal_zones *w = arg;
+  size_t n = m->n_names ? strlen(m->names[0]) : 0;
+  if (n < 4 || strcmp(m->names[0] + n - 4, ".log") != 0) return;
+  for (uint32_t k = 0; k < m->n_extents; k++) w->used[m->extents[k].start / GEO.zone_size] = 1;
+}
+
 static int64_t zone_of_file_named(zfs *fs, const char *name) {
   zone_of_file w = {name, -1};
   CHECK_EQ(zfs_walk_files(fs, find_first_zone, &w), 0);
@@ -438,7 +450,17 @@ static uint64_t meta_set_reads(zkv_dev *d) {
  * zone (the control). */
 static void test_zones_bound_to_a_class(void) {
   zkv_geometry saved = GEO;
+  /* 32 zones: 8 per NVM Set, 3 meta groups, too few for the 3 meta zones and a WAL zone. */
   GEO = (zkv_geometry){.lba_size = 4096, .nr_zones = 32, .zone_size = 4 << 20, .zone_cap = 4 << 20, .zasl = 256 << 10};
+  unlink(path);
+  CHECK_EQ(zkv_emu_format(path, &GEO), 0);
+  snprintf(uri, sizeof uri, "plmarray:emu:%s?profile=plm&clock=manual", path);
+  zkv_dev *small = open_dev();
+  CHECK_EQ(zfs_mkfs(small, NULL, err, sizeof err), -EINVAL);
+  CHECK(strstr(err, "gives WAL and metadata 3 of its 11 zones") != NULL);
+  zkv_dev_close(small);
+  /* 64 zones: 7 meta groups (3 meta zones, 4 for the WAL) and 16 stripe groups. */
+  GEO.nr_zones = 64;
   for (int array = 0; array < 2; array++) {
     unlink(path);
     CHECK_EQ(zkv_emu_format(path, &GEO), 0);
@@ -490,16 +512,55 @@ static void test_zones_bound_to_a_class(void) {
       CHECK_EQ(zfs_close(w2), 0);
       check_file(fs, "/db/000100.log", 100, 16384);
       check_file(fs, "/db/000101.log", 101, 16384);
+      /* 24 SSTs wanting a zone each, more than the 16 stripe groups: none is on the meta set. */
+      before = meta_set_reads(d);
       for (int k = 0; k < 24; k++) {
         snprintf(name, sizeof name, "/db/%06d.sst", 10 + k);
         CHECK(zone_of_file_named(fs, name) != zone_of_file_named(fs, "/db/000100.log"));
         check_file(fs, name, (uint64_t)(10 + k), 16384);
       }
+      CHECK_EQ(meta_set_reads(d), before);
+      /* WAL data beyond its share (4 zones of 8 MiB: 5 files of 7.5 MiB, all live) goes on in the
+       * other share, written as its class, so the device binds those zones there: no NoSpace, no
+       * WAL zone past the meta groups. A remount takes each zone's class from the device. */
+      CHECK_EQ(zfs_delete(fs, "/db/000100.log"), 0);
+      CHECK_EQ(zfs_delete(fs, "/db/000101.log"), 0);
+      const uint64_t wal_bytes = 7680 << 10;
+      for (int k = 0; k < 5; k++) {
+        snprintf(name, sizeof name, "/db/%06d.log", 200 + k);
+        zfs_file *w = zfs_create(fs, name, 2, &rc);
+        CHECK(w != NULL);
+        for (uint64_t off = 0; off < wal_bytes; off += sizeof buf) {
+          fill(buf, (uint64_t)(200 + k), off, sizeof buf);
+          CHECK_EQ(zfs_append(w, buf, sizeof buf), 0);
+        }
+        CHECK_EQ(zfs_sync(w), 0);
+        CHECK_EQ(zfs_close(w), 0);
+      }
+      wal_zones z = {0};
+      CHECK_EQ(zfs_walk_files(fs, collect_wal_zones, &z), 0);
+      int in_wal_share = 0, elsewhere = 0;
+      for (uint32_t k = 0; k < GEO.nr_zones; k++) {
+        if (!z.used[k]) continue;
+        int cls = zkv_dev_zone_class(d, k);
+        in_wal_share += cls == ZKV_CLASS_WAL;
+        elsewhere += cls == ZKV_CLASS_INTERNAL;
+      }
+      CHECK(in_wal_share <= 4);
+      CHECK(elsewhere >= 1);
+      zfs_unmount(fs);
+      fs = mount_ok(d);
+      for (int k = 0; k < 5; k++) {
+        snprintf(name, sizeof name, "/db/%06d.log", 200 + k);
+        check_file(fs, name, (uint64_t)(200 + k), wal_bytes);
+      }
+      write_small(fs, "/db/000300.sst", 3, 300);
+      CHECK_EQ(zkv_dev_zone_class(d, (uint32_t)zone_of_file_named(fs, "/db/000300.sst")), ZKV_CLASS_INTERNAL);
     }
     zfs_unmount(fs);
     zkv_dev_close(d);
     GEO =
-        (zkv_geometry){.lba_size = 4096, .nr_zones = 32, .zone_size = 4 << 20, .zone_cap = 4 << 20, .zasl = 256 << 10};
+        (zkv_geometry){.lba_size = 4096, .nr_zones = 64, .zone_size = 4 << 20, .zone_cap = 4 << 20, .zasl = 256 << 10};
   }
   GEO = saved;
 }

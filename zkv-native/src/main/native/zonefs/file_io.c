@@ -95,7 +95,7 @@ static int write_out(zfs *fs, fobj *f, size_t n, size_t logical) {
     if (rc) return rc;
     size_t chunk = n - done < room ? n - done : (size_t)room;
     if (chunk > fs->g.zasl) chunk = fs->g.zasl / fs->g.lba_size * fs->g.lba_size;
-    rc = zkv_dev_write(fs->dev, at, f->wbuf + done, chunk, io_class_of(f));
+    rc = zkv_dev_write(fs->dev, at, f->wbuf + done, chunk, io_class_in(fs, z, f));
     size_t real = done + chunk <= logical ? chunk : (logical > done ? logical - done : 0);
     if ((rc = end_write(fs, f, z, rc, at, chunk, at, real))) return rc;
     done += chunk;
@@ -132,7 +132,7 @@ static int write_out_chunks(zfs *fs, fobj *f, size_t logical) {
       zfs_chunk_encode(&c, chunk);
       memcpy(chunk + ZFS_CHUNK_HEADER, f->wbuf + done, data);
       memset(chunk + ZFS_CHUNK_HEADER + data, 0, phys - ZFS_CHUNK_HEADER - data);
-      rc = zkv_dev_write(fs->dev, at, chunk, phys, io_class_of(f));
+      rc = zkv_dev_write(fs->dev, at, chunk, phys, io_class_in(fs, z, f));
     }
     if (!(rc = end_write(fs, f, z, rc, at, phys, at + ZFS_CHUNK_HEADER, data))) done += data;
   }

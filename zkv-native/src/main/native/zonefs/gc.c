@@ -42,7 +42,7 @@ static int copy_extent(zfs *fs, zfs_extent e, const fobj *f, int64_t *gc_zone, z
                          : allocate_zone_for(fs, f->m.lifetime, FOR_GC, ZKV_CLASS_INTERNAL, &z);
       if (rc == ALLOC_WAIT) rc = -ENOSPC; /* GC writes on its own token: a wait means no zone */
       if (!rc) {
-        claim_zone_class(&fs->zones[z], ZKV_CLASS_INTERNAL);
+        claim_zone(fs, z, ZKV_CLASS_INTERNAL);
         fs->zones[z].busy = 1;
         *gc_zone = z;
       }

@@ -80,6 +80,13 @@ static int check_geometry(const zkv_geometry *g, uint32_t meta, char *err, size_
                 "%u zones are too few: the file system needs at least %u (%u meta zones plus 3 data zones: data files "
                 "never take the last two empty zones, kept for RocksDB's metadata files and for GC)",
                 g->nr_zones, meta + 3, meta);
+  if ((g->flags & ZKV_GEO_CLASS_BOUND_ZONES) && g->meta_class_zones &&
+      (g->meta_class_zones < meta + 1 || g->nr_zones - g->meta_class_zones < 3))
+    return fail(-EINVAL, err, errlen,
+                "the device gives WAL and metadata %u of its %u zones: the file system needs at least %u of them (%u "
+                "meta zones plus one for the WAL) and 3 for the other files (a plmarray: needs a larger meta set, or "
+                "more zones per set)",
+                g->meta_class_zones, g->nr_zones, meta + 1, meta);
   if (g->max_active && g->max_active < 3)
     return fail(-EINVAL, err, errlen,
                 "max active zones %u is too low: the file system needs no limit (0) or at least 3 (one zone for "
@@ -486,6 +493,10 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
       fs->zones[z].labelled = 0;
       fs->zones[z].lifetime = 0;
       fs->zones[z].io_class = ZKV_CLASS_NONE;
+    } else if (zkv_dev_zone_class(fs->dev, z) != ZKV_CLASS_NONE) {
+      /* Where the device binds zones to a class, its binding decides: a WAL that outgrew its share
+       * wrote into the other classes' zones as those classes (claim_zone). */
+      fs->zones[z].io_class = (uint8_t)zkv_dev_zone_class(fs->dev, z);
     }
   fs->readonly = flags & ZFS_MOUNT_READONLY;
   if (fs->readonly) return fs; /* inspection: change nothing on the device */

@@ -85,17 +85,72 @@ int purpose_of(const char *file_name, int for_gc) {
   return for_gc ? FOR_GC : is_metadata_file(file_name) ? FOR_METADATA : FOR_DATA;
 }
 
+static int serves_meta_groups(int cls) { return cls == ZKV_CLASS_WAL || cls == ZKV_CLASS_META; }
+
+static int classes_bind_zones(const zfs *fs) {
+  return (fs->g.flags & ZKV_GEO_CLASS_BOUND_ZONES) && fs->g.meta_class_zones;
+}
+
+/* Empty zones each share can still give. Where zones serve one class, the device has
+ * meta_class_zones zones for the WAL and metadata and the rest for other data (a plmarray:'s
+ * meta and stripe groups): the file system's own metadata zones count as always taken from the
+ * first share (its log moves between them), and WAL zones beyond the rest of it are in the second
+ * (the device puts the WAL there once its own groups are bound; SST data it never puts in the
+ * first, where a Get would read a set whose PLM is off). Elsewhere both are the empty zones. */
+typedef struct share_room {
+  uint32_t empty, wal, other;
+} share_room;
+
+static share_room room_by_share(const zfs *fs) {
+  uint32_t empty = 0, wal = 0, other = 0;
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
+    const zone_state *s = &fs->zones[z];
+    if (!zone_held(s) && s->wp == s->start)
+      empty++;
+    else if (serves_meta_groups(s->io_class))
+      wal++;
+    else
+      other++;
+  }
+  share_room r = {empty, empty, empty};
+  if (!classes_bind_zones(fs)) return r;
+  uint32_t mz = fs->g.meta_class_zones;
+  uint32_t wal_share = mz > fs->sb.meta_zones ? mz - fs->sb.meta_zones : 0;
+  uint32_t other_share = fs->g.nr_zones > mz ? fs->g.nr_zones - mz : 0;
+  uint32_t other_used = other + (wal > wal_share ? wal - wal_share : 0);
+  r.wal = wal < wal_share ? wal_share - wal : 0;
+  r.other = other_share > other_used ? other_share - other_used : 0;
+  if (r.wal > empty) r.wal = empty;
+  if (r.other > empty) r.other = empty;
+  return r;
+}
+
+int zone_takes_class(const zfs *fs, const zone_state *s, int cls) {
+  if (!(fs->g.flags & ZKV_GEO_CLASS_BOUND_ZONES) || s->wp == s->start || s->io_class == ZKV_CLASS_NONE ||
+      s->io_class == cls)
+    return 1;
+  /* A WAL past its share writes where SST data goes, as SST data (claim_zone, io_class_in); SST
+   * data never goes where the WAL is. */
+  return classes_bind_zones(fs) && serves_meta_groups(cls) && !serves_meta_groups(s->io_class) &&
+         room_by_share(fs).wal == 0;
+}
+
+void claim_zone(zfs *fs, uint32_t z, int cls) {
+  zone_state *s = &fs->zones[z];
+  if (s->wp != s->start) return;
+  if (classes_bind_zones(fs) && serves_meta_groups(cls) && room_by_share(fs).wal == 0) cls = ZKV_CLASS_INTERNAL;
+  s->io_class = (uint8_t)cls;
+}
+
 /* Whether an allocation of this purpose (and I/O class) may start an empty zone without eating
- * into the reserves. Where zones serve one class (ZKV_GEO_CLASS_BOUND_ZONES), files other than
- * the WAL leave it one more: they can always go on in their own partly written zones, while a new
- * WAL may find none of its class. */
+ * into the reserves: GC may take any, metadata files all but one, data files all but two. Where
+ * zones serve one class, the reserves are in the share GC and RocksDB's metadata files write to;
+ * the WAL's own share keeps none, and a WAL that has used it up goes on in the other share. */
 static int may_take_empty_zone(const zfs *fs, int purpose, int cls) {
-  uint32_t empty = 0;
-  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
-    empty += !zone_held(&fs->zones[z]) && fs->zones[z].wp == fs->zones[z].start;
   uint32_t keep = purpose == FOR_GC ? 0u : purpose == FOR_METADATA ? 1u : 2u;
-  if (purpose != FOR_GC && cls != ZKV_CLASS_WAL && (fs->g.flags & ZKV_GEO_CLASS_BOUND_ZONES)) keep++;
-  return empty > keep;
+  share_room r = room_by_share(fs);
+  if (classes_bind_zones(fs) && serves_meta_groups(cls) && r.wal > 0) return 1;
+  return r.other > keep;
 }
 
 /* A zone GC may empty now: a full data zone nobody holds, whose live data occupies less than the
@@ -265,7 +320,7 @@ static int any_write_in_flight(const zfs *fs) {
  * MANIFEST holds its zone for the database's life and is written after a flush's SST), and fails
  * with NoSpace while owned zones have room. Writers other than the WAL leave the WAL its zone
  * while another idle owner exists (LIZA's WAL priority). Where zones serve one class, only a zone
- * of the asking writer's class helps it. Returns whether a zone was freed. */
+ * the asking writer may use (zone_takes_class) helps it. Returns whether a zone was freed. */
 static int release_idle_owner(zfs *fs, const fobj *asking, int spare_wal) {
   fobj *victim = NULL;
   for (int pass = spare_wal ? 0 : 1; pass < 2 && !victim; pass++)
@@ -295,7 +350,7 @@ int take_zone(zfs *fs, fobj *f, uint32_t *out) {
     int rc = fs->allocator ? allocate_by_policy(fs, &req, class_of(f), out)
                            : allocate_zone_for(fs, f->m.lifetime, purpose_of(name, 0), class_of(f), out);
     if (rc == 0) {
-      claim_zone_class(&fs->zones[*out], class_of(f));
+      claim_zone(fs, *out, class_of(f));
       fs->zones[*out].owner = f;
       f->zone = (int32_t)*out;
       return 0;

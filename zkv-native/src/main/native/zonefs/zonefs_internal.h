@@ -161,16 +161,18 @@ static inline int is_sparse(const fobj *f) { return (f->m.flags & ZFS_FILE_SPARS
 /* The I/O class of a file's writes, for devices that place data by it (plmarray:, docs/plm.md):
  * sparse files are the WAL (*.log), the rest is flush, compaction and other internal data. */
 static inline int class_of(const fobj *f) { return is_sparse(f) ? ZKV_CLASS_WAL : ZKV_CLASS_INTERNAL; }
-static inline int io_class_of(const fobj *f) { return ZKV_IO_CLASS(class_of(f)); }
 /* Whether a writer of class cls may be given zone s: on a device whose zones serve one class
- * (ZKV_GEO_CLASS_BOUND_ZONES) only an empty zone or one of its class; anywhere else, any. */
-static inline int zone_takes_class(const zfs *fs, const zone_state *s, int cls) {
-  return !(fs->g.flags & ZKV_GEO_CLASS_BOUND_ZONES) || s->wp == s->start || s->io_class == ZKV_CLASS_NONE ||
-         s->io_class == cls;
-}
-/* A writer of class cls was given zone s: an empty zone takes its class. */
-static inline void claim_zone_class(zone_state *s, int cls) {
-  if (s->wp == s->start) s->io_class = (uint8_t)cls;
+ * (ZKV_GEO_CLASS_BOUND_ZONES) an empty zone, one of its class, or, for a WAL whose share is used
+ * up, one of the other classes; anywhere else, any (zone_alloc.c). */
+int zone_takes_class(const zfs *fs, const zone_state *s, int cls);
+/* A writer of class cls was given zone z: an empty zone takes its class, or, for a WAL whose share
+ * of a class-bound device is used up, the other classes' (zone_alloc.c). */
+void claim_zone(zfs *fs, uint32_t z, int cls);
+/* The class a write into zone z carries: the zone's (a WAL in the other share writes as those
+ * classes, so the device binds the zone where the file system counted it), else the file's. */
+static inline int io_class_in(const zfs *fs, uint32_t z, const fobj *f) {
+  int cls = fs->zones[z].io_class;
+  return ZKV_IO_CLASS(cls != ZKV_CLASS_NONE ? cls : class_of(f));
 }
 
 /* The device bytes an extent's blocks span: what it costs in its zone and what GC copies. A

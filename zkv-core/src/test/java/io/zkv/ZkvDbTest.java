@@ -20,6 +20,8 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -277,6 +279,38 @@ class ZkvDbTest {
         }
       }
     }
+  }
+
+  @Test
+  void aBloomFilterIsWrittenIntoEverySstFileOnlyWhenAsked() throws Exception {
+    String uri = TestDevices.medium(dir);
+    try (ZonedEnv env = ZonedEnv.open(uri, ZonedEnv.Mode.FORMAT_IF_UNFORMATTED)) {
+      for (double bits : new double[] {0, 10}) {
+        ZkvOptions o = small().toBuilder().bloomFilterBitsPerKey(bits).build();
+        try (ZkvDb db = ZkvDb.open(env, "/bloom/" + bits, o)) {
+          for (int i = 0; i < 2000; i++) {
+            db.put(b(key(i)), b(value(i, "bloom")));
+          }
+          db.flush();
+          String props = db.property("rocksdb.aggregated-table-properties").orElseThrow();
+          long filterBytes = filterBlockSize(props);
+          if (bits == 0) {
+            assertEquals(0, filterBytes, props);
+          } else {
+            // 2,000 keys at 10 bits each: at least 2,000 x 10 / 8 bytes of filter.
+            assertTrue(filterBytes >= 2000 * 10 / 8, props);
+          }
+          assertEquals(value(7, "bloom"), s(db.get(b(key(7)))));
+          assertNull(db.get(b("absent")));
+        }
+      }
+    }
+  }
+
+  private static long filterBlockSize(String tableProperties) {
+    Matcher m = Pattern.compile("filter block size=(\\d+)").matcher(tableProperties);
+    assertTrue(m.find(), tableProperties);
+    return Long.parseLong(m.group(1));
   }
 
   @Test

@@ -2,11 +2,15 @@ package io.zkv;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
 import org.rocksdb.CompressionType;
 import org.rocksdb.Env;
 import org.rocksdb.Options;
@@ -23,6 +27,42 @@ class ZkvOptionsTest {
     assertFalse(o.disableWal());
     assertTrue(o.placement().isEmpty()); // the env's
     assertEquals(Compression.SNAPPY, o.compression());
+    assertEquals(0, o.bloomFilterBitsPerKey());
+  }
+
+  @Test
+  void bloomFilterBitsOutOfRangeNamesTheOptionAndTheRange() {
+    for (double bad : new double[] {-1, 64.5, Double.NaN}) {
+      IllegalArgumentException e =
+          assertThrows(
+              IllegalArgumentException.class,
+              () -> ZkvOptions.builder().bloomFilterBitsPerKey(bad));
+      assertEquals(
+          "bloomFilterBitsPerKey must be between 0 (no filter) and 64.0, not " + bad,
+          e.getMessage());
+    }
+    ZkvOptions.builder().bloomFilterBitsPerKey(ZkvOptions.MAX_BLOOM_BITS_PER_KEY).build();
+  }
+
+  @Test
+  void bloomFilterSetsABlockBasedTableWithAFilterAndOnlyWhenAsked() {
+    try (PassthroughEnv env = PassthroughEnv.open();
+        Options none = ZkvOptions.defaults().toRocksOptions(env);
+        Options bloom =
+            ZkvOptions.builder().bloomFilterBitsPerKey(10).build().toRocksOptions(env)) {
+      assertNull(none.tableFormatConfig()); // RocksDB's own default table, no filter
+      BlockBasedTableConfig t =
+          assertInstanceOf(BlockBasedTableConfig.class, bloom.tableFormatConfig());
+      assertInstanceOf(BloomFilter.class, t.filterPolicy());
+      // RocksDB's own default table otherwise: its 32 MiB block cache, not RocksJava's 8 MiB.
+      assertEquals(ZkvOptions.ROCKSDB_DEFAULT_BLOCK_CACHE_BYTES, blockCacheSize(t));
+      assertEquals(6, t.formatVersion());
+    }
+  }
+
+  @SuppressWarnings("deprecation")
+  private static long blockCacheSize(BlockBasedTableConfig t) {
+    return t.blockCacheSize();
   }
 
   @Test
@@ -116,12 +156,13 @@ class ZkvOptionsTest {
             .writeBufferSize(1L << 20)
             .disableWal(true)
             .compression(Compression.LZ4)
+            .bloomFilterBitsPerKey(10)
             .build();
     ZkvOptions b = a.toBuilder().build();
     assertEquals(a.toString(), b.toString());
     assertEquals(
         "ZkvOptions{createIfMissing=false, writeBufferSize=1048576, syncWrites=false,"
-            + " disableWal=true, placement=env's, compression=LZ4}",
+            + " disableWal=true, placement=env's, compression=LZ4, bloomFilterBitsPerKey=10.0}",
         b.toString());
   }
 }

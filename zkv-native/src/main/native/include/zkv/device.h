@@ -59,10 +59,17 @@ typedef struct zkv_geometry {
   uint32_t max_active; /* 0 = no limit */
   uint32_t zasl;       /* largest zone append, bytes */
   uint32_t flags;      /* ZKV_GEO_* */
+  /* With ZKV_GEO_CLASS_BOUND_ZONES: at most this many zones hold WAL and metadata
+   * (ZKV_CLASS_WAL, ZKV_CLASS_META) at a time, and at most nr_zones - meta_class_zones the other
+   * classes; 0 otherwise. */
+  uint32_t meta_class_zones;
+  uint32_t reserved; /* 0 */
 } zkv_geometry;
 /* A zone serves the I/O class (ZKV_IO_CLASS) of its first write only, until its reset: a
  * plmarray: with isolate=1 binds it to the meta set (WAL, metadata) or to the kv-sets (the rest)
- * by that write, so a writer of the other class must not be given the zone (docs/plm.md). */
+ * by that write, so a writer of the other class must not be given the zone, and an empty zone
+ * takes a class only while that class holds fewer zones than its share (meta_class_zones)
+ * (docs/plm.md). */
 #define ZKV_GEO_CLASS_BOUND_ZONES 1u
 
 typedef struct zkv_zone {
@@ -105,6 +112,10 @@ int zkv_dev_geometry(zkv_dev *dev, zkv_geometry *out);
 /* Fills up to n descriptors starting at zone `first`; returns how many were filled. */
 int zkv_dev_report(zkv_dev *dev, uint32_t first, zkv_zone *out, uint32_t n);
 int zkv_dev_zone_mgmt(zkv_dev *dev, uint32_t zone, int action);
+/* On a device whose zones serve one class (ZKV_GEO_CLASS_BOUND_ZONES): ZKV_CLASS_WAL for a zone
+ * bound to WAL and metadata, ZKV_CLASS_INTERNAL for one bound to the other classes; anywhere
+ * else, and for an empty zone, ZKV_CLASS_NONE. */
+int zkv_dev_zone_class(zkv_dev *dev, uint32_t zone);
 int zkv_dev_write(zkv_dev *dev, uint64_t offset, const void *buf, size_t len, int flags);
 /* Zone append: returns the assigned byte offset (>= 0) or a negative code. */
 int64_t zkv_dev_append(zkv_dev *dev, uint32_t zone, const void *buf, size_t len, int flags);

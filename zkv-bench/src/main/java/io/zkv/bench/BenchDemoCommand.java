@@ -147,6 +147,8 @@ public final class BenchDemoCommand implements ZkvCommand {
                 Long.toString(threads),
                 "--write-buffer",
                 "4M",
+                "--bloom-bits",
+                "10",
                 "--repeat",
                 "1",
                 "--interval",

@@ -37,7 +37,7 @@ class FsCommandsTest {
             "--device",
             array,
             "--zones",
-            "32",
+            "48",
             "--zone-size",
             "8M",
             "--zone-cap",
@@ -49,7 +49,8 @@ class FsCommandsTest {
         cli.err());
     try (ZonedDevice dev = ZonedDevice.open(array)) {
       assertTrue(dev.isPlmArray());
-      assertEquals(3 + 8, dev.geometry().zoneCount()); // 3 meta zones, 8 stripe groups
+      // (12 zones per set - 2 journal zones) / 2 = 5 meta groups, 12 stripe groups
+      assertEquals(5 + 12, dev.geometry().zoneCount());
     }
     assertEquals(0, cli.run("ls", "--device", array), cli.err());
   }

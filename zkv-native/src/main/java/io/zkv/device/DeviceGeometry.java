@@ -50,14 +50,16 @@ public record DeviceGeometry(
     return new long[] {lbaSize, zoneCount, zoneSize, zoneCapacity, maxOpen, maxActive, zasl};
   }
 
-  // Boundary layout 5 (jni/boundary.h): zkv_geometry as the record.
-  static final int LAYOUT = 5, RECORD = 40, LBA = 0, ZONES = 4, ZONE_SIZE = 8, ZONE_CAP = 16;
-  static final int MAX_OPEN = 24, MAX_ACTIVE = 28, ZASL = 32;
+  // Boundary layout 5, version 2 (jni/boundary.h): zkv_geometry as the record; its flags and
+  // meta_class_zones (at 36 and 40) are the zone file system's, not read here.
+  static final int LAYOUT = 5, VERSION = 2, RECORD = 48, LBA = 0, ZONES = 4, ZONE_SIZE = 8;
+  static final int ZONE_CAP = 16, MAX_OPEN = 24, MAX_ACTIVE = 28, ZASL = 32, FLAGS = 36;
+  static final int META_CLASS_ZONES = 40;
 
   /** Reads a geometry buffer of the typed native boundary (docs/formats/native-boundary.md). */
   static DeviceGeometry read(java.nio.ByteBuffer buffer) {
     io.zkv.nativelib.BoundaryBuffer b =
-        io.zkv.nativelib.BoundaryBuffer.wrap(buffer, LAYOUT, 1, RECORD);
+        io.zkv.nativelib.BoundaryBuffer.wrap(buffer, LAYOUT, VERSION, RECORD);
     return new DeviceGeometry(
         b.getInt(0, 0, LBA),
         b.getInt(0, 0, ZONES),

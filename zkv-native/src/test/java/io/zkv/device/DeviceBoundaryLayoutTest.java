@@ -14,7 +14,7 @@ class DeviceBoundaryLayoutTest {
   void geometry() {
     assertArrayEquals(
         new int[] {
-          1,
+          DeviceGeometry.VERSION,
           DeviceGeometry.RECORD,
           DeviceGeometry.LBA,
           DeviceGeometry.ZONES,
@@ -22,7 +22,9 @@ class DeviceBoundaryLayoutTest {
           DeviceGeometry.ZONE_CAP,
           DeviceGeometry.MAX_OPEN,
           DeviceGeometry.MAX_ACTIVE,
-          DeviceGeometry.ZASL
+          DeviceGeometry.ZASL,
+          DeviceGeometry.FLAGS,
+          DeviceGeometry.META_CLASS_ZONES
         },
         ZkvEnv.nativeBoundaryLayout(DeviceGeometry.LAYOUT));
   }

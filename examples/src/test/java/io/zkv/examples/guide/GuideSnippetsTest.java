@@ -97,6 +97,7 @@ class GuideSnippetsTest {
               .writeBufferSize(32L << 20) // memtable size: how much a flush writes at once
               .syncWrites(true) // every put durable when it returns (a WAL sync)
               .compression(Compression.LZ4)
+              .bloomFilterBitsPerKey(10) // SST Bloom filters: a Get skips the files without its key
               .rocksDbTuning(o -> o.setMaxBackgroundJobs(4)) // anything else RocksDB offers
               .build();
       try (ZkvDb db = ZkvDb.open(env, "/events", options)) {

@@ -1,5 +1,6 @@
 package io.zkv.bench.driver;
 
+import io.zkv.ZkvOptions;
 import io.zkv.cli.Arguments;
 import io.zkv.cli.Arguments.UsageException;
 import java.nio.file.Path;
@@ -37,7 +38,7 @@ public record BenchInvocation(
           + " [--ycsb-field-length 100] [--ops N] [--duration SECONDS] [--distribution uniform|zipfian]"
           + " [--sync] [--profile instant] [--zones 64] [--zone-size S] [--zone-cap C] (zone size"
           + " and capacity: the profile's default geometry unless given)"
-          + " [--placement liza] [--device URI] [--write-buffer 64M] [--repeat 1|3] [--interval 1]"
+          + " [--placement liza] [--device URI] [--write-buffer 64M] [--bloom-bits 0] [--repeat 1|3] [--interval 1]"
           + " [--seed 1] [--out DIR] [--dir DIR] [--progress true|false] [--plots true|false]";
 
   /** Parses the options; bad ones throw {@link UsageException}. */
@@ -113,6 +114,7 @@ public record BenchInvocation(
             a.decimal("duration", 0, 0, 86_400),
             dist.equals("zipfian"),
             a.number("write-buffer", 64L << 20, 64L << 10, 1L << 34),
+            a.decimal("bloom-bits", 0, 0, ZkvOptions.MAX_BLOOM_BITS_PER_KEY),
             a.number("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE),
             a.decimal("interval", 1, 0.05, 3600),
             (int) a.number("repeat", compare ? 3 : 1, 1, 100));
@@ -172,6 +174,9 @@ public record BenchInvocation(
     }
     b.append(" --distribution ").append(s.zipfian() ? "zipfian" : "uniform");
     b.append(" --write-buffer ").append(s.writeBufferSize());
+    if (s.bloomBitsPerKey() > 0) {
+      b.append(" --bloom-bits ").append(JsonReport.num(s.bloomBitsPerKey()));
+    }
     b.append(" --interval ").append(JsonReport.num(s.intervalSeconds()));
     b.append(" --repeat ").append(s.repeat());
     b.append(" --seed ").append(s.seed());

@@ -19,6 +19,8 @@ import java.util.Locale;
  * @param zipfian Zipfian (theta 0.99) instead of uniform keys for readrandom, overwrite,
  *     readwhilewriting and the mixed workloads
  * @param writeBufferSize RocksDB memtable size for every target (db_bench default 64 MiB)
+ * @param bloomBitsPerKey bits per key of every target's SST Bloom filters, 0 for none (RocksDB's
+ *     default, and db_bench's {@code --bloom_bits})
  * @param seed seed of all random choices
  * @param intervalSeconds length of one throughput-timeline interval
  * @param repeat how many times each configuration runs
@@ -34,6 +36,7 @@ public record BenchSettings(
     double durationSeconds,
     boolean zipfian,
     long writeBufferSize,
+    double bloomBitsPerKey,
     long seed,
     double intervalSeconds,
     int repeat) {
@@ -54,6 +57,7 @@ public record BenchSettings(
         durationSeconds,
         zipfian,
         writeBufferSize,
+        bloomBitsPerKey,
         seed,
         intervalSeconds,
         repeat);

@@ -41,6 +41,7 @@ public final class JsonReport {
     b.append(", \"durationSeconds\": ").append(num(s.durationSeconds()));
     b.append(", \"distribution\": ").append(str(s.zipfian() ? "zipfian-0.99" : "uniform"));
     b.append(", \"writeBufferSize\": ").append(s.writeBufferSize());
+    b.append(", \"bloomBitsPerKey\": ").append(num(s.bloomBitsPerKey()));
     b.append(", \"seed\": ").append(s.seed());
     b.append(", \"intervalSeconds\": ").append(num(s.intervalSeconds()));
     b.append(", \"repeat\": ").append(s.repeat());

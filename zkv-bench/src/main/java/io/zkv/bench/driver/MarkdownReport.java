@@ -31,7 +31,7 @@ public final class MarkdownReport {
         String.format(
             Locale.ROOT,
             "- workloads %s; %d thread(s); %,d keys of %d B, values %d B (YCSB records 10 x %d B);"
-                + " %s keys; %s; memtable %d KiB; seed %d; %d repeat(s)%s\n",
+                + " %s keys; %s; memtable %d KiB; %s; seed %d; %d repeat(s)%s\n",
             String.join(",", s.workloads()),
             s.threads(),
             s.keys(),
@@ -41,6 +41,9 @@ public final class MarkdownReport {
             s.zipfian() ? "Zipfian 0.99" : "uniform",
             s.limits(),
             s.writeBufferSize() >> 10,
+            s.bloomBitsPerKey() > 0
+                ? "Bloom filters " + JsonReport.num(s.bloomBitsPerKey()) + " bits/key"
+                : "no Bloom filters",
             s.seed(),
             s.repeat(),
             r.configs().size() > 1 ? ", configurations in alternating order (A B, B A, ...)" : ""));

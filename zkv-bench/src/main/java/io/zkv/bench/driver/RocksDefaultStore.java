@@ -35,7 +35,11 @@ final class RocksDefaultStore implements BenchStore {
 
   static RocksDefaultStore open(TargetConfig c, BenchSettings s, Path scratchDir) {
     ZkvOptions zo =
-        ZkvOptions.builder().syncWrites(c.sync()).writeBufferSize(s.writeBufferSize()).build();
+        ZkvOptions.builder()
+            .syncWrites(c.sync())
+            .writeBufferSize(s.writeBufferSize())
+            .bloomFilterBitsPerKey(s.bloomBitsPerKey())
+            .build();
     Path parent = c.dir() != null ? Path.of(c.dir()) : scratchDir;
     Path dir;
     try {

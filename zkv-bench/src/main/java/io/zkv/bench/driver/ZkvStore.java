@@ -69,7 +69,11 @@ final class ZkvStore implements BenchStore {
                   .windowScheduler(c.windowScheduler())
                   .build());
       ZkvOptions o =
-          ZkvOptions.builder().syncWrites(c.sync()).writeBufferSize(s.writeBufferSize()).build();
+          ZkvOptions.builder()
+              .syncWrites(c.sync())
+              .writeBufferSize(s.writeBufferSize())
+              .bloomFilterBitsPerKey(s.bloomBitsPerKey())
+              .build();
       return new ZkvStore(device, env, ZkvDb.open(env, DB_PATH, o), file);
     } catch (RuntimeException e) {
       if (env != null) {

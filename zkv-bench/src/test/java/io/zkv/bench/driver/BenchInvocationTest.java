@@ -74,6 +74,8 @@ class BenchInvocationTest {
     assertEquals(100_000, s.opsOfReadOnlyPhase(), "db_bench's default: --reads/--num = keys");
     assertEquals(100_000, s.opsOfWritingPhase());
     assertEquals(1, s.repeat());
+    assertEquals(0, s.bloomBitsPerKey(), "RocksDB's default table: no Bloom filter");
+    assertFalse(inv.commandLine().contains("--bloom-bits"), inv.commandLine());
     assertNull(inv.outDir());
   }
 
@@ -98,6 +100,8 @@ class BenchInvocationTest {
             "2.5",
             "--distribution",
             "zipfian",
+            "--bloom-bits",
+            "10",
             "--workload",
             "ycsb-a, mixed70 ,mixgraph");
     assertTrue(inv.compare());
@@ -129,6 +133,8 @@ class BenchInvocationTest {
     assertFalse(WorkloadCatalog.phases("fillrandom", inv.settings()).get(0).timeLimited());
     assertTrue(WorkloadCatalog.phases("mixed0", inv.settings()).get(0).timeLimited());
     assertTrue(inv.settings().zipfian());
+    assertEquals(10, inv.settings().bloomBitsPerKey());
+    assertTrue(inv.commandLine().contains(" --bloom-bits 10 "), inv.commandLine());
     assertTrue(inv.commandLine().startsWith("zkv bench compare --config zkv:profile=zn540"));
     // The printed command line repeats the run exactly.
     BenchInvocation again = parse(inv.commandLine().substring("zkv bench ".length()).split(" "));

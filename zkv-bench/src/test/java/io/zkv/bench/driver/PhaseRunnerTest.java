@@ -84,7 +84,7 @@ class PhaseRunnerTest {
 
   static BenchSettings settings(String workload, int threads, long keys, double seconds) {
     return new BenchSettings(
-        List.of(workload), threads, 16, 100, 100, keys, 0, seconds, false, 64L << 20, 7, 1, 1);
+        List.of(workload), threads, 16, 100, 100, keys, 0, seconds, false, 64L << 20, 0, 7, 1, 1);
   }
 
   static PhaseResult run(BenchStore store, BenchSettings s) throws InterruptedException {
@@ -152,7 +152,7 @@ class PhaseRunnerTest {
     RecordingStore store = new RecordingStore(null, 0);
     BenchSettings s =
         new BenchSettings(
-            List.of("readrandom"), 1, 16, 100, 100, 1000, 0, 0.35, false, 64L << 20, 7, 0.1, 1);
+            List.of("readrandom"), 1, 16, 100, 100, 1000, 0, 0.35, false, 64L << 20, 0, 7, 0.1, 1);
     PhaseResult r = run(store, s);
     double[] t = r.timelineSeconds();
     assertEquals(r.timeline().length, t.length);
@@ -197,6 +197,7 @@ class PhaseRunnerTest {
             0,
             false,
             64L << 20,
+            0,
             7,
             1,
             1);

@@ -13,7 +13,7 @@ final class SampleReports {
 
   static BenchSettings settings(int repeat) {
     return new BenchSettings(
-        List.of("fillrandom"), 1, 16, 100, 100, 1000, 0, 0, false, 64L << 20, 1, 1, repeat);
+        List.of("fillrandom"), 1, 16, 100, 100, 1000, 0, 0, false, 64L << 20, 0, 1, 1, repeat);
   }
 
   /** A phase of {@code ops} operations over {@code seconds}, every READ taking {@code us}. */

@@ -12,7 +12,20 @@ import org.junit.jupiter.api.Test;
 class TargetConfigThreadsTest {
   private static BenchSettings settings() {
     return new BenchSettings(
-        java.util.List.of("fillrandom"), 1, 16, 100, 100, 1000, 1000, 0, false, 1 << 20, 1, 1, 1);
+        java.util.List.of("fillrandom"),
+        1,
+        16,
+        100,
+        100,
+        1000,
+        1000,
+        0,
+        false,
+        1 << 20,
+        0,
+        1,
+        1,
+        1);
   }
 
   @Test
