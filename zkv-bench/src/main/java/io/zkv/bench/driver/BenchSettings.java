@@ -46,6 +46,17 @@ public record BenchSettings(
 
   /** These settings with {@code n} client threads (a configuration's {@code threads} key). */
   public BenchSettings withThreads(int n) {
+    return with(n, bloomBitsPerKey);
+  }
+
+  /**
+   * These settings with {@code bits} Bloom filter bits per key (a configuration's {@code bloom}).
+   */
+  public BenchSettings withBloomBitsPerKey(double bits) {
+    return with(threads, bits);
+  }
+
+  private BenchSettings with(int n, double bits) {
     return new BenchSettings(
         workloads,
         n,
@@ -57,7 +68,7 @@ public record BenchSettings(
         durationSeconds,
         zipfian,
         writeBufferSize,
-        bloomBitsPerKey,
+        bits,
         seed,
         intervalSeconds,
         repeat);

@@ -1,6 +1,7 @@
 package io.zkv.bench.driver;
 
 import io.zkv.Placement;
+import io.zkv.ZkvOptions;
 import io.zkv.cli.Arguments;
 import io.zkv.cli.Arguments.UsageException;
 import io.zkv.device.DeviceGeometry;
@@ -42,6 +43,8 @@ import java.util.Locale;
  * @param windows the ablation-ladder rung on a plmarray: device ({@link LadderRung}), or null (zkv)
  * @param timescale the PLM windows' speed-up with {@code windows} (zkv)
  * @param threads client threads of this configuration, 0 for the global {@code --threads}
+ * @param bloomBitsPerKey this configuration's Bloom filter bits per key (0: none), or -1 for the
+ *     global {@code --bloom-bits}
  */
 public record TargetConfig(
     String spec,
@@ -58,7 +61,8 @@ public record TargetConfig(
     boolean sync,
     String windows,
     int timescale,
-    int threads) {
+    int threads,
+    double bloomBitsPerKey) {
 
   /** The stores the driver can measure. */
   public enum Target {
@@ -112,7 +116,8 @@ public record TargetConfig(
         sync,
         null,
         1,
-        0);
+        0,
+        -1);
   }
 
   /** The scratch device's geometry: the default geometry's, with what this configuration sets. */
@@ -137,6 +142,7 @@ public record TargetConfig(
     boolean sync = defaults.sync;
     String windows = defaults.windows;
     int threads = defaults.threads;
+    double bloom = defaults.bloomBitsPerKey;
     int timescale = defaults.timescale;
     if (colon >= 0) {
       for (String kv : s.substring(colon + 1).split(",")) {
@@ -150,12 +156,13 @@ public record TargetConfig(
         if (target == Target.ROCKSDB_DEFAULT
             && !key.equals("sync")
             && !key.equals("threads")
+            && !key.equals("bloom")
             && !key.equals("label")
             && !key.equals("dir")) {
           throw new UsageException(
               "configuration '"
                   + spec
-                  + "': rocksdb-default takes dir, sync, threads and label, not "
+                  + "': rocksdb-default takes dir, sync, threads, bloom and label, not "
                   + key);
         }
         switch (key) {
@@ -170,6 +177,7 @@ public record TargetConfig(
           case "sync" -> sync = bool(spec, value);
           case "label" -> label = value;
           case "threads" -> threads = (int) size(spec, key, value, 1, 256);
+          case "bloom" -> bloom = bloomBits(spec, value);
           case "windows" -> windows = windows(spec, value);
           case "timescale" -> timescale = (int) size(spec, key, value, 1, 1000);
           default ->
@@ -179,7 +187,7 @@ public record TargetConfig(
                       + "': unknown key '"
                       + key
                       + "' (known: profile, zones, zone-size, zone-cap, geometry, device, placement,"
-                      + " dir, sync, threads, label, windows, timescale)");
+                      + " dir, sync, threads, bloom, label, windows, timescale)");
         }
       }
     }
@@ -202,7 +210,26 @@ public record TargetConfig(
     }
     return new TargetConfig(
         s, label, target, profile, device, zones, zoneSize, zoneCap, geometry, placement, dir, sync,
-        windows, timescale, threads);
+        windows, timescale, threads, bloom);
+  }
+
+  private static double bloomBits(String spec, String value) {
+    try {
+      double bits = Double.parseDouble(value);
+      if (bits >= 0 && bits <= ZkvOptions.MAX_BLOOM_BITS_PER_KEY) {
+        return bits;
+      }
+    } catch (NumberFormatException e) {
+      // the message below
+    }
+    throw new UsageException(
+        "configuration '"
+            + spec
+            + "': bloom must be bits per key from 0 (no filter) to "
+            + JsonReport.num(ZkvOptions.MAX_BLOOM_BITS_PER_KEY)
+            + ", not '"
+            + value
+            + "'");
   }
 
   /** What the configuration runs on, for the report's conditions. */
@@ -244,12 +271,19 @@ public record TargetConfig(
   }
 
   private String threadsNote() {
-    return threads > 0 ? ", " + threads + " client thread" + (threads > 1 ? "s" : "") : "";
+    String t = threads > 0 ? ", " + threads + " client thread" + (threads > 1 ? "s" : "") : "";
+    if (bloomBitsPerKey == 0) {
+      return t + ", no Bloom filters";
+    }
+    return bloomBitsPerKey > 0
+        ? t + ", Bloom filters " + JsonReport.num(bloomBitsPerKey) + " bits/key"
+        : t;
   }
 
-  /** The settings this configuration runs with: its own client threads if it sets them. */
+  /** The settings this configuration runs with: its own client threads and Bloom filters if set. */
   BenchSettings settingsFor(BenchSettings global) {
-    return threads > 0 ? global.withThreads(threads) : global;
+    BenchSettings s = threads > 0 ? global.withThreads(threads) : global;
+    return bloomBitsPerKey >= 0 ? s.withBloomBitsPerKey(bloomBitsPerKey) : s;
   }
 
   /** A plmarray: URI over {@code file} for the {@code windows} key: the rung's mechanisms. */
