@@ -647,6 +647,14 @@ static __thread uint64_t *thread_model_time; /* zkv_emu_thread_model_time */
 void zkv_emu_thread_model_time(uint64_t *sink) { thread_model_time = sink; }
 
 /* A synchronous request; reads deliver bytes [skip, skip + n) of it to buf. */
+/* The calling thread waited for a request modelled from `submitted` to `deadline`
+ * (ThreadModelTime): its sink, if it registered one, counts the time and the request. */
+static void count_model_time(uint64_t submitted, uint64_t deadline) {
+  if (!thread_model_time) return;
+  thread_model_time[0] += deadline > submitted ? deadline - submitted : 0;
+  thread_model_time[1]++;
+}
+
 static int64_t sync_io_part(emu_dev *dev, emu_io *io, size_t skip, void *buf, size_t n) {
   pthread_mutex_lock(&dev->mu);
   int rc = emu_io_begin(dev, io);
@@ -658,8 +666,7 @@ static int64_t sync_io_part(emu_dev *dev, emu_io *io, size_t skip, void *buf, si
   else if (io->op != ZKV_OP_FLUSH)
     res = write_full(dev->fd, buf, io->len, io->file_off);
   emu_wait_until(dev, io->deadline);
-  if (thread_model_time)
-    thread_model_time[0] += io->deadline > io->submitted ? io->deadline - io->submitted : 0, thread_model_time[1]++;
+  count_model_time(io->submitted, io->deadline);
   pthread_mutex_lock(&dev->mu);
   res = emu_io_end(dev, io, res);
   pthread_mutex_unlock(&dev->mu);
@@ -716,8 +723,7 @@ int emu_read_parallel(zkv_dev *d, int n, const uint64_t *offset, uint8_t *const 
   int64_t res[8] = {0};
   for (int i = 0; i < begun; i++) res[i] = emu_read_data(dev, &io[i], 0, buf[i], len[i]);
   emu_wait_until(dev, last);
-  if (thread_model_time && begun)
-    thread_model_time[0] += last > io[0].submitted ? last - io[0].submitted : 0, thread_model_time[1]++;
+  if (begun) count_model_time(io[0].submitted, last);
   pthread_mutex_lock(&dev->mu);
   for (int i = 0; i < begun; i++) {
     int64_t r = emu_io_end(dev, &io[i], res[i]);

@@ -698,22 +698,29 @@ static int is_plm_config(const zkv_admin_cmd *cmd) {
   return cmd->opcode == NVME_ADMIN_SET_FEATURES && (cmd->cdw10 & 0xFF) == 0x13;
 }
 
+/* The window a Set Features command puts its set in (PLM on starts in NDWIN), or -1. */
+static int window_set_by(const zkv_admin_cmd *cmd) {
+  if (cmd->opcode == NVME_ADMIN_SET_FEATURES && (cmd->cdw10 & 0xFF) == 0x14) return (int)(cmd->cdw12 & 7);
+  if (is_plm_config(cmd)) return (cmd->cdw12 & 1) ? WIN_NDWIN : WIN_PLM_OFF;
+  return -1;
+}
+
+static int forward(pa_dev *a, zkv_admin_cmd *cmd) { return a->dead ? -ENODEV : zkv_dev_nvme_admin(a->inner, cmd); }
+
 /* After a command succeeded: the window it set, or the one a log page shows (a DTWIN the device
  * ended on its own: its maximum, a full internal queue), becomes the set's; outside DTWIN its held
  * writes go to the device now. The window driver reads the log pages at its decisions. */
 static int observe_window(pa_dev *a, pa_set *s, const zkv_admin_cmd *cmd) {
-  int win = -1;
-  if (cmd->opcode == NVME_ADMIN_SET_FEATURES && (cmd->cdw10 & 0xFF) == 0x14) win = (int)(cmd->cdw12 & 7);
-  if (is_plm_config(cmd)) win = (cmd->cdw12 & 1) ? WIN_NDWIN : WIN_PLM_OFF;
+  int win = window_set_by(cmd);
   if (cmd->opcode == NVME_ADMIN_GET_LOG_PAGE && (cmd->cdw10 & 0xFF) == 0x0A) {
     uint32_t id = cmd->cdw11 >> 16;
     s = id >= 1 && id <= a->n + 1 ? &a->sets[id - 1] : NULL;
     if (s) win = ((uint8_t *)cmd->buf)[0] & 7;
     if (win > WIN_NDWIN) win = -1; /* not a window the spec defines: keep the array's view */
+    /* Read while this set's DTWIN request waits in the device (another thread), the page shows the
+     * NDWIN that request is ending: the array's view (lockdown) stays. */
+    if (s && win == WIN_NDWIN && s->win == WIN_ENTERING_DTWIN) win = -1;
   }
-  /* A log page read while this set's DTWIN request waits in the device (another thread) shows
-   * the NDWIN that request is ending: the array's view (lockdown) stays. */
-  if (s && win == WIN_NDWIN && s->win == WIN_ENTERING_DTWIN && cmd->opcode == NVME_ADMIN_GET_LOG_PAGE) win = -1;
   if (!s || win < 0) return 0;
   lock(a);
   /* An NDWIN the host asked for (a window request, or PLM turned on), or one it finds in a log */
@@ -730,11 +737,7 @@ static int observe_window(pa_dev *a, pa_set *s, const zkv_admin_cmd *cmd) {
 static int enter_dtwin(pa_dev *a, pa_set *s, zkv_admin_cmd *cmd) {
   int prev = s->win, prev_host_nd = s->host_nd;
   int rc = drain(a, s);
-  if (!rc && prev == WIN_DTWIN) { /* there already: nothing to wait for */
-    rc = a->dead ? -ENODEV : zkv_dev_nvme_admin(a->inner, cmd);
-    if (!rc) rc = observe_window(a, s, cmd);
-  }
-  if (rc || prev == WIN_DTWIN) {
+  if (rc) {
     pthread_mutex_unlock(&a->wmu);
     return rc;
   }
@@ -742,7 +745,7 @@ static int enter_dtwin(pa_dev *a, pa_set *s, zkv_admin_cmd *cmd) {
   s->win = WIN_ENTERING_DTWIN, s->host_nd = 0;
   unlock(a);
   pthread_mutex_unlock(&a->wmu);
-  rc = a->dead ? -ENODEV : zkv_dev_nvme_admin(a->inner, cmd);
+  rc = forward(a, cmd);
   pthread_mutex_lock(&a->wmu);
   lock(a);
   if (s->win == WIN_ENTERING_DTWIN && rc) s->win = prev, s->host_nd = prev_host_nd;
@@ -761,7 +764,7 @@ static int enter_dtwin(pa_dev *a, pa_set *s, zkv_admin_cmd *cmd) {
 static int stop_reads_before_leaving(pa_dev *a, pa_set *s, const zkv_admin_cmd *cmd) {
   lock(a);
   int before = s->win;
-  if (s->win == WIN_DTWIN) s->win = is_plm_config(cmd) && !(cmd->cdw12 & 1) ? WIN_PLM_OFF : WIN_NDWIN;
+  if (s->win == WIN_DTWIN) s->win = window_set_by(cmd) == WIN_PLM_OFF ? WIN_PLM_OFF : WIN_NDWIN;
   while (s->reads_out) pthread_cond_wait(&a->reads_done, &a->mu);
   unlock(a);
   return before;
@@ -773,15 +776,22 @@ static int pa_admin(zkv_dev *d, zkv_admin_cmd *cmd) {
   pa_dev *a = PA(d);
   uint32_t set = cmd->cdw11 & 0xFFFF;
   pa_set *s = set >= 1 && set <= a->n + 1 ? &a->sets[set - 1] : NULL, *kv = s && s != &a->sets[0] ? s : NULL;
-  if (s == &a->sets[0] && is_plm_config(cmd) && (cmd->cdw12 & 1)) {
+  if (s == &a->sets[0] && is_plm_config(cmd) && window_set_by(cmd) == WIN_NDWIN) {
     zkv_set_error("NVM Set %u is the plmarray's meta set (WAL, metadata, journal): its PLM stays off", set);
     return -EINVAL;
   }
   pthread_mutex_lock(&a->wmu);
-  if (kv && is_window_request(cmd, WIN_DTWIN)) return enter_dtwin(a, kv, cmd);
+  if (kv && is_window_request(cmd, WIN_DTWIN)) {
+    if (kv->win != WIN_DTWIN) return enter_dtwin(a, kv, cmd);
+    int rc = drain(a, kv); /* there already: nothing to wait for, forwarded as any other command */
+    if (rc) {
+      pthread_mutex_unlock(&a->wmu);
+      return rc;
+    }
+  }
   int before =
       kv && (is_window_request(cmd, WIN_NDWIN) || is_plm_config(cmd)) ? stop_reads_before_leaving(a, kv, cmd) : -1;
-  int rc = a->dead ? -ENODEV : zkv_dev_nvme_admin(a->inner, cmd);
+  int rc = forward(a, cmd);
   if (rc && before >= 0) {
     lock(a);
     kv->win = before;

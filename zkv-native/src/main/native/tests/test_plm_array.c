@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "le_bytes.h"
 #include "test_util.h"
 #include "zkv/device.h"
 
@@ -241,8 +242,7 @@ static void test_device_ended_dtwin_seen_in_its_log_page(void) {
     window(d, s, 1);
   }
   log_page(d, 3, page);
-  uint64_t remaining_ms = 0;
-  for (int b = 0; b < 8; b++) remaining_ms |= (uint64_t)page[144 + b] << (8 * b); /* DTWIN Time Estimate */
+  uint64_t remaining_ms = get64(page + 144); /* DTWIN Time Estimate */
   CHECK(remaining_ms > 0);
   CHECK_EQ(zkv_emu_plm_advance(d, (remaining_ms + 1) * 1000000ull), 0); /* set 3's maximum passes */
   zkv_emu_plm_stats st;

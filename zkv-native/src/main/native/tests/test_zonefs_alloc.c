@@ -161,21 +161,27 @@ static void test_external_allocator(void) {
   zkv_dev_close(d);
 }
 
-typedef struct named_id {
+/* The file of a name, as zfs_walk_files shows it: its id and the zone of its first extent. */
+typedef struct named_file {
   const char *name;
   uint64_t id;
-} named_id;
+  int64_t zone;
+} named_file;
 
 static void match_name(const zfs_file_meta *m, void *arg) {
-  named_id *n = arg;
-  if (strcmp(m->names[0], n->name) == 0) n->id = m->id;
+  named_file *n = arg;
+  if (!m->n_names || strcmp(m->names[0], n->name) != 0) return;
+  n->id = m->id;
+  if (m->n_extents) n->zone = (int64_t)(m->extents[0].start / GEO.zone_size);
 }
 
-static uint64_t file_id_of(zfs *fs, const char *name) {
-  named_id n = {name, UINT64_MAX};
-  zfs_walk_files(fs, match_name, &n);
-  return n.id;
+static named_file file_named(zfs *fs, const char *name) {
+  named_file n = {name, UINT64_MAX, -1};
+  CHECK_EQ(zfs_walk_files(fs, match_name, &n), 0);
+  return n;
 }
+
+static uint64_t file_id_of(zfs *fs, const char *name) { return file_named(fs, name).id; }
 
 /* A policy sees which file has what in each zone (the zone view's files), and the tag and lifetime
  * it gives a zone it opens stay on the zone, across a remount, until the zone is reset. */
@@ -395,17 +401,6 @@ static void test_zone_of_a_deleted_writer_resets_at_close(void) {
   zkv_dev_close(d);
 }
 
-typedef struct zone_of_file {
-  const char *name;
-  int64_t zone;
-} zone_of_file;
-
-static void find_first_zone(const zfs_file_meta *m, void *arg) {
-  zone_of_file *w = arg;
-  if (m->n_names && strcmp(m->names[0], w->name) == 0 && m->n_extents)
-    w->zone = (int64_t)(m->extents[0].start / GEO.zone_size);
-}
-
 /* The zones holding data of WAL files (*.log). */
 typedef struct wal_zones {
   uint8_t used[256];
@@ -419,10 +414,9 @@ static void collect_wal_zones(const zfs_file_meta *m, void *arg) {
 }
 
 static int64_t zone_of_file_named(zfs *fs, const char *name) {
-  zone_of_file w = {name, -1};
-  CHECK_EQ(zfs_walk_files(fs, find_first_zone, &w), 0);
-  CHECK(w.zone >= 0);
-  return w.zone;
+  int64_t zone = file_named(fs, name).zone;
+  CHECK(zone >= 0);
+  return zone;
 }
 
 /* 16 KiB of the seed's pattern (check_file reads it back), with the given lifetime hint. */

@@ -481,10 +481,6 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
       fs->zones[z].live_phys += extent_blocks(fs, m->extents[k]);
       file_zone_add(fs->files[i], z, (int64_t)m->extents[k].len);
       if (!fs->zones[z].labelled && m->lifetime > fs->zones[z].lifetime) fs->zones[z].lifetime = m->lifetime;
-      /* The class its writes had: a WAL's data outside a WAL zone was moved there by GC, which
-       * writes as INTERNAL, so a zone holding any other file's data is INTERNAL. */
-      int cls = class_of(fs->files[i]);
-      if (fs->zones[z].io_class != ZKV_CLASS_INTERNAL) fs->zones[z].io_class = (uint8_t)cls;
     }
   }
   for (uint32_t z = 0; z < fs->g.nr_zones; z++)
@@ -493,9 +489,10 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
       fs->zones[z].labelled = 0;
       fs->zones[z].lifetime = 0;
       fs->zones[z].io_class = ZKV_CLASS_NONE;
-    } else if (zkv_dev_zone_class(fs->dev, z) != ZKV_CLASS_NONE) {
-      /* Where the device binds zones to a class, its binding decides: a WAL that outgrew its share
-       * wrote into the other classes' zones as those classes (claim_zone). */
+    } else {
+      /* A zone's class is the device's binding (NONE where the device binds none, and only such
+       * devices look at classes): a WAL that outgrew its share wrote into the other classes' zones
+       * as those classes (claim_zone), and GC moves WAL data out as INTERNAL. */
       fs->zones[z].io_class = (uint8_t)zkv_dev_zone_class(fs->dev, z);
     }
   fs->readonly = flags & ZFS_MOUNT_READONLY;

@@ -98,7 +98,7 @@ static int classes_bind_zones(const zfs *fs) {
  * (the device puts the WAL there once its own groups are bound; SST data it never puts in the
  * first, where a Get would read a set whose PLM is off). Elsewhere both are the empty zones. */
 typedef struct share_room {
-  uint32_t empty, wal, other;
+  uint32_t wal, other;
 } share_room;
 
 static share_room room_by_share(const zfs *fs) {
@@ -112,7 +112,7 @@ static share_room room_by_share(const zfs *fs) {
     else
       other++;
   }
-  share_room r = {empty, empty, empty};
+  share_room r = {empty, empty};
   if (!classes_bind_zones(fs)) return r;
   uint32_t mz = fs->g.meta_class_zones;
   uint32_t wal_share = mz > fs->sb.meta_zones ? mz - fs->sb.meta_zones : 0;
@@ -125,21 +125,22 @@ static share_room room_by_share(const zfs *fs) {
   return r;
 }
 
+/* The class a writer of class cls writes as: its own, except that a WAL past its share writes
+ * where SST data goes, as SST data (io_class_in); SST data never goes where the WAL is. */
+static int class_to_claim(const zfs *fs, int cls) {
+  return classes_bind_zones(fs) && serves_meta_groups(cls) && room_by_share(fs).wal == 0 ? ZKV_CLASS_INTERNAL : cls;
+}
+
 int zone_takes_class(const zfs *fs, const zone_state *s, int cls) {
   if (!(fs->g.flags & ZKV_GEO_CLASS_BOUND_ZONES) || s->wp == s->start || s->io_class == ZKV_CLASS_NONE ||
       s->io_class == cls)
     return 1;
-  /* A WAL past its share writes where SST data goes, as SST data (claim_zone, io_class_in); SST
-   * data never goes where the WAL is. */
-  return classes_bind_zones(fs) && serves_meta_groups(cls) && !serves_meta_groups(s->io_class) &&
-         room_by_share(fs).wal == 0;
+  return s->io_class == class_to_claim(fs, cls);
 }
 
 void claim_zone(zfs *fs, uint32_t z, int cls) {
   zone_state *s = &fs->zones[z];
-  if (s->wp != s->start) return;
-  if (classes_bind_zones(fs) && serves_meta_groups(cls) && room_by_share(fs).wal == 0) cls = ZKV_CLASS_INTERNAL;
-  s->io_class = (uint8_t)cls;
+  if (s->wp == s->start) s->io_class = (uint8_t)class_to_claim(fs, cls);
 }
 
 /* Whether an allocation of this purpose (and I/O class) may start an empty zone without eating

@@ -51,7 +51,8 @@ typedef struct zone_state {
   struct fobj *owner; /* the writer holding it (its open token), or NULL */
   uint8_t busy;       /* a write is in progress in it, or GC holds it as its target or victim */
   uint8_t meta;
-  uint8_t io_class; /* ZKV_CLASS_* of the writes it took since its reset; NONE while empty */
+  uint8_t
+      io_class; /* ZKV_CLASS_* its writes carry (claim_zone; after a mount the device's binding); NONE while empty */
 } zone_state;
 
 /* Live bytes of one file in one zone. */

@@ -74,6 +74,13 @@ public record BenchSettings(
         repeat);
   }
 
+  /** Bloom filter bits per key as a phrase for reports: "Bloom filters 10 bits/key". */
+  static String bloomNote(double bitsPerKey) {
+    return bitsPerKey > 0
+        ? "Bloom filters " + JsonReport.num(bitsPerKey) + " bits/key"
+        : "no Bloom filters";
+  }
+
   /** Operations of a read-only phase: {@code --ops}, else unlimited with a duration, else keys. */
   long opsOfReadOnlyPhase() {
     if (ops > 0) {

@@ -41,9 +41,7 @@ public final class MarkdownReport {
             s.zipfian() ? "Zipfian 0.99" : "uniform",
             s.limits(),
             s.writeBufferSize() >> 10,
-            s.bloomBitsPerKey() > 0
-                ? "Bloom filters " + JsonReport.num(s.bloomBitsPerKey()) + " bits/key"
-                : "no Bloom filters",
+            BenchSettings.bloomNote(s.bloomBitsPerKey()),
             s.seed(),
             s.repeat(),
             r.configs().size() > 1 ? ", configurations in alternating order (A B, B A, ...)" : ""));

@@ -238,7 +238,7 @@ public record TargetConfig(
       return "RocksJava default Env in "
           + (dir != null ? dir : "the scratch directory")
           + (sync ? ", sync writes" : "")
-          + threadsNote();
+          + settingsNote();
     }
     String dev =
         device != null
@@ -267,17 +267,13 @@ public record TargetConfig(
         + placement
         + (windows != null ? ", windows " + windows : "")
         + (sync ? ", sync writes" : "")
-        + threadsNote();
+        + settingsNote();
   }
 
-  private String threadsNote() {
+  /** The configuration's own settings (client threads, Bloom filters), for its description. */
+  private String settingsNote() {
     String t = threads > 0 ? ", " + threads + " client thread" + (threads > 1 ? "s" : "") : "";
-    if (bloomBitsPerKey == 0) {
-      return t + ", no Bloom filters";
-    }
-    return bloomBitsPerKey > 0
-        ? t + ", Bloom filters " + JsonReport.num(bloomBitsPerKey) + " bits/key"
-        : t;
+    return t + (bloomBitsPerKey >= 0 ? ", " + BenchSettings.bloomNote(bloomBitsPerKey) : "");
   }
 
   /** The settings this configuration runs with: its own client threads and Bloom filters if set. */
