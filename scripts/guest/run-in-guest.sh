@@ -51,6 +51,8 @@ mkdir "$scratch/ctl"
 # default, where the next zone starts right where a zone's writable space ends).
 truncate -s 128M "$scratch/zns.img"
 truncate -s 64M "$scratch/zns2.img"
+# Namespaces 3-6: the NVM Sets of a drive, one namespace each, for a plmarray: (docs/plm.md).
+for ns in 3 4 5 6; do truncate -s 64M "$scratch/zns$ns.img"; done
 
 # busybox sh reads env: single-quote the values.
 squote() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
@@ -94,6 +96,14 @@ qemu=(qemu-system-x86_64 "${firmware[@]}" "${accel[@]}" -machine q35 -smp "${ZKV
   -device "nvme-ns,drive=zns,bus=nvme0,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=4M,zoned.zone_capacity=3M,zoned.max_open=4,zoned.max_active=6"
   -drive "file=$scratch/zns2.img,id=zns2,format=raw,if=none"
   -device "nvme-ns,drive=zns2,bus=nvme0,nsid=2,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=4M,zoned.zone_capacity=0,zoned.max_open=4,zoned.max_active=6"
+  -drive "file=$scratch/zns3.img,id=zns3,format=raw,if=none"
+  -device "nvme-ns,drive=zns3,bus=nvme0,nsid=3,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=4M,zoned.zone_capacity=0,zoned.max_open=14,zoned.max_active=16"
+  -drive "file=$scratch/zns4.img,id=zns4,format=raw,if=none"
+  -device "nvme-ns,drive=zns4,bus=nvme0,nsid=4,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=4M,zoned.zone_capacity=0,zoned.max_open=14,zoned.max_active=16"
+  -drive "file=$scratch/zns5.img,id=zns5,format=raw,if=none"
+  -device "nvme-ns,drive=zns5,bus=nvme0,nsid=5,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=4M,zoned.zone_capacity=0,zoned.max_open=14,zoned.max_active=16"
+  -drive "file=$scratch/zns6.img,id=zns6,format=raw,if=none"
+  -device "nvme-ns,drive=zns6,bus=nvme0,nsid=6,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=4M,zoned.zone_capacity=0,zoned.max_open=14,zoned.max_active=16"
   -virtfs "local,path=/,mount_tag=hostroot,readonly=on,$(IFS=,; echo "${p9[*]}")"
   -virtfs "local,path=$results,mount_tag=results,$(IFS=,; echo "${p9[*]}")"
   -virtfs "local,path=$scratch/ctl,mount_tag=ctl,$(IFS=,; echo "${p9[*]}")")

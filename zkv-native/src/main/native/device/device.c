@@ -242,7 +242,7 @@ zkv_dev *zkv_dev_open(const char *uri, int *err) {
   if (uri && strncmp(uri, "plmarray:", 9) == 0) return plm_array_open(uri, err);
   zkv_set_error(
       "unsupported device URI '%s': expected emu:/path, nvme:/dev/ngXnY, zbd:/dev/nvmeXnY or "
-      "plmarray:emu:/path?profile=plm",
+      "plmarray:emu:/path?profile=plm or plmarray:nvme:/dev/ngXn1,nvme:/dev/ngXn2,...",
       uri ? uri : "(null)");
   return NULL;
 }

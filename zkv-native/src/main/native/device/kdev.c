@@ -330,8 +330,9 @@ int kdev_nvme_report(kdev *d, uint32_t first, zkv_zone *out, uint32_t n) {
 
 /* ---------- synchronous calls over pooled rings ---------- */
 
-int64_t kdev_sync(kdev *d, const zkv_request *r) {
+int kdev_sync_submit(kdev *d, const zkv_request *r, zkv_queue **ring) {
   zkv_queue *q = NULL;
+  *ring = NULL;
   pthread_mutex_lock(&d->pool_mu);
   if (d->pool_len) q = d->pool[--d->pool_len];
   pthread_mutex_unlock(&d->pool_mu);
@@ -339,11 +340,17 @@ int64_t kdev_sync(kdev *d, const zkv_request *r) {
     int err = 0;
     if (!(q = kq_create(&d->base, 1, &err))) return err;
   }
+  int rc = kq_submit(q, r);
+  *ring = q;
+  return rc;
+}
+
+int64_t kdev_sync_wait(kdev *d, zkv_queue *q, int submitted) {
   zkv_completion c = {0};
-  int64_t res = kq_submit(q, r);
+  int64_t res = submitted;
   /* Never return while the request is in flight: the device still writes into the caller's buffer
    * (kq_reap without a time limit returns only with the completion). */
-  if (res == 0) {
+  if (submitted == 0) {
     while (kq_reap(q, &c, 1, 1, -1) != 1) sched_yield();
     res = c.result;
   }
@@ -360,6 +367,12 @@ int64_t kdev_sync(kdev *d, const zkv_request *r) {
   pthread_mutex_unlock(&d->pool_mu);
   if (q) kq_destroy(q);
   return res;
+}
+
+int64_t kdev_sync(kdev *d, const zkv_request *r) {
+  zkv_queue *q = NULL;
+  int rc = kdev_sync_submit(d, r, &q);
+  return q ? kdev_sync_wait(d, q, rc) : rc;
 }
 
 void kdev_pool_free(kdev *d) {
@@ -418,6 +431,9 @@ int kdev_stats(zkv_dev *dev, zkv_dev_stats *out) {
 }
 
 void kdev_close(zkv_dev *dev) { kdev_free((kdev *)dev); }
+
+int kdev_is(const zkv_dev *dev) { return dev->be->close == kdev_close; }
+uint32_t kdev_nsid(const zkv_dev *dev) { return kdev_is(dev) ? ((const kdev *)dev)->nsid : 0; }
 
 void kdev_free(kdev *d) {
   if (!d) return;

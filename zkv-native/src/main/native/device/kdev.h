@@ -90,6 +90,11 @@ int64_t zbd_append_emulated(kdev *d, const zkv_request *r);
 
 /* One synchronous request on a pooled ring; returns the completion result. */
 int64_t kdev_sync(kdev *d, const zkv_request *r);
+/* The same in two steps, so that requests to several devices run at once: submit takes a ring
+ * (*ring, NULL if none could be had) and returns kq_submit's code; wait, given that code, waits
+ * for the completion if it was submitted, returns the ring and gives the result (or the code). */
+int kdev_sync_submit(kdev *d, const zkv_request *r, zkv_queue **ring);
+int64_t kdev_sync_wait(kdev *d, zkv_queue *ring, int submitted);
 void kdev_pool_free(kdev *d);
 void kdev_count(kdev *d, const zkv_request *r, int64_t res);
 
@@ -115,6 +120,9 @@ int kdev_read_zone_cap(kdev *d);
 long long kdev_sysfs_queue_num(const char *name, const char *attr);
 
 void kdev_close(zkv_dev *dev);
+/* Whether a device is an nvme: or zbd: one; its NVMe namespace id (0 for any other). */
+int kdev_is(const zkv_dev *dev);
+uint32_t kdev_nsid(const zkv_dev *dev);
 
 /* The function table of a kernel backend: everything but the zone commands is shared. */
 #define KDEV_BACKEND(name, report_fn, zone_mgmt_fn, admin_fn)                                                     \

@@ -17,6 +17,8 @@
 #include "crc32c.h"
 #include "emu_internal.h"
 #include "le_bytes.h"
+#include "set_concat.h"
+#include "sync_queue.h"
 #include "zone_state.h"
 
 #define DEFAULT_CHUNK (64u * 1024)
@@ -291,7 +293,9 @@ static int do_parts(pa_dev *a, read_part *p, int np, uint8_t *tmp) {
     off[k] = izone_start(a, p[i].z) + p[i].rel, dst[k] = tmp + (uint64_t)k * a->chunk, len[k] = p[i].n;
     k++;
   }
-  int rc = k ? emu_read_parallel(a->inner, k, off, dst, len) : 0;
+  int rc = !k                        ? 0
+           : set_concat_is(a->inner) ? set_concat_read_parallel(a->inner, k, off, dst, len)
+                                     : emu_read_parallel(a->inner, k, off, dst, len);
   for (int i = 0, m = 0; !rc && i < np; i++)
     if (p[i].n && p[i].xor_into && np <= 8) {
       for (uint64_t j = 0; j < p[i].n; j++) p[i].out[j] ^= dst[m][j];
@@ -705,6 +709,12 @@ static int window_set_by(const zkv_admin_cmd *cmd) {
   return -1;
 }
 
+/* The window in a log page 0Ah (Status bits 2:0), or -1 for a code the spec does not define. */
+static int window_in_log(const void *page) {
+  int w = ((const uint8_t *)page)[0] & 7;
+  return w <= WIN_NDWIN ? w : -1;
+}
+
 static int forward(pa_dev *a, zkv_admin_cmd *cmd) { return a->dead ? -ENODEV : zkv_dev_nvme_admin(a->inner, cmd); }
 
 /* After a command succeeded: the window it set, or the one a log page shows (a DTWIN the device
@@ -715,8 +725,7 @@ static int observe_window(pa_dev *a, pa_set *s, const zkv_admin_cmd *cmd) {
   if (cmd->opcode == NVME_ADMIN_GET_LOG_PAGE && (cmd->cdw10 & 0xFF) == 0x0A) {
     uint32_t id = cmd->cdw11 >> 16;
     s = id >= 1 && id <= a->n + 1 ? &a->sets[id - 1] : NULL;
-    if (s) win = ((uint8_t *)cmd->buf)[0] & 7;
-    if (win > WIN_NDWIN) win = -1; /* not a window the spec defines: keep the array's view */
+    if (s) win = window_in_log(cmd->buf); /* -1: not a window the spec defines: keep the array's view */
     /* Read while this set's DTWIN request waits in the device (another thread), the page shows the
      * NDWIN that request is ending: the array's view (lockdown) stays. */
     if (s && win == WIN_NDWIN && s->win == WIN_ENTERING_DTWIN) win = -1;
@@ -1061,7 +1070,7 @@ static int parse_size(const char *v, uint64_t *out) {
   return 0;
 }
 
-/* plmarray:[chunk=N&hold=N&isolate=0|1&defer=0|1&rebuild=0|1@]emu:/path?profile=plm&sets=N... */
+/* plmarray:[chunk=N&hold=N&isolate=0|1&defer=0|1&rebuild=0|1@]emu:/path?profile=plm&sets=N..., or @URI,URI,... */
 static int parse_options(pa_dev *a, const char *uri, const char **inner, uint64_t *chunk, uint64_t *hold) {
   const char *rest = uri + strlen("plmarray:"), *at = strchr(rest, '@'), *colon = strchr(rest, ':');
   *inner = rest;
@@ -1092,6 +1101,60 @@ static int parse_options(pa_dev *a, const char *uri, const char **inner, uint64_
   return rc;
 }
 
+/* The NVM Sets of the device composed: an emulated PLM device's, or one per listed namespace. */
+static uint32_t count_sets(zkv_dev *inner) {
+  if (set_concat_is(inner)) return set_concat_members(inner);
+  zkv_emu_plm_stats st;
+  uint32_t n = 0;
+  while (n < ZKV_PLM_MAX_SETS && zkv_emu_plm_stats_get(inner, n + 1, &st) == 0) n++;
+  return n;
+}
+
+/* Set i's zones and window at open. A drive's window comes from its log page 0Ah (PLM may have
+ * been left on); without PLM it is off. */
+static int describe_set(zkv_dev *inner, uint32_t i, pa_set *out) {
+  *out = (pa_set){.id = i + 1, .win = WIN_PLM_OFF};
+  if (!set_concat_is(inner)) {
+    zkv_emu_plm_stats st;
+    int rc = zkv_emu_plm_stats_get(inner, i + 1, &st);
+    out->first_zone = st.first_zone, out->nr_zones = st.nr_zones, out->win = (int)st.window;
+    return rc;
+  }
+  int rc = set_concat_member(inner, i, &out->first_zone, &out->nr_zones);
+  if (rc || !set_concat_plm(inner)) return rc;
+  uint8_t *page = aligned_alloc(4096, 4096);
+  if (!page) return -ENOMEM;
+  /* 512 bytes (NUMDL 127), RAE (bit 15: the set's events stay for the driver), LSI = the set (the
+   * concatenation translates it to the drive's) */
+  zkv_admin_cmd cmd = {.opcode = NVME_ADMIN_GET_LOG_PAGE,
+                       .cdw10 = 0x0A | (1u << 15) | (127u << 16),
+                       .cdw11 = (i + 1) << 16,
+                       .buf = page,
+                       .len = 512};
+  if (!(rc = zkv_dev_nvme_admin(inner, &cmd)) && window_in_log(page) >= 0) out->win = window_in_log(page);
+  free(page);
+  if (rc) zkv_set_error("plmarray: reading NVM Set %u's log page 0Ah failed: %s", i + 1, zkv_status_message(rc));
+  if (!rc && i == 0 && out->win != WIN_PLM_OFF) {
+    zkv_set_error(
+        "plmarray: NVM Set 1, the meta set (WAL, metadata, journal), has PLM on; the array keeps it off: "
+        "disable it (Set Features 13h) first");
+    rc = -EINVAL;
+  }
+  return rc;
+}
+
+/* The array's open (or active) zone limit from the device's, 0 for none. One device's limit is
+ * shared by all sets: the journal keeps a zone (two while it rotates), a stripe group one on every
+ * kv-set (a meta group n - 1 < n). Namespaces
+ * (a drive's sets) each have their own (the smallest is given): the meta set's holds the
+ * journal's zone (two while it rotates) and n - 1 per meta group, a kv-set's one per stripe group,
+ * so the meta set's is the bound. At least 1. */
+static uint32_t logical_limit(const pa_dev *a, uint32_t inner) {
+  if (!inner) return 0;
+  if (set_concat_is(a->inner)) return inner > 2 + a->ndata ? (inner - 2) / a->ndata : 1;
+  return inner > a->n + 2 ? (inner - 2) / a->n : 1;
+}
+
 zkv_dev *plm_array_open(const char *uri, int *err) {
   const char *inner_uri;
   uint64_t chunk = DEFAULT_CHUNK, hold = 0;
@@ -1108,21 +1171,23 @@ zkv_dev *plm_array_open(const char *uri, int *err) {
     free_all(a);
     return NULL;
   }
-  if (strncmp(inner_uri, "emu:", 4) != 0) {
-    zkv_set_error("plmarray: composes the NVM Sets of an emulated PLM device (emu:...?profile=plm), not '%s'",
-                  inner_uri);
+  int listed = strchr(inner_uri, ',') != NULL;
+  if (!listed && strncmp(inner_uri, "emu:", 4) != 0) {
+    zkv_set_error(
+        "plmarray: composes the NVM Sets of an emulated PLM device (emu:...?profile=plm) or the "
+        "namespaces of a drive, one per NVM Set, listed with commas (nvme:/dev/ng0n1,nvme:/dev/ng0n2,...), "
+        "not '%s'",
+        inner_uri);
     *err = -EINVAL;
     free_all(a);
     return NULL;
   }
-  if (!(a->inner = zkv_dev_open(inner_uri, err))) {
+  if (!(a->inner = listed ? set_concat_open(inner_uri, err) : zkv_dev_open(inner_uri, err))) {
     free_all(a);
     return NULL;
   }
   a->ig = a->inner->geo;
-  zkv_emu_plm_stats st;
-  uint32_t nsets = 0;
-  while (nsets < ZKV_PLM_MAX_SETS && zkv_emu_plm_stats_get(a->inner, nsets + 1, &st) == 0) nsets++;
+  uint32_t nsets = count_sets(a->inner);
   *err = -EINVAL;
   if (nsets < MIN_SETS) {
     zkv_set_error(nsets ? "plmarray: needs at least %d NVM Sets (a meta set and three kv-sets, so that parity has two "
@@ -1140,10 +1205,10 @@ zkv_dev *plm_array_open(const char *uri, int *err) {
   if (!(a->sets = calloc(nsets, sizeof *a->sets))) goto nomem;
   uint32_t min_kv = UINT32_MAX;
   for (uint32_t i = 0; i < nsets; i++) {
-    zkv_emu_plm_stats_get(a->inner, i + 1, &st);
-    a->sets[i] = (pa_set){.id = i + 1, .first_zone = st.first_zone, .nr_zones = st.nr_zones, .win = (int)st.window};
-    if (i && st.nr_zones < min_kv) min_kv = st.nr_zones;
+    if ((*err = describe_set(a->inner, i, &a->sets[i]))) goto fail;
+    if (i && a->sets[i].nr_zones < min_kv) min_kv = a->sets[i].nr_zones;
   }
+  *err = -EINVAL;
   if (a->sets[0].nr_zones < 2 + a->ndata) {
     zkv_set_error("plmarray: the meta set (NVM Set 1) has %u zones; it needs 2 for the journal and %u per meta zone",
                   a->sets[0].nr_zones, a->ndata);
@@ -1171,8 +1236,8 @@ zkv_dev *plm_array_open(const char *uri, int *err) {
   g->nr_zones = nl;
   g->zone_cap = a->ndata * a->ig.zone_cap;
   g->zone_size = a->ndata * a->ig.zone_size;
-  g->max_open = a->ig.max_open ? (a->ig.max_open > a->n + 1 ? (a->ig.max_open - 1) / a->n : 1) : 0;
-  g->max_active = a->ig.max_active ? (a->ig.max_active > a->n + 1 ? (a->ig.max_active - 1) / a->n : 1) : 0;
+  g->max_open = logical_limit(a, a->ig.max_open);
+  g->max_active = logical_limit(a, a->ig.max_active);
   g->flags = a->isolate ? ZKV_GEO_CLASS_BOUND_ZONES : 0; /* a zone's first write binds it to its group */
   g->meta_class_zones = a->isolate ? a->meta_groups : 0;
   a->base.geo = *g;
@@ -1220,52 +1285,6 @@ static int pa_stats(zkv_dev *d, zkv_dev_stats *out) {
   return 0;
 }
 
-/* Queues: each request runs at submission (synchronously) and its completion waits to be reaped. */
-typedef struct pa_queue {
-  zkv_queue base;
-  uint32_t depth, n, head;
-  zkv_completion *done;
-} pa_queue;
-
-static zkv_queue *pa_queue_create(zkv_dev *d, uint32_t depth, int *err) {
-  pa_queue *q = calloc(1, sizeof *q);
-  if (!q || !(q->done = calloc(depth, sizeof *q->done))) {
-    free(q);
-    *err = -ENOMEM;
-    return NULL;
-  }
-  q->base.dev = d, q->depth = depth;
-  return &q->base;
-}
-
-static void pa_queue_destroy(zkv_queue *q) {
-  free(((pa_queue *)q)->done);
-  free(q);
-}
-
-static int pa_queue_submit(zkv_queue *qq, const zkv_request *r) {
-  pa_queue *q = (pa_queue *)qq;
-  if (q->n == q->depth) return -EBUSY;
-  if (r->op < ZKV_OP_READ || r->op > ZKV_OP_FLUSH) return -EINVAL;
-  zkv_dev *d = qq->dev;
-  int64_t res = r->op == ZKV_OP_READ     ? pa_read(d, r->offset, r->buf, r->len)
-                : r->op == ZKV_OP_WRITE  ? pa_write(d, r->offset, r->buf, r->len, r->flags)
-                : r->op == ZKV_OP_APPEND ? pa_append(d, r->zone, r->buf, r->len, r->flags)
-                                         : pa_flush(d);
-  q->done[(q->head + q->n++) % q->depth] = (zkv_completion){.tag = r->tag, .result = res};
-  return 0;
-}
-
-static int pa_queue_reap(zkv_queue *qq, zkv_completion *out, int min, int max, int64_t timeout_ns) {
-  (void)min, (void)timeout_ns; /* everything submitted has completed */
-  pa_queue *q = (pa_queue *)qq;
-  int k = 0;
-  for (; k < max && q->n; k++, q->n--, q->head = (q->head + 1) % q->depth) out[k] = q->done[q->head];
-  return k;
-}
-
-static uint32_t pa_queue_inflight(zkv_queue *q) { return ((pa_queue *)q)->n; }
-
 const zkv_backend zkv_plm_array_backend = {
     .scheme = "plmarray",
     .close = pa_close,
@@ -1275,11 +1294,11 @@ const zkv_backend zkv_plm_array_backend = {
     .append = pa_append,
     .read = pa_read,
     .flush = pa_flush,
-    .queue_create = pa_queue_create,
-    .queue_destroy = pa_queue_destroy,
-    .queue_submit = pa_queue_submit,
-    .queue_reap = pa_queue_reap,
-    .queue_inflight = pa_queue_inflight,
+    .queue_create = sync_queue_create,
+    .queue_destroy = sync_queue_destroy,
+    .queue_submit = sync_queue_submit,
+    .queue_reap = sync_queue_reap,
+    .queue_inflight = sync_queue_inflight,
     .stats = pa_stats,
     .admin = pa_admin,
     .zone_class = pa_zone_class,

@@ -4,7 +4,9 @@
  * full buffer writing through, and power cuts with held writes losing no acknowledged write.
  * Windows run on the emulator's virtual clock (clock=manual); data comes from seeds that a failure
  * prints. `test_plm_array --format PATH` formats the device the conformance run (test_kernel_dev
- * on a plmarray: URI, CMakeLists.txt) uses. */
+ * on a plmarray: URI, CMakeLists.txt) uses; `--format P1 P2 P3 P4`, the namespaces of the run on a
+ * composition of devices, one per set; `--parallel-reads URI,URI,...`, the parallel reads over a
+ * drive's namespaces (the QEMU guest's). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "le_bytes.h"
+#include "set_concat.h"
 #include "test_util.h"
 #include "zkv/device.h"
 
@@ -137,8 +140,8 @@ static void test_refusals(void) {
   snprintf(uri, sizeof uri, "plmarray:color=red@emu:%s?profile=plm", path);
   CHECK(zkv_dev_open(uri, &err) == NULL);
   CHECK_EQ(err, -EINVAL);
-  CHECK(zkv_dev_open("plmarray:nvme:/dev/ng0n1", &err) == NULL);
-  CHECK(strstr(zkv_dev_last_error(), "emulated PLM device") != NULL);
+  CHECK(zkv_dev_open("plmarray:nvme:/dev/ng0n1", &err) == NULL); /* one namespace: one set */
+  CHECK(strstr(zkv_dev_last_error(), "one per NVM Set, listed with commas") != NULL);
   zkv_dev *d = open_array("", "");
   zkv_geometry g;
   CHECK_EQ(zkv_dev_geometry(d, &g), 0);
@@ -411,15 +414,211 @@ static void test_power_cut(uint64_t seed) {
   free(all);
 }
 
+/* A drive whose NVM Sets are namespaces (nvme:): the array composes devices listed with commas,
+ * one per set, the first the meta set. Here plain emulated devices (no admin commands, so no PLM:
+ * every set stays off) stand for the namespaces: chunks land on the members the layout names,
+ * parity is their XOR, the journal on the first member brings the bindings back, and members
+ * that do not match are refused. */
+static void test_namespaces_composed(void) {
+  char member[4][600], list[2600], uri[4096];
+  zkv_geometry g = G;
+  g.nr_zones = 8;                   /* as one set of G */
+  g.max_open = 6, g.max_active = 8; /* each namespace's own */
+  list[0] = 0;
+  for (int i = 0; i < 4; i++) {
+    snprintf(member[i], sizeof member[i], "%s/ns%d.zkvemu", tmpdir, i + 1);
+    unlink(member[i]);
+    CHECK_EQ(zkv_emu_format(member[i], &g), 0);
+    size_t at = strlen(list);
+    snprintf(list + at, sizeof list - at, "%semu:%s?profile=instant", i ? "," : "", member[i]);
+  }
+  int err = 0;
+  snprintf(uri, sizeof uri, "plmarray:emu:%s?profile=instant,emu:%s?profile=instant,emu:%s?profile=instant", member[0],
+           member[1], member[2]);
+  CHECK(zkv_dev_open(uri, &err) == NULL);
+  CHECK(strstr(zkv_dev_last_error(), "at least 4 NVM Sets") != NULL);
+  CHECK(zkv_dev_open("plmarray:chunk=64k@,", &err) == NULL);
+  CHECK(strstr(zkv_dev_last_error(), "lists no device") != NULL);
+  format(&G); /* an emulated PLM device: its sets are zones, not a namespace's */
+  snprintf(uri, sizeof uri, "plmarray:%s,emu:%s?profile=plm", list, path);
+  CHECK(zkv_dev_open(uri, &err) == NULL);
+  CHECK(strstr(zkv_dev_last_error(), "member 5") != NULL);
+  CHECK(strstr(zkv_dev_last_error(), "is an emulated PLM device") != NULL);
+  snprintf(uri, sizeof uri, "plmarray:%s,plmarray:emu:%s", list, path);
+  CHECK(zkv_dev_open(uri, &err) == NULL);
+  CHECK(strstr(zkv_dev_last_error(), "cannot be a plmarray") != NULL);
+  char odd[600];
+  snprintf(odd, sizeof odd, "%s/odd.zkvemu", tmpdir);
+  zkv_geometry h = g;
+  h.zone_size = h.zone_cap = 2 * MiB;
+  CHECK_EQ(zkv_emu_format(odd, &h), 0);
+  snprintf(uri, sizeof uri, "plmarray:%s,emu:%s?profile=instant", list, odd);
+  CHECK(zkv_dev_open(uri, &err) == NULL);
+  CHECK(strstr(zkv_dev_last_error(), "must have the same zones") != NULL);
+  unlink(odd);
+
+  snprintf(uri, sizeof uri, "plmarray:%s", list);
+  zkv_dev *d = zkv_dev_open(uri, &err);
+  if (!d) fprintf(stderr, "open %s: %d %s\n", uri, err, zkv_dev_last_error());
+  CHECK(d != NULL);
+  zkv_geometry ag;
+  CHECK_EQ(zkv_dev_geometry(d, &ag), 0);
+  CHECK_EQ(ag.nr_zones, 3 + 8);
+  CHECK_EQ(ag.zone_cap, LZ);
+  CHECK_EQ(ag.max_open, 2); /* the meta set's 6: the journal's two, two per meta group */
+  CHECK_EQ(ag.max_active, 3);
+  CHECK_EQ(astats(d, 2).window, 0); /* PLM off */
+  uint8_t id[4096];
+  zkv_admin_cmd ident = {.opcode = 0x06, .cdw10 = 1, .buf = id, .len = sizeof id};
+  CHECK_EQ(zkv_dev_nvme_admin(d, &ident), -EOPNOTSUPP); /* the members answer no admin commands */
+  size_t len = 2 * CHUNK;
+  uint8_t *b = malloc(len), *wal = malloc(CHUNK);
+  CHECK(b != NULL && wal != NULL);
+  fill(b, len, 7);
+  fill(wal, CHUNK, 8);
+  CHECK_EQ(zkv_dev_write(d, 3 * LZ, b, len, SST), 0); /* the first stripe group: zone 0 of each kv-set */
+  CHECK_EQ(zkv_dev_write(d, 0, wal, CHUNK, WAL), 0);  /* the first meta group: member 1's zones 2, 3 */
+  check_bytes(d, 3 * LZ, b, len, 4 * KiB);
+  check_bytes(d, 0, wal, CHUNK, CHUNK);
+  CHECK_EQ(zkv_dev_flush(d), 0);
+  zkv_dev_close(d);
+  /* Stripe 0: parity on kv-set 0 (member 2), data chunks on members 3 and 4, at offset 0. */
+  uint8_t *got = malloc(CHUNK);
+  CHECK(got != NULL);
+  for (int i = 1; i < 4; i++) {
+    char one[700];
+    snprintf(one, sizeof one, "emu:%s?profile=instant", member[i]);
+    zkv_dev *m = zkv_dev_open(one, &err);
+    CHECK(m != NULL);
+    CHECK_EQ(zkv_dev_read(m, 0, got, CHUNK), 0);
+    for (size_t j = 0; j < CHUNK; j++) {
+      uint8_t want = i == 1 ? (uint8_t)(b[j] ^ b[CHUNK + j]) : b[(size_t)(i - 2) * CHUNK + j];
+      if (got[j] != want) fprintf(stderr, "member %d byte %zu: %u, want %u\n", i + 1, j, got[j], want);
+      CHECK_EQ(got[j], want);
+    }
+    zkv_dev_close(m);
+  }
+  char meta[700];
+  snprintf(meta, sizeof meta, "emu:%s?profile=instant", member[0]);
+  zkv_dev *m = zkv_dev_open(meta, &err);
+  CHECK(m != NULL);
+  CHECK_EQ(zkv_dev_read(m, 2 * G.zone_size, got, CHUNK), 0);
+  CHECK(memcmp(got, wal, CHUNK) == 0);
+  zkv_dev_close(m);
+  d = zkv_dev_open(uri, &err); /* the journal on member 1 brings the bindings back */
+  CHECK(d != NULL);
+  check_bytes(d, 3 * LZ, b, len, len);
+  check_bytes(d, 0, wal, CHUNK, CHUNK);
+  zkv_zone rep[11];
+  CHECK_EQ(zkv_dev_report(d, 0, rep, 11), 11);
+  CHECK_EQ(rep[3].wp - rep[3].start, len);
+  CHECK_EQ(zkv_dev_zone_class(d, 3), ZKV_CLASS_INTERNAL);
+  CHECK_EQ(zkv_dev_zone_class(d, 0), ZKV_CLASS_WAL);
+  zkv_dev_close(d);
+  free(got);
+  free(b);
+  free(wal);
+  for (int i = 0; i < 4; i++) unlink(member[i]);
+}
+
+/* The PLM commands' set numbers on a drive whose namespaces are NVM Sets 7, 3, 9 and 5: the
+ * array's 1..4 go out as the drive's, other commands and numbers unchanged, and the event
+ * aggregate's entries come back as the array's. */
+static void test_set_translation(void) {
+  const uint16_t sets[4] = {7, 3, 9, 5};
+  struct {
+    uint8_t opcode;
+    uint32_t cdw10, cdw11, want;
+  } cases[] = {
+      {0x09, 0x14, 0x00000002, 0x00000003},                /* Set Features PLM Window, set 2 */
+      {0x0A, 0x14, 0x00000003, 0x00000009},                /* Get Features PLM Window, set 3 */
+      {0x09, 0x13, 0xABCD0004, 0xABCD0005},                /* PLM Config, set 4: the upper half kept */
+      {0x02, 0x0A | (127u << 16), 0x00010000, 0x00070000}, /* log 0Ah, LSI 1 */
+      {0x02, 0x0A | (127u << 16), 0x00050000, 0x00050000}, /* LSI past the members: unchanged */
+      {0x02, 0x0B, 0x00020000, 0x00020000},                /* another log: unchanged */
+      {0x06, 0x01, 0x00000002, 0x00000002},                /* Identify: unchanged */
+      {0x09, 0x07, 0x00000002, 0x00000002},                /* another feature: unchanged */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    zkv_admin_cmd c = {.opcode = cases[i].opcode, .cdw10 = cases[i].cdw10, .cdw11 = cases[i].cdw11};
+    set_concat_to_drive(sets, 4, &c);
+    if (c.cdw11 != cases[i].want) fprintf(stderr, "case %zu: cdw11 0x%08x\n", i, c.cdw11);
+    CHECK_EQ(c.cdw11, cases[i].want);
+  }
+  uint8_t page[16] = {0};
+  put64(page, 3);
+  put16(page + 8, 9), put16(page + 10, 7), put16(page + 12, 6); /* 6: no member's */
+  zkv_admin_cmd agg = {.opcode = 0x02, .cdw10 = 0x0B | (3u << 16), .buf = page, .len = sizeof page};
+  set_concat_from_drive(sets, 4, &agg);
+  CHECK_EQ(get16(page + 8), 3);
+  CHECK_EQ(get16(page + 10), 1);
+  CHECK_EQ(get16(page + 12), 6);
+  const uint16_t none[4] = {0};
+  zkv_admin_cmd w = {.opcode = 0x09, .cdw10 = 0x14, .cdw11 = 2};
+  set_concat_to_drive(none, 4, &w); /* a drive without NVM Sets: the array's numbers go out */
+  CHECK_EQ(w.cdw11, 2);
+}
+
+/* `test_plm_array --parallel-reads URI,URI,...`: the namespaces of a drive (the QEMU guest's) read
+ * at once, as a rebuild reads them: distinct data in zone 0 of each member, read back in one call
+ * (and again with the last read past the device, which fails while the others complete), then
+ * the zones reset, so that a plmarray: over them opens empty afterwards. */
+static int parallel_reads(const char *list) {
+  int err = 0;
+  zkv_dev *d = set_concat_open(list, &err);
+  if (!d) fprintf(stderr, "open %s: %d %s\n", list, err, zkv_dev_last_error());
+  CHECK(d != NULL);
+  uint32_t n = set_concat_members(d);
+  CHECK(n >= 2 && n <= SET_CONCAT_MAX_PARALLEL);
+  zkv_geometry g;
+  CHECK_EQ(zkv_dev_geometry(d, &g), 0);
+  size_t len = 64 * KiB;
+  uint8_t *want = aligned_alloc(4096, len * n), *got = aligned_alloc(4096, len * n);
+  CHECK(want != NULL && got != NULL);
+  uint64_t off[SET_CONCAT_MAX_PARALLEL];
+  uint8_t *dst[SET_CONCAT_MAX_PARALLEL];
+  size_t lens[SET_CONCAT_MAX_PARALLEL];
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t first, zones;
+    CHECK_EQ(set_concat_member(d, i, &first, &zones), 0);
+    CHECK_EQ(zkv_dev_zone_mgmt(d, first, ZKV_ZONE_RESET), 0);
+    fill(want + i * len, len, 100 + i);
+    CHECK_EQ(zkv_dev_write(d, (uint64_t)first * g.zone_size, want + i * len, len, 0), 0);
+    off[i] = (uint64_t)first * g.zone_size, dst[i] = got + i * len, lens[i] = len;
+  }
+  memset(got, 0, len * n);
+  CHECK_EQ(set_concat_read_parallel(d, (int)n, off, dst, lens), 0);
+  CHECK(memcmp(got, want, len * n) == 0);
+  memset(got, 0, len * n);
+  off[n - 1] = (uint64_t)g.nr_zones * g.zone_size; /* past the device */
+  CHECK(set_concat_read_parallel(d, (int)n, off, dst, lens) != 0);
+  CHECK(memcmp(got, want, len * (n - 1)) == 0);
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t first, zones;
+    CHECK_EQ(set_concat_member(d, i, &first, &zones), 0);
+    CHECK_EQ(zkv_dev_zone_mgmt(d, first, ZKV_ZONE_RESET), 0);
+  }
+  zkv_dev_close(d);
+  free(want);
+  free(got);
+  TEST_DONE("test_plm_array --parallel-reads");
+  return 0;
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
-  if (argc == 3 && strcmp(argv[1], "--format") == 0) { /* the conformance run's device */
+  if (argc >= 3 && strcmp(argv[1], "--format") == 0) { /* the conformance runs' devices */
+    /* one device of 4 NVM Sets, or (several paths) one namespace per set */
     zkv_geometry g = G;
-    g.nr_zones = 64;
+    g.nr_zones = argc == 3 ? 64 : 16;
     g.zone_size = g.zone_cap = 1 * MiB;
-    unlink(argv[2]);
-    return zkv_emu_format(argv[2], &g) == 0 ? 0 : 1;
+    for (int i = 2; i < argc; i++) {
+      unlink(argv[i]);
+      if (zkv_emu_format(argv[i], &g)) return 1;
+    }
+    return 0;
   }
+  if (argc == 3 && strcmp(argv[1], "--parallel-reads") == 0) return parallel_reads(argv[2]);
   CHECK(mkdtemp(tmpdir) != NULL);
   atexit(cleanup);
   snprintf(path, sizeof path, "%s/array.zkvemu", tmpdir);
@@ -432,6 +631,8 @@ int main(int argc, char **argv) {
   for (uint64_t k = 0; k < 3; k++) test_held_writes(seed + k);
   test_buffer_full();
   test_ladder_switches();
+  test_namespaces_composed();
+  test_set_translation();
   for (uint64_t k = 0; k < 8; k++) {
     printf("power cut, seed %llu\n", (unsigned long long)(seed + k));
     test_power_cut(seed + k);

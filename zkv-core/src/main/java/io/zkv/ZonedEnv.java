@@ -281,7 +281,7 @@ public final class ZonedEnv implements AutoCloseable {
       return;
     }
     try {
-      WindowDriver.checkDevice(device);
+      WindowDriver.checkDevice(device, WindowSchedulers.create(name, 0));
     } catch (ZonedDeviceException | IllegalArgumentException e) {
       throw new ZkvException(
           "cannot start window scheduler " + name + " on " + device.uri() + ": " + e.getMessage(),

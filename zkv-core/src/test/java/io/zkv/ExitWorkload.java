@@ -65,6 +65,13 @@ public final class ExitWorkload {
         });
     System.out.println("ready");
     System.out.flush();
+    if (exitAfterAcks == 0) { // at once, the writers just started (no ack can equal 0)
+      synchronized (ackLock) {
+        System.out.println("exiting");
+        System.out.flush();
+        System.exit(3);
+      }
+    }
     Thread.sleep(Long.MAX_VALUE);
   }
 

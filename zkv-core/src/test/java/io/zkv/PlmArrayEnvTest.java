@@ -1,15 +1,12 @@
 package io.zkv;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkv.device.DeviceGeometry;
 import io.zkv.device.EmulatedDevice;
-import io.zkv.device.PlmArray;
 import io.zkv.device.ZonedDevice;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,32 +30,7 @@ class PlmArrayEnvTest {
   void rocksDbRunsOnTheArrayWithRVigilAndReopens() throws Exception {
     String uri = uri(dir.resolve("array.zkvemu"));
     ZonedEnvOptions options = ZonedEnvOptions.builder().windowScheduler("r-vigil").build();
-    int keys = 20_000;
-    try (ZonedDevice device = ZonedDevice.open(uri);
-        ZonedEnv zoned = ZonedEnv.open(device, ZonedEnv.Mode.FORMAT, options);
-        ZkvDb db =
-            ZkvDb.open(zoned, "/db", ZkvOptions.builder().writeBufferSize(1 << 20).build())) {
-      for (int i = 0; i < keys; i++) {
-        db.put(key(i), value(i));
-      }
-      db.flush();
-      for (int i = 0; i < keys; i += 97) {
-        assertArrayEquals(value(i), db.get(key(i)));
-      }
-      PlmArray array = device.plmArray();
-      assertTrue(array.set(1).writesDirect() > 0, "nothing reached the meta set");
-      long striped = 0;
-      for (int s = 2; s <= 4; s++) {
-        striped += array.set(s).writesDirect() + array.set(s).writesHeld();
-      }
-      assertTrue(striped > 0, "no SST data on the kv-sets");
-    }
-    try (ZonedEnv zoned = ZonedEnv.open(uri, ZonedEnv.Mode.MOUNT);
-        ZkvDb db = ZkvDb.open(zoned, "/db")) {
-      for (int i = 0; i < keys; i += 13) {
-        assertArrayEquals(value(i), db.get(key(i)));
-      }
-    }
+    PlmArrayChecks.roundTrip(uri, options, 20_000, 13);
   }
 
   @Test
@@ -114,11 +86,26 @@ class PlmArrayEnvTest {
     }
   }
 
-  private static byte[] key(int i) {
-    return String.format("key%08d", i).getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static byte[] value(int i) {
-    return ("value-" + i + "-" + "x".repeat(100)).getBytes(StandardCharsets.UTF_8);
+  /**
+   * A drive whose NVM Sets are namespaces, composed one device per set (here emulated devices
+   * without PLM stand for them, as QEMU's namespaces in the guest): the window schedulers are
+   * refused because the device has no PLM, Base (PLM off) runs RocksDB on it, and the data survives
+   * a reopen.
+   */
+  @Test
+  void namespacesWithoutPlmRunBaseAndRefuseTheSchedulersThatAskForWindows() throws Exception {
+    StringBuilder list = new StringBuilder("plmarray:");
+    for (int i = 1; i <= 4; i++) {
+      Path file = dir.resolve("ns" + i + ".zkvemu");
+      EmulatedDevice.format(file, DeviceGeometry.of(16, 8 * MIB, 8 * MIB, 0, 0, 1 << 20));
+      list.append(i > 1 ? "," : "").append(EmulatedDevice.uri(file, "instant"));
+    }
+    String uri = list.toString();
+    PlmArrayChecks.schedulersNeedingPlmRefused(uri);
+    try (ZonedDevice device = ZonedDevice.open(uri)) {
+      assertEquals(null, device.plmArray().set(2).window(), "PLM is off on a device without it");
+    }
+    PlmArrayChecks.roundTrip(
+        uri, ZonedEnvOptions.builder().windowScheduler("base").build(), 5_000, 7);
   }
 }

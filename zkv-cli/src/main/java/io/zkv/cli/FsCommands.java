@@ -137,9 +137,10 @@ final class FsCommands {
       Path created = null;
       if (zones > 0) {
         String emu = EmulatedDevice.composedUri(uri); // plmarray: composes an emu: device
-        if (!emu.startsWith("emu:")) {
+        if (!emu.startsWith("emu:") || emu.contains(",")) {
           throw new Arguments.UsageException(
-              "--zones (creating a device) works for emu: devices (and plmarray: over one) only");
+              "--zones (creating a device) works for emu: devices (and plmarray: over one) only;"
+                  + " the devices a plmarray: lists, one per set, must exist");
         }
         Path file = Path.of(emu.substring(4).split("\\?", 2)[0]);
         if (Files.exists(file)) {

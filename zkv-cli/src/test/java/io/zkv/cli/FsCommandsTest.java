@@ -55,6 +55,15 @@ class FsCommandsTest {
     assertEquals(0, cli.run("ls", "--device", array), cli.err());
   }
 
+  /** --zones creates one emulated file: the devices a plmarray: lists, one per set, must exist. */
+  @Test
+  void mkfsDoesNotCreateTheDevicesAPlmArrayLists() throws Exception {
+    String list = "plmarray:emu:" + dir.resolve("ns1.zkvemu") + ",emu:" + dir.resolve("ns2.zkvemu");
+    assertEquals(2, cli.run("mkfs", "--device", list, "--zones", "16"));
+    assertTrue(cli.err().contains("the devices a plmarray: lists"), cli.err());
+    assertTrue(java.nio.file.Files.notExists(dir.resolve("ns1.zkvemu")));
+  }
+
   private String uri() {
     return "emu:" + dir.resolve("dev.zkvemu");
   }

@@ -48,7 +48,8 @@ public final class EmulatedDevice {
 
   /**
    * The URI of the device a {@code plmarray:} URI composes ({@code plmarray:[OPTIONS@]INNER} gives
-   * {@code INNER}); any other URI unchanged. For tools that create the emulated file first.
+   * {@code INNER}, which may list devices, one per set, separated by commas); any other URI
+   * unchanged. For tools that create the emulated file first.
    */
   public static String composedUri(String uri) {
     if (!uri.startsWith("plmarray:")) {

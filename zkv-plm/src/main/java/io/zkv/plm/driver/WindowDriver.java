@@ -102,21 +102,38 @@ public final class WindowDriver implements AutoCloseable {
   }
 
   /**
-   * Refuses, saying why, a device whose windows a scheduler cannot drive: only a {@code plmarray:}
-   * device composes NVM Sets with the parity, rebuilt reads and held writes the schedulers rely on
-   * (an array with too few sets, or parity over one data set, is refused when it opens). On an
-   * {@code nvme:} device the reason comes from the controller (Identify Controller CTRATT bit 5):
-   * without Predictable Latency Mode (QEMU's) nothing can be scheduled; with it, its NVM Sets are
-   * namespaces, which this version does not compose.
+   * Refuses, saying why, a device whose windows {@code scheduler} cannot drive: only a {@code
+   * plmarray:} device composes NVM Sets with the parity, rebuilt reads and held writes the
+   * schedulers rely on (an array with too few sets, or parity over one data set, is refused when it
+   * opens). A scheduler that asks for windows needs the controller's Predictable Latency Mode
+   * (Identify Controller CTRATT bit 5): QEMU's has none, nor do emulated devices of other profiles;
+   * Base, which keeps PLM off, runs on any array. A single {@code nvme:} namespace is one NVM Set:
+   * it is refused with the way to compose the drive's sets.
    *
    * @throws IllegalArgumentException naming the reason
    * @throws ZonedDeviceException if the controller cannot be asked
    */
-  public static void checkDevice(ZonedDevice device) throws ZonedDeviceException {
-    if (device.isPlmArray()) {
-      return;
-    }
+  public static void checkDevice(ZonedDevice device, WindowScheduler scheduler)
+      throws ZonedDeviceException {
+    plmOf(device, scheduler);
+  }
+
+  /** {@link #checkDevice}, returning whether the array's device has PLM. */
+  private static boolean plmOf(ZonedDevice device, WindowScheduler scheduler)
+      throws ZonedDeviceException {
     String uri = device.uri();
+    if (device.isPlmArray()) {
+      boolean plm = new PlmAdmin(device).advertised();
+      if (scheduler.needsPlm() && !plm) {
+        throw new IllegalArgumentException(
+            uri
+                + " does not support Predictable Latency Mode (Identify Controller CTRATT bit 5 is"
+                + " clear; QEMU's NVMe controller has none), so "
+                + scheduler.name()
+                + " has no windows to schedule; base (PLM off) runs on it");
+      }
+      return plm;
+    }
     if (uri.startsWith("nvme:")) {
       if (!new PlmAdmin(device).advertised()) {
         throw new IllegalArgumentException(
@@ -126,8 +143,8 @@ public final class WindowDriver implements AutoCloseable {
       }
       throw new IllegalArgumentException(
           uri
-              + " supports Predictable Latency Mode, but its NVM Sets are namespaces, which zkv"
-              + " does not compose into a plmarray: device yet (docs/plm.md)");
+              + " is one namespace, one NVM Set: compose the drive's sets, one namespace each with"
+              + " the meta set first, as plmarray:nvme:/dev/ngXnA,nvme:/dev/ngXnB,... (docs/plm.md)");
     }
     throw new IllegalArgumentException(
         "window scheduling needs a plmarray: device (the NVM Sets of an emulated PLM device"
@@ -138,10 +155,16 @@ public final class WindowDriver implements AutoCloseable {
                 : ""));
   }
 
-  /** A driver deciding on its own daemon thread, on {@link System#nanoTime()}, until closed. */
+  /**
+   * A driver deciding on its own daemon thread, on {@link System#nanoTime()}, until closed; none
+   * (null) for a scheduler that keeps PLM off on an array whose device has no PLM: there is nothing
+   * to decide.
+   */
   public static WindowDriver start(ZonedDevice device, WindowScheduler scheduler)
       throws ZonedDeviceException {
-    checkDevice(device);
+    if (!plmOf(device, scheduler) && !scheduler.needsPlm()) {
+      return null;
+    }
     WindowDriver d = new WindowDriver(device, scheduler, null, System::nanoTime);
     d.thread = new Thread(d::run, "zkv-plm-window-driver");
     d.thread.setDaemon(true);

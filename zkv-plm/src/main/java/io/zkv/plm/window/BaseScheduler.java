@@ -23,4 +23,10 @@ public final class BaseScheduler implements WindowScheduler {
     }
     return new WindowDecision(changes, Long.MAX_VALUE);
   }
+
+  /** PLM stays off: the sets of a drive without PLM are composed and run as they are. */
+  @Override
+  public boolean needsPlm() {
+    return false;
+  }
 }

@@ -26,4 +26,12 @@ public interface WindowScheduler {
    * @return the changes to apply now and when to decide next; never null
    */
   WindowDecision decide(long nowNanos, List<SetStatus> sets, PlmLimits limits);
+
+  /**
+   * Whether this scheduler asks for windows, so that the device must support Predictable Latency
+   * Mode. One that keeps PLM off on every set runs on any {@code plmarray:} device.
+   */
+  default boolean needsPlm() {
+    return true;
+  }
 }

@@ -117,6 +117,14 @@ class WindowDriverTest {
     assertEquals("plm", WindowSchedulers.create("plm", 1 << 20).name());
   }
 
+  /** Only Base keeps PLM off, so only Base runs on an array whose device has no PLM. */
+  @Test
+  void onlyBaseRunsWithoutPlm() {
+    for (String name : WindowSchedulers.NAMES) {
+      assertEquals(!name.equals("base"), WindowSchedulers.create(name, 1 << 20).needsPlm(), name);
+    }
+  }
+
   private static long clock(EmulatedPlm plm) {
     try {
       return plm.set(2).clockNanos();
