@@ -442,14 +442,20 @@ static uint64_t meta_set_reads(zkv_dev *d) {
  * never from the meta set, where a Get would wait behind the WAL's writes. Also after a remount,
  * which derives the zones' classes from their files. On a plain device the same files share the
  * zone (the control). */
-static void test_zones_bound_to_a_class(void) {
-  zkv_geometry saved = GEO;
-  /* 32 zones: 8 per NVM Set, 3 meta groups, too few for the 3 meta zones and a WAL zone. */
-  GEO = (zkv_geometry){.lba_size = 4096, .nr_zones = 32, .zone_size = 4 << 20, .zone_cap = 4 << 20, .zasl = 256 << 10};
+/* A plmarray: over a new emulated PLM device of `zones` zones of 4 MiB (GEO: the device's). */
+static zkv_dev *new_plm_array(uint32_t zones) {
+  GEO =
+      (zkv_geometry){.lba_size = 4096, .nr_zones = zones, .zone_size = 4 << 20, .zone_cap = 4 << 20, .zasl = 256 << 10};
   unlink(path);
   CHECK_EQ(zkv_emu_format(path, &GEO), 0);
   snprintf(uri, sizeof uri, "plmarray:emu:%s?profile=plm&clock=manual", path);
-  zkv_dev *small = open_dev();
+  return open_dev();
+}
+
+static void test_zones_bound_to_a_class(void) {
+  zkv_geometry saved = GEO;
+  /* 32 zones: 8 per NVM Set, 3 meta groups, too few for the 3 meta zones and a WAL zone. */
+  zkv_dev *small = new_plm_array(32);
   CHECK_EQ(zfs_mkfs(small, NULL, err, sizeof err), -EINVAL);
   CHECK(strstr(err, "gives WAL and metadata 3 of its 11 zones") != NULL);
   zkv_dev_close(small);
@@ -559,6 +565,98 @@ static void test_zones_bound_to_a_class(void) {
   GEO = saved;
 }
 
+/* `bytes` of the seed's pattern in 16 KiB appends; 0, or the first append's error. */
+static int write_bytes(zfs *fs, const char *name, uint32_t lifetime, uint64_t seed, uint64_t bytes) {
+  int rc = 0;
+  uint8_t buf[16384];
+  zfs_file *f = zfs_create(fs, name, lifetime, &rc);
+  CHECK(f != NULL);
+  for (uint64_t off = 0; !rc && off < bytes; off += sizeof buf) {
+    fill(buf, seed, off, sizeof buf);
+    rc = zfs_append(f, buf, sizeof buf);
+  }
+  if (!rc) rc = zfs_sync(f);
+  int closed = zfs_close(f);
+  return rc ? rc : closed;
+}
+
+/* Garbage collection run because an SST writer found no room, on a plmarray: whose zones serve one
+ * class each: the WAL zones hold less live data than the SST zones, so a greedy choice would take
+ * one of them, move its live WAL data into the SST share and leave the writer no better off. It
+ * empties an SST zone instead: afterwards the write succeeded and every WAL file is still in the
+ * WAL's share. */
+static void test_gc_frees_the_share_its_writer_needs(void) {
+  zkv_geometry saved = GEO;
+  zkv_dev *d = new_plm_array(64);
+  zkv_geometry g;
+  zkv_dev_geometry(d, &g);
+  CHECK_EQ(zfs_mkfs(d, NULL, err, sizeof err), 0);
+  zfs *fs = mount_ok(d);
+  CHECK_EQ(zfs_set_gc_start_percent(fs, 0), 0); /* only the writer's collections, below */
+  /* Free for data: the non-WAL share's 16 zones but the two reserves, not the WAL's 4. */
+  CHECK_EQ(g.nr_zones - g.meta_class_zones, 16);
+  CHECK_EQ(zfs_free_bytes(fs), 14 * g.zone_cap);
+  GEO.zone_size = g.zone_size; /* the array's zones, for file_named */
+  char name[64];
+  /* 14 WAL files of 2 MiB one after the other, packed (the lifetime "none" matches its zones'):
+   * 3.5 of the WAL share's 4 zones; one kept per zone. */
+  int64_t kept_in[64];
+  for (int k = 0; k < 64; k++) kept_in[k] = -1;
+  for (int k = 0; k < 14; k++) {
+    snprintf(name, sizeof name, "/db/%06d.log", 100 + k);
+    CHECK_EQ(write_bytes(fs, name, 1, (uint64_t)(100 + k), 2 << 20), 0);
+    int64_t z = zone_of_file_named(fs, name);
+    CHECK_EQ(zkv_dev_zone_class(d, (uint32_t)z), ZKV_CLASS_WAL);
+    if (kept_in[z] < 0)
+      kept_in[z] = 100 + k;
+    else
+      CHECK_EQ(zfs_delete(fs, name), 0);
+  }
+  /* SSTs of 4 MiB (lifetime "not set": two per zone) until the data writers' room is used up, then
+   * every second one deleted: the SST zones hold 4 MiB live, the full WAL zones about 2 MiB. */
+  int ssts = 0;
+  for (; ssts < 64; ssts++) {
+    snprintf(name, sizeof name, "/db/%06d.sst", 200 + ssts);
+    int rc = write_bytes(fs, name, 0, (uint64_t)(200 + ssts), 4 << 20);
+    if (rc) {
+      CHECK_EQ(rc, -ENOSPC);
+      CHECK_EQ(zfs_delete(fs, name), 0);
+      break;
+    }
+  }
+  CHECK(ssts >= 20);
+  for (int k = 1; k < ssts; k += 2) {
+    snprintf(name, sizeof name, "/db/%06d.sst", 200 + k);
+    CHECK_EQ(zfs_delete(fs, name), 0);
+  }
+  CHECK_EQ(write_bytes(fs, "/db/000900.sst", 0, 900, 8 << 20), 0);
+  check_file(fs, "/db/000900.sst", 900, 8 << 20);
+  for (int z = 0; z < 64; z++) /* the WAL zones were not collected: their files did not move */
+    if (kept_in[z] >= 0) {
+      snprintf(name, sizeof name, "/db/%06d.log", (int)kept_in[z]);
+      CHECK_EQ(zone_of_file_named(fs, name), z);
+    }
+  wal_zones w = {0};
+  CHECK_EQ(zfs_walk_files(fs, collect_wal_zones, &w), 0);
+  for (uint32_t k = 0; k < g.nr_zones; k++)
+    if (w.used[k]) CHECK_EQ(zkv_dev_zone_class(d, k), ZKV_CLASS_WAL);
+  /* Collections for free space in general take the WAL zones too, and keep their live data in
+   * the WAL's share (it has room for the copies). */
+  zfs_reclaim(fs, UINT64_MAX);
+  memset(&w, 0, sizeof w);
+  CHECK_EQ(zfs_walk_files(fs, collect_wal_zones, &w), 0);
+  for (uint32_t k = 0; k < g.nr_zones; k++)
+    if (w.used[k]) CHECK_EQ(zkv_dev_zone_class(d, k), ZKV_CLASS_WAL);
+  for (int z = 0; z < 64; z++)
+    if (kept_in[z] >= 0) {
+      snprintf(name, sizeof name, "/db/%06d.log", (int)kept_in[z]);
+      check_file(fs, name, (uint64_t)kept_in[z], 2 << 20);
+    }
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+  GEO = saved;
+}
+
 int main(void) {
   make_temp_dir();
   printf("test_zonefs_alloc seed=%llu\n", (unsigned long long)rng);
@@ -571,6 +669,7 @@ int main(void) {
   test_full_zone_is_released();
   test_zone_of_a_deleted_writer_resets_at_close();
   test_zones_bound_to_a_class();
+  test_gc_frees_the_share_its_writer_needs();
   remove_temp_dir();
   TEST_DONE("test_zonefs_alloc");
   return 0;

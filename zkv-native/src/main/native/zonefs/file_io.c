@@ -55,7 +55,7 @@ static int begin_write(zfs *fs, fobj *f, uint32_t *z, uint64_t *at, uint64_t *ro
     int metadata = purpose_of(f->m.n_names ? f->m.names[0] : "", 0) == FOR_METADATA; /* names need the lock */
     pthread_mutex_unlock(&fs->mu);
     if (rc != -ENOSPC) return rc;
-    if (collect_garbage(fs, metadata ? UINT64_MAX : fs->g.zone_cap - fs->g.zone_cap / 8)) return rc;
+    if (collect_garbage(fs, metadata ? UINT64_MAX : fs->g.zone_cap - fs->g.zone_cap / 8, class_of(f))) return rc;
   }
 }
 

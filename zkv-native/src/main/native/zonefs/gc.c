@@ -9,10 +9,11 @@
 #include "zonefs_internal.h"
 
 /* Copies one extent into GC's target zone (*gc_zone, held busy for the whole collection; a new
- * one from the policy when it is full); the copies go to *out (caller frees). Called without
+ * one from the policy, for data of class cls, when it is full); the copies go to *out (caller frees). Called without
  * fs->mu: it takes the lock only to allocate and to count, never across device I/O, so writers
  * and readers go on while GC copies. */
-static int copy_extent(zfs *fs, zfs_extent e, const fobj *f, int64_t *gc_zone, zfs_extent **out, uint32_t *n_out) {
+static int copy_extent(zfs *fs, zfs_extent e, const fobj *f, int cls, int64_t *gc_zone, zfs_extent **out,
+                       uint32_t *n_out) {
   uint32_t block = fs->g.lba_size;
   uint64_t padded = round_up(e.len, block), moved = 0;
   /* A sparse file's extent starts after its chunk header: read the blocks it spans and move the
@@ -38,11 +39,11 @@ static int copy_extent(zfs *fs, zfs_extent e, const fobj *f, int64_t *gc_zone, z
     if (*gc_zone < 0) {
       uint32_t z;
       zfs_alloc_request req = {f->m.id, f->m.n_names ? f->m.names[0] : "", f->m.lifetime, 1};
-      rc = fs->allocator ? allocate_by_policy(fs, &req, ZKV_CLASS_INTERNAL, &z)
-                         : allocate_zone_for(fs, f->m.lifetime, FOR_GC, ZKV_CLASS_INTERNAL, &z);
+      rc =
+          fs->allocator ? allocate_by_policy(fs, &req, cls, &z) : allocate_zone_for(fs, f->m.lifetime, FOR_GC, cls, &z);
       if (rc == ALLOC_WAIT) rc = -ENOSPC; /* GC writes on its own token: a wait means no zone */
       if (!rc) {
-        claim_zone(fs, z, ZKV_CLASS_INTERNAL);
+        claim_zone(fs, z, cls);
         fs->zones[z].busy = 1;
         *gc_zone = z;
       }
@@ -53,7 +54,9 @@ static int copy_extent(zfs *fs, zfs_extent e, const fobj *f, int64_t *gc_zone, z
     if (rc) break;
     uint64_t chunk = padded - moved < room ? padded - moved : room;
     if (chunk > fs->g.zasl) chunk = fs->g.zasl / block * block;
-    if ((rc = zkv_dev_write(fs->dev, at, buf + moved, chunk, ZKV_IO_CLASS(ZKV_CLASS_INTERNAL)))) break;
+    if ((rc = zkv_dev_write(fs->dev, at, buf + moved, chunk,
+                            ZKV_IO_CLASS(fs->zones[z].io_class ? fs->zones[z].io_class : cls))))
+      break;
     uint64_t real = moved + chunk <= e.len ? chunk : e.len - moved;
     pthread_mutex_lock(&fs->mu);
     fs->zones[z].wp = at + chunk;
@@ -75,12 +78,19 @@ static int copy_extent(zfs *fs, zfs_extent e, const fobj *f, int64_t *gc_zone, z
   return rc;
 }
 
+/* A victim of this collection: eligible, and giving room to the writer it runs for (victim_helps;
+ * spare: gc_spares_wal_share). */
+static int victim_for(zfs *fs, uint32_t z, uint64_t max_live, int spare) {
+  return victim_eligible(fs, z, max_live) && victim_helps(fs, z, spare);
+}
+
 /* The built-in victim: the eligible zone with the fewest blocks to copy (greedy, lowest index on a
  * tie), or -1. */
-static int64_t greedy_victim(zfs *fs, uint64_t max_live) {
+static int64_t greedy_victim(zfs *fs, uint64_t max_live, int for_class) {
   int64_t victim = -1;
+  int spare = gc_spares_wal_share(fs, for_class);
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
-    if (victim_eligible(fs, z, max_live) && (victim < 0 || fs->zones[z].live_phys < fs->zones[victim].live_phys))
+    if (victim_for(fs, z, max_live, spare) && (victim < 0 || fs->zones[z].live_phys < fs->zones[victim].live_phys))
       victim = z;
   return victim;
 }
@@ -88,10 +98,11 @@ static int64_t greedy_victim(zfs *fs, uint64_t max_live) {
 /* Asks the external policy. A full data zone nobody writes that is not eligible this time (over
  * the bound, or all live) declines the collection (-ENOSPC); any other zone is a policy bug and
  * fails it (-EINVAL): the file system never resets a zone on a policy's mistake. */
-static int64_t policy_victim(zfs *fs, uint64_t max_live, int *rc) {
+static int64_t policy_victim(zfs *fs, uint64_t max_live, int for_class, int *rc) {
+  int spare = gc_spares_wal_share(fs, for_class);
   for (uint32_t z = 0; z < fs->g.nr_zones; z++) {
     fill_zone_info(fs, z, &fs->alloc_view[z]);
-    fs->alloc_view[z].victim_ok = victim_eligible(fs, z, max_live);
+    fs->alloc_view[z].victim_ok = victim_for(fs, z, max_live, spare);
   }
   uint32_t victim = 0;
   begin_callout(fs);
@@ -100,7 +111,7 @@ static int64_t policy_victim(zfs *fs, uint64_t max_live, int *rc) {
   if (*rc) return -1;
   int full_and_idle = victim >= fs->sb.meta_zones && victim < fs->g.nr_zones && !zone_held(&fs->zones[victim]) &&
                       fs->zones[victim].wp >= zone_end(fs, victim);
-  if (!full_and_idle || !victim_eligible(fs, victim, max_live)) {
+  if (!full_and_idle || !victim_for(fs, victim, max_live, spare)) {
     *rc = full_and_idle ? -ENOSPC : -EINVAL; /* all live or over this collection's bound: declined */
     return -1;
   }
@@ -134,10 +145,11 @@ static void forget_copies(zfs *fs, const gc_move *m) {
  * copy every live extent, flush the copies, write the moved files' records, then reset the victim.
  * A power cut anywhere leaves either the old extents (records not yet written; the copies are
  * unreferenced garbage) or the new ones, durable before any record points at them. */
-static int gc_one_zone(zfs *fs, uint64_t max_live) {
+static int gc_one_zone(zfs *fs, uint64_t max_live, int for_class) {
   int rc = 0;
   pthread_mutex_lock(&fs->mu);
-  int64_t victim = fs->victim_chooser ? policy_victim(fs, max_live, &rc) : greedy_victim(fs, max_live);
+  int64_t victim =
+      fs->victim_chooser ? policy_victim(fs, max_live, for_class, &rc) : greedy_victim(fs, max_live, for_class);
   if (rc || victim < 0) {
     pthread_mutex_unlock(&fs->mu);
     return rc ? rc : -ENOSPC;
@@ -178,8 +190,11 @@ static int gc_one_zone(zfs *fs, uint64_t max_live) {
   pthread_mutex_unlock(&fs->mu);
 
   int64_t gc_zone = -1; /* the zone the copies go to, held by GC */
+  /* The copies stay in the victim's class where zones serve one (a WAL's data in the WAL's share
+   * while it has room: class_to_claim). */
+  int cls = v->io_class == ZKV_CLASS_NONE ? ZKV_CLASS_INTERNAL : v->io_class;
   for (size_t i = 0; !rc && i < n; i++)
-    rc = copy_extent(fs, moves[i].old, moves[i].f, &gc_zone, &moves[i].copies, &moves[i].n_copies);
+    rc = copy_extent(fs, moves[i].old, moves[i].f, cls, &gc_zone, &moves[i].copies, &moves[i].n_copies);
   if (!rc) rc = zkv_dev_flush(fs->dev);
 
   readers_exclude(fs);
@@ -238,11 +253,12 @@ static int gc_one_zone(zfs *fs, uint64_t max_live) {
   return rc;
 }
 
-/* Runs one collection on a zone holding at most `max_live` bytes of live blocks. Called with no
- * lock held; collections run one at a time. */
-int collect_garbage(zfs *fs, uint64_t max_live) {
+/* Runs one collection on a zone holding at most `max_live` bytes of live blocks, for a writer of
+ * class for_class (ZKV_CLASS_NONE: for free space in general). Called with no lock held;
+ * collections run one at a time. */
+int collect_garbage(zfs *fs, uint64_t max_live, int for_class) {
   pthread_mutex_lock(&fs->gc_mu);
-  int rc = gc_one_zone(fs, max_live);
+  int rc = gc_one_zone(fs, max_live, for_class);
   pthread_mutex_unlock(&fs->gc_mu);
   return rc;
 }
@@ -283,7 +299,7 @@ static void *gc_worker(void *arg) {
     uint64_t bound = gc_round_bound(fs);
     if (!bound) continue;
     pthread_mutex_unlock(&fs->mu);
-    collect_garbage(fs, bound);
+    collect_garbage(fs, bound, ZKV_CLASS_NONE);
     pthread_mutex_lock(&fs->mu);
   }
   pthread_mutex_unlock(&fs->mu);
@@ -299,15 +315,7 @@ void zfs_set_gc_trigger(zfs *fs, zfs_gc_trigger fn, void *ctx) {
 
 uint64_t zfs_free_bytes(zfs *fs) {
   pthread_mutex_lock(&fs->mu);
-  uint64_t n = 0;
-  int reserved = 0; /* two empty zones are GC's and the metadata files': not free for data */
-  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
-    if (fs->zones[z].wp == fs->zones[z].start && reserved < 2) {
-      reserved++;
-      continue;
-    }
-    n += zone_end(fs, z) - fs->zones[z].wp;
-  }
+  uint64_t n = free_bytes_for_data(fs);
   pthread_mutex_unlock(&fs->mu);
   return n;
 }
@@ -315,7 +323,8 @@ uint64_t zfs_free_bytes(zfs *fs) {
 uint64_t zfs_reclaim(zfs *fs, uint64_t want) {
   uint64_t free_bytes;
   /* terminates: each round turns at least one block of garbage into free space */
-  while ((free_bytes = zfs_free_bytes(fs)) < want && !fs->readonly && collect_garbage(fs, UINT64_MAX) == 0) {}
+  while ((free_bytes = zfs_free_bytes(fs)) < want && !fs->readonly &&
+         collect_garbage(fs, UINT64_MAX, ZKV_CLASS_NONE) == 0) {}
   return free_bytes;
 }
 

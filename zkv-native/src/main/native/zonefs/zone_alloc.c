@@ -143,6 +143,24 @@ void claim_zone(zfs *fs, uint32_t z, int cls) {
   if (s->wp == s->start) s->io_class = (uint8_t)class_to_claim(fs, cls);
 }
 
+uint64_t free_bytes_for_data(const zfs *fs) {
+  uint64_t n = 0;
+  uint32_t empty = 0;
+  int bound = classes_bind_zones(fs);
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
+    const zone_state *s = &fs->zones[z];
+    if (s->wp == s->start && !zone_held(s))
+      empty++;
+    else if (!bound || !serves_meta_groups(s->io_class))
+      n += zone_end(fs, z) - s->wp;
+  }
+  /* Empty zones a data file may start: where zones serve one class, those of the non-WAL share;
+   * two are GC's and the metadata files' (the reserves), not free for data. */
+  uint32_t usable = bound ? room_by_share(fs).other : empty;
+  usable = usable > 2 ? usable - 2 : 0;
+  return n + (uint64_t)usable * fs->g.zone_cap;
+}
+
 /* Whether an allocation of this purpose (and I/O class) may start an empty zone without eating
  * into the reserves: GC may take any, metadata files all but one, data files all but two. Where
  * zones serve one class, the reserves are in the share GC and RocksDB's metadata files write to;
@@ -152,6 +170,23 @@ static int may_take_empty_zone(const zfs *fs, int purpose, int cls) {
   share_room r = room_by_share(fs);
   if (classes_bind_zones(fs) && serves_meta_groups(cls) && r.wal > 0) return 1;
   return r.other > keep;
+}
+
+int gc_spares_wal_share(const zfs *fs, int cls) {
+  if (!classes_bind_zones(fs) || cls == ZKV_CLASS_NONE || class_to_claim(fs, cls) != ZKV_CLASS_INTERNAL) return 0;
+  /* The writer needs room in the non-WAL share: a zone of that share, or a WAL zone past the
+   * WAL's share (it counts in the other), frees some; a WAL zone within its share does not, and
+   * moving its live data would take the room the writer waits for. */
+  uint32_t wal = 0, mz = fs->g.meta_class_zones, wal_share = mz > fs->sb.meta_zones ? mz - fs->sb.meta_zones : 0;
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
+    const zone_state *t = &fs->zones[z];
+    if ((zone_held(t) || t->wp != t->start) && serves_meta_groups(t->io_class)) wal++;
+  }
+  return wal <= wal_share;
+}
+
+int victim_helps(const zfs *fs, uint32_t zone, int spare_wal_share) {
+  return !spare_wal_share || !serves_meta_groups(fs->zones[zone].io_class);
 }
 
 /* A zone GC may empty now: a full data zone nobody holds, whose live data occupies less than the

@@ -136,7 +136,9 @@ zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc);
 zfs_file *zfs_reopen(zfs *fs, const char *name, int *rc);
 /* Sets the write-lifetime hint used for the file's next zone allocations. */
 void zfs_set_lifetime(zfs_file *f, uint32_t lifetime);
-/* Bytes still writable: empty zones plus the room left in partially written data zones. */
+/* Bytes still writable by data files: empty zones beyond the two reserved for GC and metadata
+ * files, plus the room left in partially written data zones; where zones serve one class
+ * (ZKV_GEO_CLASS_BOUND_ZONES), those of the non-WAL share only. */
 uint64_t zfs_free_bytes(zfs *fs);
 /* Runs garbage collection until `want` bytes are free for data (as zfs_free_bytes counts) or no
  * zone can be reclaimed; returns the free bytes. For resuming after NoSpace. */

@@ -226,6 +226,13 @@ int purpose_of(const char *file_name, int for_gc);
 int is_wal_file(const char *name);
 int is_info_log_file(const char *name);
 int victim_eligible(zfs *fs, uint32_t zone, uint64_t max_live);
+/* Whether a collection for a writer of class cls (ZKV_CLASS_NONE: any writer) must spare the WAL's
+ * share: where zones serve one class, emptying a WAL zone within it gives SST data no room (one
+ * scan, once per collection); then whether emptying `zone` helps that writer. */
+int gc_spares_wal_share(const zfs *fs, int cls);
+int victim_helps(const zfs *fs, uint32_t zone, int spare_wal_share);
+/* zfs_free_bytes with fs->mu held. */
+uint64_t free_bytes_for_data(const zfs *fs);
 void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out);
 int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int cls, uint32_t *out);
 int allocate_zone_for(zfs *fs, uint32_t lifetime, int purpose, int cls, uint32_t *out);
@@ -245,7 +252,7 @@ static inline void begin_callout(zfs *fs) {
 static inline void end_callout(zfs *fs) { fs->in_callout = 0; }
 
 /* garbage collection (gc.c) */
-int collect_garbage(zfs *fs, uint64_t max_live);
+int collect_garbage(zfs *fs, uint64_t max_live, int for_class);
 void stop_gc(zfs *fs);
 
 #endif
