@@ -584,8 +584,23 @@ static int write_bytes(zfs *fs, const char *name, uint32_t lifetime, uint64_t se
  * class each: the WAL zones hold less live data than the SST zones, so a greedy choice would take
  * one of them, move its live WAL data into the SST share and leave the writer no better off. It
  * empties an SST zone instead: afterwards the write succeeded and every WAL file is still in the
- * WAL's share. */
-static void test_gc_frees_the_share_its_writer_needs(void) {
+ * WAL's share. With a victim policy that ignores which zones help (`with_chooser`), the file
+ * system replaces such a choice by its own. */
+/* A victim policy that looks only at what a zone would cost to copy, as the Java greedy one does
+ * (it ignores victim_ok): the full, idle data zone with the least live blocks. */
+static int least_copy_chooser(void *ctx, const zfs_zone_info *zones, uint32_t n, uint32_t *victim) {
+  (void)ctx;
+  int64_t best = -1;
+  for (uint32_t z = 0; z < n; z++)
+    if (!zones[z].meta && !zones[z].busy && zones[z].wp >= zones[z].start + zones[z].capacity &&
+        zones[z].copy < zones[z].capacity && (best < 0 || zones[z].copy < zones[best].copy))
+      best = z;
+  if (best < 0) return -ENOSPC;
+  *victim = (uint32_t)best;
+  return 0;
+}
+
+static void test_gc_frees_the_share_its_writer_needs(int with_chooser) {
   zkv_geometry saved = GEO;
   zkv_dev *d = new_plm_array(64);
   zkv_geometry g;
@@ -593,6 +608,7 @@ static void test_gc_frees_the_share_its_writer_needs(void) {
   CHECK_EQ(zfs_mkfs(d, NULL, err, sizeof err), 0);
   zfs *fs = mount_ok(d);
   CHECK_EQ(zfs_set_gc_start_percent(fs, 0), 0); /* only the writer's collections, below */
+  if (with_chooser) zfs_set_victim_chooser(fs, least_copy_chooser, NULL);
   /* Free for data: the non-WAL share's 16 zones but the two reserves, not the WAL's 4. */
   CHECK_EQ(g.nr_zones - g.meta_class_zones, 16);
   CHECK_EQ(zfs_free_bytes(fs), 14 * g.zone_cap);
@@ -669,7 +685,8 @@ int main(void) {
   test_full_zone_is_released();
   test_zone_of_a_deleted_writer_resets_at_close();
   test_zones_bound_to_a_class();
-  test_gc_frees_the_share_its_writer_needs();
+  test_gc_frees_the_share_its_writer_needs(0);
+  test_gc_frees_the_share_its_writer_needs(1); /* a policy's choice the writer cannot use */
   remove_temp_dir();
   TEST_DONE("test_zonefs_alloc");
   return 0;

@@ -111,6 +111,11 @@ static int64_t policy_victim(zfs *fs, uint64_t max_live, int for_class, int *rc)
   if (*rc) return -1;
   int full_and_idle = victim >= fs->sb.meta_zones && victim < fs->g.nr_zones && !zone_held(&fs->zones[victim]) &&
                       fs->zones[victim].wp >= zone_end(fs, victim);
+  /* A zone the writer cannot use the room of (a policy that does not look at victim_ok, such as
+   * the Java greedy one, picks the least-copy zone, often a WAL zone): the built-in choice among
+   * those it can, as allocation falls back on a choice of the wrong class. */
+  if (full_and_idle && victim_eligible(fs, victim, max_live) && !victim_helps(fs, victim, spare))
+    return greedy_victim(fs, max_live, for_class);
   if (!full_and_idle || !victim_for(fs, victim, max_live, spare)) {
     *rc = full_and_idle ? -ENOSPC : -EINVAL; /* all live or over this collection's bound: declined */
     return -1;

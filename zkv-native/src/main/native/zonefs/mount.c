@@ -492,7 +492,8 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
     } else {
       /* A zone's class is the device's binding (NONE where the device binds none, and only such
        * devices look at classes): a WAL that outgrew its share wrote into the other classes' zones
-       * as those classes (claim_zone), and GC moves WAL data out as INTERNAL. */
+       * as those classes (claim_zone), and GC copies a victim's data as the class its target zone
+       * took. */
       fs->zones[z].io_class = (uint8_t)zkv_dev_zone_class(fs->dev, z);
     }
   fs->readonly = flags & ZFS_MOUNT_READONLY;

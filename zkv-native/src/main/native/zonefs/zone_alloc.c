@@ -173,10 +173,11 @@ static int may_take_empty_zone(const zfs *fs, int purpose, int cls) {
 }
 
 int gc_spares_wal_share(const zfs *fs, int cls) {
-  if (!classes_bind_zones(fs) || cls == ZKV_CLASS_NONE || class_to_claim(fs, cls) != ZKV_CLASS_INTERNAL) return 0;
-  /* The writer needs room in the non-WAL share: a zone of that share, or a WAL zone past the
+  if (!classes_bind_zones(fs) || cls != ZKV_CLASS_INTERNAL) return 0;
+  /* An SST writer needs room in the non-WAL share: a zone of that share, or a WAL zone past the
    * WAL's share (it counts in the other), frees some; a WAL zone within its share does not, and
-   * moving its live data would take the room the writer waits for. */
+   * moving its live data would take the room the writer waits for. (A WAL writer gains from any
+   * victim: a WAL zone's room is its own share's, another zone's the share it goes on in.) */
   uint32_t wal = 0, mz = fs->g.meta_class_zones, wal_share = mz > fs->sb.meta_zones ? mz - fs->sb.meta_zones : 0;
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
     const zone_state *t = &fs->zones[z];

@@ -98,7 +98,9 @@ typedef int (*zfs_allocator)(void *ctx, const zfs_alloc_request *req, const zfs_
 /* GC victim choice by an external policy (the Java SPI), asked once per zone to collect (never per
  * write): returns 0 with *victim set, -ENOSPC when no zone should be collected, or another negative
  * code. A victim whose victim_ok is clear is not collected: a full zone nobody writes declines this
- * collection, any other zone fails it with -EINVAL. Called with the file system's lock held, from a writer,
+ * collection, any other zone fails it with -EINVAL; but a zone within the collection's bound
+ * whose room the asking writer cannot use (a WAL zone for SST data where zones serve one class)
+ * is replaced by the built-in choice. Called with the file system's lock held, from a writer,
  * the background GC thread or zfs_reclaim: it must not call back into the file system. */
 typedef int (*zfs_victim_chooser)(void *ctx, const zfs_zone_info *zones, uint32_t n_zones, uint32_t *victim);
 /* The background GC's trigger: asked at each of the GC thread's rounds (every 100 ms), never per

@@ -41,7 +41,8 @@ final class ZoneTableProjection {
    * full zones this collection accepts ({@link ZoneView#zoneVictimOk}) the view cannot show:
    * showing them busy would count them as open zones. A greedy choice is never refused for it (the
    * least-copy zone is within any bound if any zone is); another policy's choice outside it
-   * declines that collection.
+   * declines that collection. A choice whose room the asking writer cannot use (on a device whose
+   * zones serve one class, a WAL zone for SST data) is replaced by the file system's own.
    */
   static ZoneTable forVictimChoice(ZoneView view, DeviceGeometry geometry) {
     return project(view, geometry, true);
