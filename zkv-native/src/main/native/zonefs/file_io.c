@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "zonefs_internal.h"
 
@@ -226,8 +227,15 @@ void readers_exit(zkv_stripe *mine) { atomic_fetch_sub_explicit(&mine->a, 1, mem
 void readers_exclude(zfs *fs) {
   pthread_rwlock_wrlock(&fs->io_lock);
   atomic_store(&fs->excluding, 1);
+  /* Most reads take microseconds; one that waits behind a device's internal work takes
+   * milliseconds (a GC stall on the plm profile: 9.8 ms), and spinning then would take the core
+   * the reader's completion may need: a few yields, then short sleeps. */
   for (int i = 0; i < ZKV_STRIPES; i++)
-    while (atomic_load(&fs->readers[i].a)) sched_yield(); /* a read takes microseconds */
+    for (unsigned spins = 0; atomic_load(&fs->readers[i].a); spins++)
+      if (spins < 64)
+        sched_yield();
+      else
+        nanosleep(&(struct timespec){.tv_nsec = 50 * 1000}, NULL);
 }
 
 void readers_admit(zfs *fs) {
