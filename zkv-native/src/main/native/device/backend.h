@@ -13,6 +13,18 @@
 #define NVME_ADMIN_SET_FEATURES 0x09
 #define NVME_ADMIN_GET_FEATURES 0x0A
 
+/* An admin command's Feature or Log Page Identifier (CDW10 bits 7:0), and tests on it. */
+static inline uint32_t admin_id(const zkv_admin_cmd *cmd) { return cmd->cdw10 & 0xFF; }
+static inline int admin_is_log(const zkv_admin_cmd *cmd, uint32_t lid) {
+  return cmd->opcode == NVME_ADMIN_GET_LOG_PAGE && admin_id(cmd) == lid;
+}
+static inline int admin_sets_feature(const zkv_admin_cmd *cmd, uint32_t fid) {
+  return cmd->opcode == NVME_ADMIN_SET_FEATURES && admin_id(cmd) == fid;
+}
+
+/* The most reads dev_read_parallel submits together. */
+#define DEV_READ_PARALLEL_MAX 8
+
 typedef struct zkv_backend {
   const char *scheme; /* "emu", "nvme", "zbd" */
   void (*close)(zkv_dev *dev);
@@ -34,6 +46,9 @@ typedef struct zkv_backend {
   int (*admin)(zkv_dev *dev, zkv_admin_cmd *cmd);
   /* The I/O class a zone is bound to until its reset (ZKV_GEO_CLASS_BOUND_ZONES); NULL: none. */
   int (*zone_class)(zkv_dev *dev, uint32_t zone);
+  /* n (<= DEV_READ_PARALLEL_MAX) reads submitted together, all complete on return; NULL: one
+   * after the other (dev_read_parallel). */
+  int (*read_parallel)(zkv_dev *dev, int n, const uint64_t *offset, uint8_t *const *buf, const size_t *len);
 } zkv_backend;
 
 struct zkv_dev {
@@ -48,6 +63,10 @@ struct zkv_dev {
 struct zkv_queue {
   zkv_dev *dev;
 };
+
+/* Reads [offset[i], +len[i]) into buf[i] for each i < n, submitted together where the backend can
+ * (a plmarray: rebuild reads the other sets' chunks so, as Vigil-KV's reqd does). */
+int dev_read_parallel(zkv_dev *dev, int n, const uint64_t *offset, uint8_t *const *buf, const size_t *len);
 
 /* Sets the calling thread's message for zkv_dev_last_error(). */
 void zkv_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -209,7 +209,7 @@ int zkv_dev_nvme_admin(zkv_dev *dev, zkv_admin_cmd *cmd) {
   }
   int allowed = cmd->opcode == NVME_ADMIN_IDENTIFY || cmd->opcode == NVME_ADMIN_GET_LOG_PAGE ||
                 cmd->opcode == NVME_ADMIN_GET_FEATURES || cmd->opcode == NVME_ADMIN_SET_FEATURES;
-  uint32_t fid = cmd->cdw10 & 0xFF;
+  uint32_t fid = admin_id(cmd);
   if (!allowed || (cmd->opcode == NVME_ADMIN_SET_FEATURES && fid != 0x13 && fid != 0x14)) {
     zkv_set_error("admin opcode 0x%02x (cdw10 0x%x) is not one zkv issues", cmd->opcode, cmd->cdw10);
     return -EPERM;
@@ -286,6 +286,16 @@ int64_t zkv_dev_append(zkv_dev *dev, uint32_t zone, const void *buf, size_t len,
 
 int zkv_dev_read(zkv_dev *dev, uint64_t offset, void *buf, size_t len) {
   return (int)counted(dev, dev->be->read(dev, offset, buf, len));
+}
+
+int dev_read_parallel(zkv_dev *dev, int n, const uint64_t *offset, uint8_t *const *buf, const size_t *len) {
+  if (dev->be->read_parallel && n <= DEV_READ_PARALLEL_MAX)
+    return (int)counted(dev, dev->be->read_parallel(dev, n, offset, buf, len));
+  for (int i = 0; i < n; i++) {
+    int rc = zkv_dev_read(dev, offset[i], buf[i], len[i]);
+    if (rc) return rc;
+  }
+  return 0;
 }
 
 int zkv_dev_read_part(zkv_dev *dev, uint64_t offset, size_t len, size_t skip, void *out, size_t n) {

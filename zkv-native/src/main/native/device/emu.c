@@ -646,7 +646,6 @@ static __thread uint64_t *thread_model_time; /* zkv_emu_thread_model_time */
 
 void zkv_emu_thread_model_time(uint64_t *sink) { thread_model_time = sink; }
 
-/* A synchronous request; reads deliver bytes [skip, skip + n) of it to buf. */
 /* The calling thread waited for a request modelled from `submitted` to `deadline`
  * (ThreadModelTime): its sink, if it registered one, counts the time and the request. */
 static void count_model_time(uint64_t submitted, uint64_t deadline) {
@@ -655,6 +654,7 @@ static void count_model_time(uint64_t submitted, uint64_t deadline) {
   thread_model_time[1]++;
 }
 
+/* A synchronous request; reads deliver bytes [skip, skip + n) of it to buf. */
 static int64_t sync_io_part(emu_dev *dev, emu_io *io, size_t skip, void *buf, size_t n) {
   pthread_mutex_lock(&dev->mu);
   int rc = emu_io_begin(dev, io);
@@ -697,20 +697,11 @@ static int read_unlocked(emu_dev *dev, emu_io *io, size_t skip, void *buf, size_
   return 0;
 }
 
-/* Reads submitted together, in parallel on the device: each is timed from now as a request of its
- * own, and all complete when the last one's deadline has passed (a plmarray: rebuilding a chunk
- * reads the other sets' chunks so, as Vigil-KV's reqd does). Not on an emulated device: reads one
- * after the other. */
-int emu_read_parallel(zkv_dev *d, int n, const uint64_t *offset, uint8_t *const *buf, const size_t *len) {
-  if (d->be != &zkv_emu_backend || n > 8) {
-    for (int i = 0; i < n; i++) {
-      int rc = zkv_dev_read(d, offset[i], buf[i], len[i]);
-      if (rc) return rc;
-    }
-    return 0;
-  }
+/* Reads submitted together (dev_read_parallel), in parallel on the device: each is timed from now
+ * as a request of its own, and all complete when the last one's deadline has passed. */
+static int emu_read_parallel(zkv_dev *d, int n, const uint64_t *offset, uint8_t *const *buf, const size_t *len) {
   emu_dev *dev = (emu_dev *)d;
-  emu_io io[8];
+  emu_io io[DEV_READ_PARALLEL_MAX];
   int begun = 0, rc = 0;
   uint64_t last = 0;
   pthread_mutex_lock(&dev->mu);
@@ -720,7 +711,7 @@ int emu_read_parallel(zkv_dev *d, int n, const uint64_t *offset, uint8_t *const 
     if (io[begun].deadline > last) last = io[begun].deadline;
   }
   pthread_mutex_unlock(&dev->mu);
-  int64_t res[8] = {0};
+  int64_t res[DEV_READ_PARALLEL_MAX] = {0};
   for (int i = 0; i < begun; i++) res[i] = emu_read_data(dev, &io[i], 0, buf[i], len[i]);
   emu_wait_until(dev, last);
   if (begun) count_model_time(io[0].submitted, last);
@@ -889,4 +880,5 @@ const zkv_backend zkv_emu_backend = {
     .queue_inflight = emu_queue_inflight,
     .stats = emu_stats,
     .admin = emu_admin,
+    .read_parallel = emu_read_parallel,
 };

@@ -121,9 +121,6 @@ uint64_t emu_now(emu_dev *dev);
 /* Waits until the deadline on the device's clock (a virtual clock just moves there). */
 void emu_wait_until(emu_dev *dev, uint64_t deadline);
 
-/* Reads issued together and completed together (see emu.c); on other devices one after another. */
-int emu_read_parallel(zkv_dev *dev, int n, const uint64_t *offset, uint8_t *const *buf, const size_t *len);
-
 /* The emulator's queues (emu_queue.c). */
 zkv_queue *emu_queue_create(zkv_dev *dev, uint32_t depth, int *err);
 void emu_queue_destroy(zkv_queue *q);

@@ -276,13 +276,13 @@ typedef struct read_part {
 /* A rebuild's parts are read in parallel (one after the other they would cost n - 1 read times,
  * twice a direct read's with three kv-sets), into `tmp` (room for np chunks), then XORed. */
 static int do_parts(pa_dev *a, read_part *p, int np, uint8_t *tmp) {
-  uint64_t off[8];
-  uint8_t *dst[8];
-  size_t len[8];
-  int k = 0;
+  uint64_t off[DEV_READ_PARALLEL_MAX];
+  uint8_t *dst[DEV_READ_PARALLEL_MAX];
+  size_t len[DEV_READ_PARALLEL_MAX];
+  int k = 0, together = np <= DEV_READ_PARALLEL_MAX;
   for (int i = 0; i < np; i++) {
     if (!p[i].n) continue;
-    if (!p[i].xor_into || np > 8) {
+    if (!p[i].xor_into || !together) {
       uint8_t *to = p[i].xor_into ? tmp : p[i].out;
       int rc = zkv_dev_read(a->inner, izone_start(a, p[i].z) + p[i].rel, to, p[i].n);
       if (rc) return rc;
@@ -293,11 +293,9 @@ static int do_parts(pa_dev *a, read_part *p, int np, uint8_t *tmp) {
     off[k] = izone_start(a, p[i].z) + p[i].rel, dst[k] = tmp + (uint64_t)k * a->chunk, len[k] = p[i].n;
     k++;
   }
-  int rc = !k                        ? 0
-           : set_concat_is(a->inner) ? set_concat_read_parallel(a->inner, k, off, dst, len)
-                                     : emu_read_parallel(a->inner, k, off, dst, len);
+  int rc = k ? dev_read_parallel(a->inner, k, off, dst, len) : 0;
   for (int i = 0, m = 0; !rc && i < np; i++)
-    if (p[i].n && p[i].xor_into && np <= 8) {
+    if (p[i].n && p[i].xor_into && together) {
       for (uint64_t j = 0; j < p[i].n; j++) p[i].out[j] ^= dst[m][j];
       m++;
     }
@@ -309,7 +307,7 @@ static int do_parts(pa_dev *a, read_part *p, int np, uint8_t *tmp) {
  * (and start the next in the memory copy) between chunks. */
 static int read_stripe(pa_dev *a, uint32_t zone, uint64_t rel, uint8_t *out, uint64_t len) {
   uint64_t c = a->chunk, sb = stripe_bytes(a);
-  uint8_t *tmp = malloc(c * (a->n < 8 ? a->n : 8)), *scratch = malloc(c);
+  uint8_t *tmp = malloc(c * (a->n < DEV_READ_PARALLEL_MAX ? a->n : DEV_READ_PARALLEL_MAX)), *scratch = malloc(c);
   read_part *parts = malloc(sizeof *parts * (a->n + 1));
   int rc = tmp && scratch && parts ? 0 : -ENOMEM;
   while (!rc && len) {
@@ -695,16 +693,14 @@ static int pa_report(zkv_dev *d, uint32_t first, zkv_zone *out, uint32_t n) {
 /* ---------- admin: forwarded, with the windows observed ---------- */
 
 static int is_window_request(const zkv_admin_cmd *cmd, int window) {
-  return cmd->opcode == NVME_ADMIN_SET_FEATURES && (cmd->cdw10 & 0xFF) == 0x14 && (int)(cmd->cdw12 & 7) == window;
+  return admin_sets_feature(cmd, 0x14) && (int)(cmd->cdw12 & 7) == window;
 }
 
-static int is_plm_config(const zkv_admin_cmd *cmd) {
-  return cmd->opcode == NVME_ADMIN_SET_FEATURES && (cmd->cdw10 & 0xFF) == 0x13;
-}
+static int is_plm_config(const zkv_admin_cmd *cmd) { return admin_sets_feature(cmd, 0x13); }
 
 /* The window a Set Features command puts its set in (PLM on starts in NDWIN), or -1. */
 static int window_set_by(const zkv_admin_cmd *cmd) {
-  if (cmd->opcode == NVME_ADMIN_SET_FEATURES && (cmd->cdw10 & 0xFF) == 0x14) return (int)(cmd->cdw12 & 7);
+  if (admin_sets_feature(cmd, 0x14)) return (int)(cmd->cdw12 & 7);
   if (is_plm_config(cmd)) return (cmd->cdw12 & 1) ? WIN_NDWIN : WIN_PLM_OFF;
   return -1;
 }
@@ -722,7 +718,7 @@ static int forward(pa_dev *a, zkv_admin_cmd *cmd) { return a->dead ? -ENODEV : z
  * writes go to the device now. The window driver reads the log pages at its decisions. */
 static int observe_window(pa_dev *a, pa_set *s, const zkv_admin_cmd *cmd) {
   int win = window_set_by(cmd);
-  if (cmd->opcode == NVME_ADMIN_GET_LOG_PAGE && (cmd->cdw10 & 0xFF) == 0x0A) {
+  if (admin_is_log(cmd, 0x0A)) {
     uint32_t id = cmd->cdw11 >> 16;
     s = id >= 1 && id <= a->n + 1 ? &a->sets[id - 1] : NULL;
     if (s) win = window_in_log(cmd->buf); /* -1: not a window the spec defines: keep the array's view */
@@ -1131,7 +1127,8 @@ static int describe_set(zkv_dev *inner, uint32_t i, pa_set *out) {
                        .cdw11 = (i + 1) << 16,
                        .buf = page,
                        .len = 512};
-  if (!(rc = zkv_dev_nvme_admin(inner, &cmd)) && window_in_log(page) >= 0) out->win = window_in_log(page);
+  int win = (rc = zkv_dev_nvme_admin(inner, &cmd)) ? -1 : window_in_log(page);
+  if (win >= 0) out->win = win;
   free(page);
   if (rc) zkv_set_error("plmarray: reading NVM Set %u's log page 0Ah failed: %s", i + 1, zkv_status_message(rc));
   if (!rc && i == 0 && out->win != WIN_PLM_OFF) {
@@ -1143,12 +1140,11 @@ static int describe_set(zkv_dev *inner, uint32_t i, pa_set *out) {
   return rc;
 }
 
-/* The array's open (or active) zone limit from the device's, 0 for none. One device's limit is
- * shared by all sets: the journal keeps a zone (two while it rotates), a stripe group one on every
- * kv-set (a meta group n - 1 < n). Namespaces
- * (a drive's sets) each have their own (the smallest is given): the meta set's holds the
- * journal's zone (two while it rotates) and n - 1 per meta group, a kv-set's one per stripe group,
- * so the meta set's is the bound. At least 1. */
+/* The array's open (or active) zone limit from the device's, 0 for none; at least 1. The journal
+ * keeps a zone, two while it rotates. One device's limit is shared by all sets: a stripe group
+ * keeps one zone on every kv-set (a meta group n - 1 < n). A drive's namespaces each have their
+ * own (the smallest is given): the meta set's, which holds the journal and n - 1 zones per meta
+ * group, is the bound. */
 static uint32_t logical_limit(const pa_dev *a, uint32_t inner) {
   if (!inner) return 0;
   if (set_concat_is(a->inner)) return inner > 2 + a->ndata ? (inner - 2) / a->ndata : 1;

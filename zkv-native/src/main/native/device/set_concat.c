@@ -26,7 +26,7 @@ typedef struct member {
 typedef struct sc_dev {
   zkv_dev base;
   uint32_t n;
-  member *m;
+  member m[MAX_MEMBERS];
   uint16_t nvm_set[MAX_MEMBERS]; /* each namespace's NVM Set Identifier; 0: the drive has none */
   uint32_t ctratt;
 } sc_dev;
@@ -52,9 +52,9 @@ static int sc_report(zkv_dev *d, uint32_t first, zkv_zone *out, uint32_t n) {
     uint32_t want = m->dev->geo.nr_zones - local < n - done ? m->dev->geo.nr_zones - local : n - done;
     int got = zkv_dev_report(m->dev, local, out + done, want);
     if (got < 0) return got;
+    uint64_t base = zone_bytes(c, m->first_zone);
     for (int k = 0; k < got; k++) {
       zkv_zone *x = &out[done + (uint32_t)k];
-      uint64_t base = zone_bytes(c, m->first_zone);
       x->start += base, x->wp += base, x->index += m->first_zone;
     }
     done += (uint32_t)got;
@@ -100,7 +100,7 @@ static int sc_read(zkv_dev *d, uint64_t offset, void *buf, size_t len) {
   while (len) {
     uint64_t local;
     member *m = member_at(c, offset, &local);
-    uint64_t room = zone_bytes(c, m->dev->geo.nr_zones) > local ? zone_bytes(c, m->dev->geo.nr_zones) - local : len;
+    uint64_t end = zone_bytes(c, m->dev->geo.nr_zones), room = end > local ? end - local : len;
     size_t n = room < len ? (size_t)room : len;
     int rc = zkv_dev_read(m->dev, local, buf, n);
     if (rc) return rc;
@@ -109,11 +109,13 @@ static int sc_read(zkv_dev *d, uint64_t offset, void *buf, size_t len) {
   return 0;
 }
 
-int set_concat_read_parallel(zkv_dev *d, int n, const uint64_t *offset, uint8_t *const *buf, const size_t *len) {
+/* Reads on the namespaces at once (dev_read_parallel): each submitted on a pooled ring of its
+ * member, then each waited for; emulated stand-ins are read one after the other. */
+static int sc_read_parallel(zkv_dev *d, int n, const uint64_t *offset, uint8_t *const *buf, const size_t *len) {
   sc_dev *c = SC(d);
-  zkv_queue *ring[SET_CONCAT_MAX_PARALLEL] = {0};
-  kdev *on[SET_CONCAT_MAX_PARALLEL] = {0};
-  int code[SET_CONCAT_MAX_PARALLEL] = {0}, rc = n > SET_CONCAT_MAX_PARALLEL ? -EINVAL : 0;
+  zkv_queue *ring[DEV_READ_PARALLEL_MAX] = {0};
+  kdev *on[DEV_READ_PARALLEL_MAX] = {0};
+  int code[DEV_READ_PARALLEL_MAX] = {0}, rc = 0;
   for (int i = 0; !rc && i < n; i++) {
     uint64_t local;
     member *m = member_at(c, offset[i], &local);
@@ -167,23 +169,18 @@ static uint32_t drive_set(const uint16_t *nvm_set, uint32_t n, uint32_t id) {
 }
 
 static int is_plm_feature(const zkv_admin_cmd *cmd) {
-  uint32_t fid = cmd->cdw10 & 0xFF;
   return (cmd->opcode == NVME_ADMIN_SET_FEATURES || cmd->opcode == NVME_ADMIN_GET_FEATURES) &&
-         (fid == 0x13 || fid == 0x14);
-}
-
-static int is_log(const zkv_admin_cmd *cmd, uint32_t lid) {
-  return cmd->opcode == NVME_ADMIN_GET_LOG_PAGE && (cmd->cdw10 & 0xFF) == lid;
+         (admin_id(cmd) == 0x13 || admin_id(cmd) == 0x14);
 }
 
 void set_concat_to_drive(const uint16_t *nvm_set, uint32_t n, zkv_admin_cmd *cmd) {
   uint32_t cdw11 = cmd->cdw11;
   if (is_plm_feature(cmd)) cmd->cdw11 = (cdw11 & ~0xFFFFu) | (drive_set(nvm_set, n, cdw11 & 0xFFFF) & 0xFFFF);
-  if (is_log(cmd, 0x0A)) cmd->cdw11 = (cdw11 & 0xFFFFu) | (drive_set(nvm_set, n, cdw11 >> 16) << 16);
+  if (admin_is_log(cmd, 0x0A)) cmd->cdw11 = (cdw11 & 0xFFFFu) | (drive_set(nvm_set, n, cdw11 >> 16) << 16);
 }
 
 void set_concat_from_drive(const uint16_t *nvm_set, uint32_t n, zkv_admin_cmd *cmd) {
-  if (!is_log(cmd, 0x0B) || !cmd->buf || cmd->len < 8) return;
+  if (!admin_is_log(cmd, 0x0B) || !cmd->buf || cmd->len < 8) return;
   /* Predictable Latency Event Aggregate: an entry count (bytes 7:0), then 2-byte NVM Set IDs */
   uint8_t *b = cmd->buf;
   uint64_t entries = get64(b);
@@ -211,7 +208,6 @@ static int sc_admin(zkv_dev *d, zkv_admin_cmd *cmd) {
 
 static void close_members(sc_dev *c) {
   for (uint32_t i = 0; i < c->n; i++) zkv_dev_close(c->m[i].dev);
-  free(c->m);
   free(c);
 }
 
@@ -233,6 +229,7 @@ const zkv_backend zkv_set_concat_backend = {
     .queue_inflight = sync_queue_inflight,
     .stats = sc_stats,
     .admin = sc_admin,
+    .read_parallel = sc_read_parallel,
 };
 
 int set_concat_is(const zkv_dev *d) { return d && d->be == &zkv_set_concat_backend; }
@@ -256,27 +253,34 @@ static int identify(zkv_dev *dev, uint32_t cns, uint32_t nsid, uint8_t *page) {
  * each namespace's NVM Set: distinct when the controller has NVM Sets. Members that answer no
  * admin commands (zbd:, emulated stand-ins) make a composition without PLM; an emulated PLM
  * device is refused (its sets are zones: plmarray:emu:...?profile=plm composes it). */
+/* Member i's Identify Controller into page: 0, -EOPNOTSUPP (it answers no admin commands), or a
+ * refusal: an emulated PLM device, or a member unlike the first (whose answer is `first`). */
+static int identify_member(sc_dev *c, uint32_t i, const char *list, int first, uint8_t *page) {
+  int r = identify(c->m[i].dev, 1, 0, page);
+  if (r != -EOPNOTSUPP && !kdev_is(c->m[i].dev)) {
+    zkv_set_error(
+        "plmarray: member %u of %s is an emulated PLM device, whose NVM Sets are zones: compose it "
+        "alone (plmarray:emu:...?profile=plm)",
+        i + 1, list);
+    return -EINVAL;
+  }
+  if (i && (first == -EOPNOTSUPP) != (r == -EOPNOTSUPP)) {
+    zkv_set_error("plmarray: member %u of %s %s admin commands and member 1 %s: list the namespaces of one drive",
+                  i + 1, list, r == -EOPNOTSUPP ? "answers no" : "answers", r == -EOPNOTSUPP ? "does" : "does not");
+    return -EINVAL;
+  }
+  return r;
+}
+
 static int read_sets(sc_dev *c, const char *list) {
   uint8_t *page = aligned_alloc(4096, 4096), serial[ID_CTRL_SERIAL_LEN];
   if (!page) return -ENOMEM;
-  int rc = 0, first = identify(c->m[0].dev, 1, 0, page);
-  for (uint32_t i = 0; !rc && i < c->n; i++) {
-    int r = i ? identify(c->m[i].dev, 1, 0, page) : first;
-    if (r != -EOPNOTSUPP && !kdev_is(c->m[i].dev)) {
-      zkv_set_error(
-          "plmarray: member %u of %s is an emulated PLM device, whose NVM Sets are zones: compose it "
-          "alone (plmarray:emu:...?profile=plm)",
-          i + 1, list);
-      rc = -EINVAL;
-    } else if ((first == -EOPNOTSUPP) != (r == -EOPNOTSUPP)) {
-      zkv_set_error("plmarray: member %u of %s %s admin commands and member 1 %s: list the namespaces of one drive",
-                    i + 1, list, r == -EOPNOTSUPP ? "answers no" : "answers", r == -EOPNOTSUPP ? "does" : "does not");
-      rc = -EINVAL;
-    } else if (r != -EOPNOTSUPP && (rc = r)) {
-      break;
-    } else if (r == 0 && !i) {
-      c->ctratt = get32(page + ID_CTRL_CTRATT), memcpy(serial, page + ID_CTRL_SERIAL, sizeof serial);
-    } else if (r == 0 && memcmp(serial, page + ID_CTRL_SERIAL, sizeof serial)) {
+  int first = identify_member(c, 0, list, 0, page), rc = first == -EOPNOTSUPP ? 0 : first;
+  if (!rc && !first) c->ctratt = get32(page + ID_CTRL_CTRATT), memcpy(serial, page + ID_CTRL_SERIAL, sizeof serial);
+  for (uint32_t i = 1; !rc && i < c->n; i++) {
+    int r = identify_member(c, i, list, first, page);
+    if (r == -EOPNOTSUPP) continue;
+    if (!(rc = r) && memcmp(serial, page + ID_CTRL_SERIAL, sizeof serial)) {
       zkv_set_error(
           "plmarray: the namespaces of %s are not all on one controller (serial numbers differ at "
           "member %u): the NVM Sets of one drive are composed",
@@ -326,9 +330,8 @@ static int check_geometry(sc_dev *c, const char *list) {
 zkv_dev *set_concat_open(const char *list, int *err) {
   sc_dev *c = calloc(1, sizeof *c);
   char *copy = strdup(list), *save = NULL;
-  if (!c || !copy || !(c->m = calloc(MAX_MEMBERS, sizeof *c->m))) {
+  if (!c || !copy) {
     free(copy);
-    if (c) free(c->m);
     free(c);
     *err = -ENOMEM;
     return NULL;

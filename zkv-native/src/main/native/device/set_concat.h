@@ -16,10 +16,6 @@ int set_concat_is(const zkv_dev *dev);
 uint32_t set_concat_members(const zkv_dev *dev);
 int set_concat_member(const zkv_dev *dev, uint32_t i, uint32_t *first_zone, uint32_t *nr_zones);
 int set_concat_plm(const zkv_dev *dev);
-/* Reads each [offset[i], +len[i]) (within one member) at once on the namespaces, as a rebuild
- * needs; emulated members are read one after the other. At most SET_CONCAT_MAX_PARALLEL. */
-#define SET_CONCAT_MAX_PARALLEL 8
-int set_concat_read_parallel(zkv_dev *dev, int n, const uint64_t *offset, uint8_t *const *buf, const size_t *len);
 /* The PLM commands' NVM Set numbers between the array's (member order, 1-based) and the drive's
  * (nvm_set[i] for member i; 0: unchanged): to the drive, Features 13h/14h (CDW11 15:00) and log
  * page 0Ah (LSI, CDW11 31:16); from the drive, the entries of log page 0Bh. */

@@ -569,15 +569,15 @@ static int parallel_reads(const char *list) {
   if (!d) fprintf(stderr, "open %s: %d %s\n", list, err, zkv_dev_last_error());
   CHECK(d != NULL);
   uint32_t n = set_concat_members(d);
-  CHECK(n >= 2 && n <= SET_CONCAT_MAX_PARALLEL);
+  CHECK(n >= 2 && n <= DEV_READ_PARALLEL_MAX);
   zkv_geometry g;
   CHECK_EQ(zkv_dev_geometry(d, &g), 0);
   size_t len = 64 * KiB;
   uint8_t *want = aligned_alloc(4096, len * n), *got = aligned_alloc(4096, len * n);
   CHECK(want != NULL && got != NULL);
-  uint64_t off[SET_CONCAT_MAX_PARALLEL];
-  uint8_t *dst[SET_CONCAT_MAX_PARALLEL];
-  size_t lens[SET_CONCAT_MAX_PARALLEL];
+  uint64_t off[DEV_READ_PARALLEL_MAX];
+  uint8_t *dst[DEV_READ_PARALLEL_MAX];
+  size_t lens[DEV_READ_PARALLEL_MAX];
   for (uint32_t i = 0; i < n; i++) {
     uint32_t first, zones;
     CHECK_EQ(set_concat_member(d, i, &first, &zones), 0);
@@ -587,11 +587,11 @@ static int parallel_reads(const char *list) {
     off[i] = (uint64_t)first * g.zone_size, dst[i] = got + i * len, lens[i] = len;
   }
   memset(got, 0, len * n);
-  CHECK_EQ(set_concat_read_parallel(d, (int)n, off, dst, lens), 0);
+  CHECK_EQ(dev_read_parallel(d, (int)n, off, dst, lens), 0);
   CHECK(memcmp(got, want, len * n) == 0);
   memset(got, 0, len * n);
   off[n - 1] = (uint64_t)g.nr_zones * g.zone_size; /* past the device */
-  CHECK(set_concat_read_parallel(d, (int)n, off, dst, lens) != 0);
+  CHECK(dev_read_parallel(d, (int)n, off, dst, lens) != 0);
   CHECK(memcmp(got, want, len * (n - 1)) == 0);
   for (uint32_t i = 0; i < n; i++) {
     uint32_t first, zones;

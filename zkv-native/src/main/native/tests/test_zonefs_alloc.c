@@ -436,12 +436,21 @@ static uint64_t meta_set_reads(zkv_dev *d) {
   return st.reads_deterministic + st.reads_nondeterministic;
 }
 
-/* A plmarray: binds a zone to the meta set (WAL) or the kv-sets (SSTs) by its first write, so the
- * file system never gives a WAL's zone to an SST (or the other way round), even where the built-in
- * rule would share it (a WAL zone of a longer lifetime): the SST is read from the kv-sets only,
- * never from the meta set, where a Get would wait behind the WAL's writes. Also after a remount,
- * which derives the zones' classes from their files. On a plain device the same files share the
- * zone (the control). */
+/* `bytes` of the seed's pattern in 16 KiB appends; 0, or the first append's error. */
+static int write_bytes(zfs *fs, const char *name, uint32_t lifetime, uint64_t seed, uint64_t bytes) {
+  int rc = 0;
+  uint8_t buf[16384];
+  zfs_file *f = zfs_create(fs, name, lifetime, &rc);
+  CHECK(f != NULL);
+  for (uint64_t off = 0; !rc && off < bytes; off += sizeof buf) {
+    fill(buf, seed, off, sizeof buf);
+    rc = zfs_append(f, buf, sizeof buf);
+  }
+  if (!rc) rc = zfs_sync(f);
+  int closed = zfs_close(f);
+  return rc ? rc : closed;
+}
+
 /* A plmarray: over a new emulated PLM device of `zones` zones of 4 MiB (GEO: the device's). */
 static zkv_dev *new_plm_array(uint32_t zones) {
   GEO =
@@ -452,6 +461,12 @@ static zkv_dev *new_plm_array(uint32_t zones) {
   return open_dev();
 }
 
+/* A plmarray: binds a zone to the meta set (WAL) or the kv-sets (SSTs) by its first write, so the
+ * file system never gives a WAL's zone to an SST (or the other way round), even where the built-in
+ * rule would share it (a WAL zone of a longer lifetime): the SST is read from the kv-sets only,
+ * never from the meta set, where a Get would wait behind the WAL's writes. Also after a remount,
+ * which derives the zones' classes from their files. On a plain device the same files share the
+ * zone (the control). */
 static void test_zones_bound_to_a_class(void) {
   zkv_geometry saved = GEO;
   /* 32 zones: 8 per NVM Set, 3 meta groups, too few for the 3 meta zones and a WAL zone. */
@@ -528,14 +543,7 @@ static void test_zones_bound_to_a_class(void) {
       const uint64_t wal_bytes = 7680 << 10;
       for (int k = 0; k < 5; k++) {
         snprintf(name, sizeof name, "/db/%06d.log", 200 + k);
-        zfs_file *w = zfs_create(fs, name, 2, &rc);
-        CHECK(w != NULL);
-        for (uint64_t off = 0; off < wal_bytes; off += sizeof buf) {
-          fill(buf, (uint64_t)(200 + k), off, sizeof buf);
-          CHECK_EQ(zfs_append(w, buf, sizeof buf), 0);
-        }
-        CHECK_EQ(zfs_sync(w), 0);
-        CHECK_EQ(zfs_close(w), 0);
+        CHECK_EQ(write_bytes(fs, name, 2, (uint64_t)(200 + k), wal_bytes), 0);
       }
       wal_zones z = {0};
       CHECK_EQ(zfs_walk_files(fs, collect_wal_zones, &z), 0);
@@ -565,27 +573,6 @@ static void test_zones_bound_to_a_class(void) {
   GEO = saved;
 }
 
-/* `bytes` of the seed's pattern in 16 KiB appends; 0, or the first append's error. */
-static int write_bytes(zfs *fs, const char *name, uint32_t lifetime, uint64_t seed, uint64_t bytes) {
-  int rc = 0;
-  uint8_t buf[16384];
-  zfs_file *f = zfs_create(fs, name, lifetime, &rc);
-  CHECK(f != NULL);
-  for (uint64_t off = 0; !rc && off < bytes; off += sizeof buf) {
-    fill(buf, seed, off, sizeof buf);
-    rc = zfs_append(f, buf, sizeof buf);
-  }
-  if (!rc) rc = zfs_sync(f);
-  int closed = zfs_close(f);
-  return rc ? rc : closed;
-}
-
-/* Garbage collection run because an SST writer found no room, on a plmarray: whose zones serve one
- * class each: the WAL zones hold less live data than the SST zones, so a greedy choice would take
- * one of them, move its live WAL data into the SST share and leave the writer no better off. It
- * empties an SST zone instead: afterwards the write succeeded and every WAL file is still in the
- * WAL's share. With a victim policy that ignores which zones help (`with_chooser`), the file
- * system replaces such a choice by its own. */
 /* A victim policy that looks only at what a zone would cost to copy, as the Java greedy one does
  * (it ignores victim_ok): the full, idle data zone with the least live blocks. */
 static int least_copy_chooser(void *ctx, const zfs_zone_info *zones, uint32_t n, uint32_t *victim) {
@@ -600,6 +587,12 @@ static int least_copy_chooser(void *ctx, const zfs_zone_info *zones, uint32_t n,
   return 0;
 }
 
+/* Garbage collection run because an SST writer found no room, on a plmarray: whose zones serve one
+ * class each: the WAL zones hold less live data than the SST zones, so a greedy choice would take
+ * one of them, move its live WAL data into the SST share and leave the writer no better off. It
+ * empties an SST zone instead: afterwards the write succeeded and every WAL file is still in the
+ * WAL's share. With a victim policy that ignores which zones help (`with_chooser`), the file
+ * system replaces such a choice by its own. */
 static void test_gc_frees_the_share_its_writer_needs(int with_chooser) {
   zkv_geometry saved = GEO;
   zkv_dev *d = new_plm_array(64);

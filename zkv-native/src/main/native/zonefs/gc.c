@@ -54,9 +54,7 @@ static int copy_extent(zfs *fs, zfs_extent e, const fobj *f, int cls, int64_t *g
     if (rc) break;
     uint64_t chunk = padded - moved < room ? padded - moved : room;
     if (chunk > fs->g.zasl) chunk = fs->g.zasl / block * block;
-    if ((rc = zkv_dev_write(fs->dev, at, buf + moved, chunk,
-                            ZKV_IO_CLASS(fs->zones[z].io_class ? fs->zones[z].io_class : cls))))
-      break;
+    if ((rc = zkv_dev_write(fs->dev, at, buf + moved, chunk, io_class_in(fs, z, f)))) break;
     uint64_t real = moved + chunk <= e.len ? chunk : e.len - moved;
     pthread_mutex_lock(&fs->mu);
     fs->zones[z].wp = at + chunk;
@@ -85,10 +83,9 @@ static int victim_for(zfs *fs, uint32_t z, uint64_t max_live, int spare) {
 }
 
 /* The built-in victim: the eligible zone with the fewest blocks to copy (greedy, lowest index on a
- * tie), or -1. */
-static int64_t greedy_victim(zfs *fs, uint64_t max_live, int for_class) {
+ * tie) that helps the writer (spare: gc_spares_wal_share), or -1. */
+static int64_t greedy_victim(zfs *fs, uint64_t max_live, int spare) {
   int64_t victim = -1;
-  int spare = gc_spares_wal_share(fs, for_class);
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
     if (victim_for(fs, z, max_live, spare) && (victim < 0 || fs->zones[z].live_phys < fs->zones[victim].live_phys))
       victim = z;
@@ -98,8 +95,7 @@ static int64_t greedy_victim(zfs *fs, uint64_t max_live, int for_class) {
 /* Asks the external policy. A full data zone nobody writes that is not eligible this time (over
  * the bound, or all live) declines the collection (-ENOSPC); any other zone is a policy bug and
  * fails it (-EINVAL): the file system never resets a zone on a policy's mistake. */
-static int64_t policy_victim(zfs *fs, uint64_t max_live, int for_class, int *rc) {
-  int spare = gc_spares_wal_share(fs, for_class);
+static int64_t policy_victim(zfs *fs, uint64_t max_live, int spare, int *rc) {
   for (uint32_t z = 0; z < fs->g.nr_zones; z++) {
     fill_zone_info(fs, z, &fs->alloc_view[z]);
     fs->alloc_view[z].victim_ok = victim_for(fs, z, max_live, spare);
@@ -115,7 +111,7 @@ static int64_t policy_victim(zfs *fs, uint64_t max_live, int for_class, int *rc)
    * the Java greedy one, picks the least-copy zone, often a WAL zone): the built-in choice among
    * those it can, as allocation falls back on a choice of the wrong class. */
   if (full_and_idle && victim_eligible(fs, victim, max_live) && !victim_helps(fs, victim, spare))
-    return greedy_victim(fs, max_live, for_class);
+    return greedy_victim(fs, max_live, spare);
   if (!full_and_idle || !victim_for(fs, victim, max_live, spare)) {
     *rc = full_and_idle ? -ENOSPC : -EINVAL; /* all live or over this collection's bound: declined */
     return -1;
@@ -153,8 +149,8 @@ static void forget_copies(zfs *fs, const gc_move *m) {
 static int gc_one_zone(zfs *fs, uint64_t max_live, int for_class) {
   int rc = 0;
   pthread_mutex_lock(&fs->mu);
-  int64_t victim =
-      fs->victim_chooser ? policy_victim(fs, max_live, for_class, &rc) : greedy_victim(fs, max_live, for_class);
+  int spare = gc_spares_wal_share(fs, for_class); /* once per collection: one scan */
+  int64_t victim = fs->victim_chooser ? policy_victim(fs, max_live, spare, &rc) : greedy_victim(fs, max_live, spare);
   if (rc || victim < 0) {
     pthread_mutex_unlock(&fs->mu);
     return rc ? rc : -ENOSPC;

@@ -99,6 +99,7 @@ static int classes_bind_zones(const zfs *fs) {
  * first, where a Get would read a set whose PLM is off). Elsewhere both are the empty zones. */
 typedef struct share_room {
   uint32_t wal, other;
+  uint32_t wal_used, wal_share; /* zones in use serving the WAL's class, its share (bound only) */
 } share_room;
 
 static share_room room_by_share(const zfs *fs) {
@@ -112,10 +113,11 @@ static share_room room_by_share(const zfs *fs) {
     else
       other++;
   }
-  share_room r = {empty, empty};
+  share_room r = {empty, empty, wal, 0};
   if (!classes_bind_zones(fs)) return r;
   uint32_t mz = fs->g.meta_class_zones;
   uint32_t wal_share = mz > fs->sb.meta_zones ? mz - fs->sb.meta_zones : 0;
+  r.wal_share = wal_share;
   uint32_t other_share = fs->g.nr_zones > mz ? fs->g.nr_zones - mz : 0;
   uint32_t other_used = other + (wal > wal_share ? wal - wal_share : 0);
   r.wal = wal < wal_share ? wal_share - wal : 0;
@@ -145,18 +147,15 @@ void claim_zone(zfs *fs, uint32_t z, int cls) {
 
 uint64_t free_bytes_for_data(const zfs *fs) {
   uint64_t n = 0;
-  uint32_t empty = 0;
   int bound = classes_bind_zones(fs);
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
     const zone_state *s = &fs->zones[z];
-    if (s->wp == s->start && !zone_held(s))
-      empty++;
-    else if (!bound || !serves_meta_groups(s->io_class))
+    if ((s->wp != s->start || zone_held(s)) && (!bound || !serves_meta_groups(s->io_class)))
       n += zone_end(fs, z) - s->wp;
   }
-  /* Empty zones a data file may start: where zones serve one class, those of the non-WAL share;
+  /* Empty zones a data file may start (where zones serve one class, those of the non-WAL share);
    * two are GC's and the metadata files' (the reserves), not free for data. */
-  uint32_t usable = bound ? room_by_share(fs).other : empty;
+  uint32_t usable = room_by_share(fs).other;
   usable = usable > 2 ? usable - 2 : 0;
   return n + (uint64_t)usable * fs->g.zone_cap;
 }
@@ -178,12 +177,8 @@ int gc_spares_wal_share(const zfs *fs, int cls) {
    * WAL's share (it counts in the other), frees some; a WAL zone within its share does not, and
    * moving its live data would take the room the writer waits for. (A WAL writer gains from any
    * victim: a WAL zone's room is its own share's, another zone's the share it goes on in.) */
-  uint32_t wal = 0, mz = fs->g.meta_class_zones, wal_share = mz > fs->sb.meta_zones ? mz - fs->sb.meta_zones : 0;
-  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
-    const zone_state *t = &fs->zones[z];
-    if ((zone_held(t) || t->wp != t->start) && serves_meta_groups(t->io_class)) wal++;
-  }
-  return wal <= wal_share;
+  share_room r = room_by_share(fs);
+  return r.wal_used <= r.wal_share;
 }
 
 int victim_helps(const zfs *fs, uint32_t zone, int spare_wal_share) {

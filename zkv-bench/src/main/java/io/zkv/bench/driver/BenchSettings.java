@@ -1,5 +1,6 @@
 package io.zkv.bench.driver;
 
+import io.zkv.ZkvOptions;
 import java.util.List;
 import java.util.Locale;
 
@@ -72,6 +73,15 @@ public record BenchSettings(
         seed,
         intervalSeconds,
         repeat);
+  }
+
+  /** The database options of a run on either store (zkv's or RocksDB's own Env). */
+  ZkvOptions dbOptions(boolean sync) {
+    return ZkvOptions.builder()
+        .syncWrites(sync)
+        .writeBufferSize(writeBufferSize)
+        .bloomFilterBitsPerKey(bloomBitsPerKey)
+        .build();
   }
 
   /** Bloom filter bits per key as a phrase for reports: "Bloom filters 10 bits/key". */

@@ -34,12 +34,7 @@ final class RocksDefaultStore implements BenchStore {
   }
 
   static RocksDefaultStore open(TargetConfig c, BenchSettings s, Path scratchDir) {
-    ZkvOptions zo =
-        ZkvOptions.builder()
-            .syncWrites(c.sync())
-            .writeBufferSize(s.writeBufferSize())
-            .bloomFilterBitsPerKey(s.bloomBitsPerKey())
-            .build();
+    ZkvOptions zo = s.dbOptions(c.sync());
     Path parent = c.dir() != null ? Path.of(c.dir()) : scratchDir;
     Path dir;
     try {

@@ -2,7 +2,6 @@ package io.zkv.bench.driver;
 
 import io.zkv.ZkvDb;
 import io.zkv.ZkvIterator;
-import io.zkv.ZkvOptions;
 import io.zkv.ZonedEnv;
 import io.zkv.ZonedEnvOptions;
 import io.zkv.device.DeviceGeometry;
@@ -68,13 +67,7 @@ final class ZkvStore implements BenchStore {
                   .placement(c.placement())
                   .windowScheduler(c.windowScheduler())
                   .build());
-      ZkvOptions o =
-          ZkvOptions.builder()
-              .syncWrites(c.sync())
-              .writeBufferSize(s.writeBufferSize())
-              .bloomFilterBitsPerKey(s.bloomBitsPerKey())
-              .build();
-      return new ZkvStore(device, env, ZkvDb.open(env, DB_PATH, o), file);
+      return new ZkvStore(device, env, ZkvDb.open(env, DB_PATH, s.dbOptions(c.sync())), file);
     } catch (RuntimeException e) {
       if (env != null) {
         env.close();

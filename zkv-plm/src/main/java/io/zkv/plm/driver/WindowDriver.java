@@ -110,25 +110,18 @@ public final class WindowDriver implements AutoCloseable {
    * Base, which keeps PLM off, runs on any array. A single {@code nvme:} namespace is one NVM Set:
    * it is refused with the way to compose the drive's sets.
    *
+   * @return whether the device has PLM (false: only a scheduler that keeps it off runs)
    * @throws IllegalArgumentException naming the reason
    * @throws ZonedDeviceException if the controller cannot be asked
    */
-  public static void checkDevice(ZonedDevice device, WindowScheduler scheduler)
-      throws ZonedDeviceException {
-    plmOf(device, scheduler);
-  }
-
-  /** {@link #checkDevice}, returning whether the array's device has PLM. */
-  private static boolean plmOf(ZonedDevice device, WindowScheduler scheduler)
+  public static boolean checkDevice(ZonedDevice device, WindowScheduler scheduler)
       throws ZonedDeviceException {
     String uri = device.uri();
     if (device.isPlmArray()) {
       boolean plm = new PlmAdmin(device).advertised();
       if (scheduler.needsPlm() && !plm) {
         throw new IllegalArgumentException(
-            uri
-                + " does not support Predictable Latency Mode (Identify Controller CTRATT bit 5 is"
-                + " clear; QEMU's NVMe controller has none), so "
+            noPlm(uri)
                 + scheduler.name()
                 + " has no windows to schedule; base (PLM off) runs on it");
       }
@@ -136,10 +129,7 @@ public final class WindowDriver implements AutoCloseable {
     }
     if (uri.startsWith("nvme:")) {
       if (!new PlmAdmin(device).advertised()) {
-        throw new IllegalArgumentException(
-            uri
-                + " does not support Predictable Latency Mode (Identify Controller CTRATT bit 5 is"
-                + " clear; QEMU's NVMe controller has none), so it has no windows to schedule");
+        throw new IllegalArgumentException(noPlm(uri) + "it has no windows to schedule");
       }
       throw new IllegalArgumentException(
           uri
@@ -155,6 +145,12 @@ public final class WindowDriver implements AutoCloseable {
                 : ""));
   }
 
+  private static String noPlm(String uri) {
+    return uri
+        + " does not support Predictable Latency Mode (Identify Controller CTRATT bit 5 is"
+        + " clear; QEMU's NVMe controller has none), so ";
+  }
+
   /**
    * A driver deciding on its own daemon thread, on {@link System#nanoTime()}, until closed; none
    * (null) for a scheduler that keeps PLM off on an array whose device has no PLM: there is nothing
@@ -162,8 +158,8 @@ public final class WindowDriver implements AutoCloseable {
    */
   public static WindowDriver start(ZonedDevice device, WindowScheduler scheduler)
       throws ZonedDeviceException {
-    if (!plmOf(device, scheduler) && !scheduler.needsPlm()) {
-      return null;
+    if (!checkDevice(device, scheduler)) {
+      return null; // PLM off: the scheduler keeps it so (one that needs it was refused)
     }
     WindowDriver d = new WindowDriver(device, scheduler, null, System::nanoTime);
     d.thread = new Thread(d::run, "zkv-plm-window-driver");
