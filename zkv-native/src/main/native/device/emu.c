@@ -61,9 +61,27 @@ static zs_entry *mapped_entry(emu_dev *dev, uint32_t zone) {
   return (zs_entry *)((uint8_t *)dev->map + EMU_HEADER_SIZE) + zone;
 }
 
+/* Where reads of the zone stop (emu_dev.readable): the write pointer when no write is under way,
+ * else the start of the lowest write under way (appends may end out of order). With mu held. */
+static void publish_readable(emu_dev *dev, uint32_t zone) {
+  if (!dev->readable) return; /* still loading */
+  uint64_t r = dev->zs.zones[zone].written;
+  if (dev->writes_under_way[zone])
+    for (size_t i = 0; i < dev->nd_len; i++)
+      if (dev->nd[i].inflight && dev->nd[i].zone == zone && dev->nd[i].rel < r) r = dev->nd[i].rel;
+  atomic_store_explicit(&dev->readable[zone], r, memory_order_release);
+}
+
 static void on_zone_change(zs_table *t, uint32_t zone) {
   t->zones[zone].crc = entry_crc(zone, &t->zones[zone]);
   store_entry(mapped_entry(t->owner, zone), &t->zones[zone]);
+  emu_dev *dev = t->owner;
+  /* A write's own move of the write pointer waits for its end; resets, finishes and power cuts
+   * apply at once (publish_readable never goes above the write pointer). */
+  if (dev->readable) {
+    uint64_t now = atomic_load_explicit(&dev->readable[zone], memory_order_relaxed);
+    if (!dev->writes_under_way[zone] || t->zones[zone].written < now) publish_readable(dev, zone);
+  }
 }
 
 static void encode_header(uint8_t *h, const zkv_geometry *g) {
@@ -306,10 +324,15 @@ zkv_dev *emu_open(const char *path, const zkv_profile *prof, const emu_options *
   dev->virtual_clock = o->virtual_clock;
   dev->reorder_seed = dev->rng ^ 0x4E0DE2ull;
   dev->zone_pipes = calloc(dev->base.geo.nr_zones, sizeof *dev->zone_pipes);
-  if (!dev->path || !dev->zone_pipes) {
+  dev->writes_under_way = calloc(dev->base.geo.nr_zones, sizeof *dev->writes_under_way);
+  _Atomic uint64_t *readable = calloc(dev->base.geo.nr_zones, sizeof *readable);
+  if (!dev->path || !dev->zone_pipes || !dev->writes_under_way || !readable) {
+    free(readable);
     rc = -ENOMEM;
     goto fail;
   }
+  for (uint32_t z = 0; z < dev->base.geo.nr_zones; z++) readable[z] = dev->zs.zones[z].written;
+  dev->readable = readable;
   if (prof->nvm_sets) {
     if (o->sets > dev->base.geo.nr_zones) {
       emu_set_error("%s has %u zones, fewer than the %u NVM Sets asked for (sets=)", path, dev->base.geo.nr_zones,
@@ -334,6 +357,8 @@ fail:
   free(dev->zs.zones);
   free(dev->path);
   free(dev->zone_pipes);
+  free(dev->writes_under_way);
+  free((void *)dev->readable);
   plm_destroy(dev->plm);
   free(dev->set_pipes);
   free(dev);
@@ -350,6 +375,8 @@ static void emu_close(zkv_dev *d) {
   free(dev->zs.zones);
   free(dev->nd);
   free(dev->zone_pipes);
+  free(dev->writes_under_way);
+  free((void *)dev->readable);
   free(dev->path);
   plm_destroy(dev->plm);
   free(dev->set_pipes);
@@ -570,7 +597,7 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
       if ((rc = zs_check_read(&dev->zs, io->offset, io->len))) return rc;
       io->file_off = dev->data_off + io->offset;
       {
-        uint64_t rel = io->offset % g->zone_size, w = zs_written(&dev->zs, (uint32_t)(io->offset / g->zone_size));
+        uint64_t rel = io->offset % g->zone_size, w = atomic_load_explicit(&dev->readable[zone], memory_order_acquire);
         io->valid = rel >= w ? 0 : (w - rel < io->len ? w - rel : io->len);
       }
       t = zkv_timing_deadline(p, &p->read_lat, &p->read_gap, device_pipe(dev, (uint32_t)zone), NULL, io->len,
@@ -583,8 +610,14 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
       int append = io->op == ZKV_OP_APPEND;
       uint64_t rel = append ? 0 : io->offset % g->zone_size, assigned;
       if (!append && io->offset / g->zone_size >= g->nr_zones) return ZKV_ERR(ZKV_NVME_LBA_OUT_OF_RANGE);
-      if ((rc = zs_write(&dev->zs, (uint32_t)zone, rel, io->len, append, &assigned))) return rc;
-      if ((rc = emu_nd_add(dev, (uint32_t)zone, assigned, io->len, &io->nd_id))) return rc;
+      if (zone >= g->nr_zones) return ZKV_ERR(ZKV_NVME_LBA_OUT_OF_RANGE);
+      dev->writes_under_way[zone]++; /* before the write pointer moves: readable stays (on_zone_change) */
+      if ((rc = zs_write(&dev->zs, (uint32_t)zone, rel, io->len, append, &assigned)) ||
+          (rc = emu_nd_add(dev, (uint32_t)zone, assigned, io->len, &io->nd_id))) {
+        dev->writes_under_way[zone]--;
+        publish_readable(dev, (uint32_t)zone);
+        return rc;
+      }
       io->file_off = dev->data_off + (uint64_t)zone * g->zone_size + assigned;
       io->result = append ? (int64_t)((uint64_t)zone * g->zone_size + assigned) : 0;
       zkv_pipe *pipe = p->per_zone_serial ? &dev->zone_pipes[zone] : device_pipe(dev, (uint32_t)zone);
@@ -625,6 +658,11 @@ int64_t emu_io_end(emu_dev *dev, emu_io *io, int64_t io_res) {
   if (!dev->virtual_clock) zkv_timing_observe(io->submitted, io->deadline, zkv_now_ns());
   int rc = 0;
   if (io->nd_id) rc = emu_nd_complete(dev, io->nd_id, io->flags & ZKV_IO_FUA);
+  if (io->nd_id) { /* a write or append ends: its bytes are in the file, reads may see them */
+    uint32_t zone = io->op == ZKV_OP_APPEND ? io->zone : (uint32_t)(io->offset / dev->base.geo.zone_size);
+    dev->writes_under_way[zone]--;
+    publish_readable(dev, zone);
+  }
   if (io->op == ZKV_OP_READ && io_res >= 0) dev->stats.reads++, dev->stats.bytes_read += io->len;
   if (io_res < 0) return io_res;
   if (rc) return rc;
@@ -687,7 +725,8 @@ static int read_unlocked(emu_dev *dev, emu_io *io, size_t skip, void *buf, size_
   const zkv_geometry *g = &dev->base.geo;
   int rc = zs_check_read(&dev->zs, io->offset, io->len);
   if (rc) return rc;
-  uint64_t rel = io->offset % g->zone_size, w = zs_written(&dev->zs, (uint32_t)(io->offset / g->zone_size));
+  uint64_t rel = io->offset % g->zone_size,
+           w = atomic_load_explicit(&dev->readable[io->offset / g->zone_size], memory_order_acquire);
   io->valid = rel >= w ? 0 : (w - rel < io->len ? w - rel : io->len);
   io->file_off = dev->data_off + io->offset;
   if ((rc = emu_read_data(dev, io, skip, buf, n))) return rc;

@@ -71,8 +71,15 @@ typedef struct emu_dev {
   int unlocked_reads;
   _Atomic uint32_t read_fault_rules;
   zkv_stripe unlocked_read_counts[ZKV_STRIPES];
-  plm_state *plm;      /* profile plm: the NVM Sets' windows and internal work (plm.c) */
-  zkv_pipe *set_pipes; /* profile plm: one throughput pipe per NVM Set (performance isolation) */
+  /* What reads of each zone see: its bytes below `readable` (the rest reads as zeros). A write
+   * moves the write pointer when it begins but its bytes reach the backing file after, so reads
+   * use this instead: it passes a write only once the write ended (and no write below it is still
+   * under way), so a read racing a write sees each block old or new, never half copied (NVMe writes
+   * a block atomically). Written under mu, read with acquire loads (unlocked reads too). */
+  _Atomic uint64_t *readable;
+  uint32_t *writes_under_way; /* per zone, under mu: writes and appends begun and not ended */
+  plm_state *plm;             /* profile plm: the NVM Sets' windows and internal work (plm.c) */
+  zkv_pipe *set_pipes;        /* profile plm: one throughput pipe per NVM Set (performance isolation) */
 } emu_dev;
 
 /* What an emu: URI sets besides the path and the profile. */

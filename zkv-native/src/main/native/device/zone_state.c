@@ -119,10 +119,6 @@ int zs_check_read(const zs_table *t, uint64_t offset, uint64_t len) {
   return 0;
 }
 
-uint64_t zs_written(const zs_table *t, uint32_t zone) {
-  return __atomic_load_n(&t->zones[zone].written, __ATOMIC_ACQUIRE);
-}
-
 int zs_mgmt(zs_table *t, uint32_t zone, int action) {
   if (zone >= t->geo.nr_zones) return ZKV_ERR(ZKV_NVME_LBA_OUT_OF_RANGE);
   zs_entry *z = &t->zones[zone];

@@ -5,8 +5,9 @@
 #include "zkv/device.h"
 
 /* `written` and `cond` change only in zs_set, with atomic stores, so that a device may read them
- * without its lock (zs_written, zs_check_read: the emulator's unlocked reads); everything else
- * runs under the owner's lock. */
+ * without its lock (zs_check_read: the emulator's unlocked reads); everything else runs under the
+ * owner's lock. Reads must not use `written` to know which bytes hold data: a write moves it when
+ * it begins, before the data lands (the emulator keeps its own readable mark). */
 typedef struct zs_entry {
   uint64_t written; /* bytes written from the zone start */
   uint32_t cond;
@@ -29,8 +30,6 @@ void zs_recount(zs_table *t);
  * offset of the data. Returns 0 or a negative ZKV_ERR code. */
 int zs_write(zs_table *t, uint32_t zone, uint64_t rel, uint64_t len, int append, uint64_t *assigned);
 int zs_check_read(const zs_table *t, uint64_t offset, uint64_t len);
-/* A zone's write pointer (bytes from its start), safe without the owner's lock. */
-uint64_t zs_written(const zs_table *t, uint32_t zone);
 int zs_mgmt(zs_table *t, uint32_t zone, int action);
 /* Sets a condition directly (faults, power cycles), keeping the counters right. */
 void zs_set(zs_table *t, uint32_t zone, uint32_t cond, uint64_t written);

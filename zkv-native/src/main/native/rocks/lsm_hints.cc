@@ -5,12 +5,12 @@
 namespace zkv {
 
 void LsmHintRegistry::CompactionBegun(const std::string& db, int64_t job, int level,
-                                      const std::vector<std::string>& inputs) {
+                                      const std::vector<std::string>& inputs, bool manual) {
   std::vector<std::string> normalized;
   normalized.reserve(inputs.size());
   for (const auto& p : inputs) normalized.push_back(Normalize(p));
   std::lock_guard<std::mutex> g(mu_);
-  jobs_[{db, job}] = Job{level, std::move(normalized)};
+  jobs_[{db, job}] = Job{level, std::move(normalized), manual};
 }
 
 void LsmHintRegistry::JobEnded(const std::string& db, int64_t job) {
@@ -26,10 +26,12 @@ void LsmHintRegistry::FileStarted(const std::string& db, int64_t job, const std:
   if (reason == rocksdb::TableFileCreationReason::kFlush || reason == rocksdb::TableFileCreationReason::kRecovery) {
     h.level = 0;  // a flush (also the one replaying a WAL at open) writes L0
   } else if (reason == rocksdb::TableFileCreationReason::kCompaction) {
+    h.compaction = true;
     auto j = jobs_.find({db, job});
     if (j != jobs_.end()) {
       h.level = j->second.level;
       h.inputs = j->second.inputs;
+      h.manual = j->second.manual;
       for (const auto& in : h.inputs) {  // the output's range lies within its inputs' union
         auto f = files_.find(in);
         if (f == files_.end() || !f->second.has_range) continue;
@@ -88,7 +90,9 @@ void LsmHintListener::OnFlushCompleted(rocksdb::DB* db, const rocksdb::FlushJobI
 }
 
 void LsmHintListener::OnCompactionBegin(rocksdb::DB* db, const rocksdb::CompactionJobInfo& info) {
-  if (auto r = Registry()) r->CompactionBegun(db->GetName(), info.job_id, info.output_level, info.input_files);
+  if (auto r = Registry())
+    r->CompactionBegun(db->GetName(), info.job_id, info.output_level, info.input_files,
+                       info.compaction_reason == rocksdb::CompactionReason::kManualCompaction);
 }
 
 void LsmHintListener::OnCompactionCompleted(rocksdb::DB* db, const rocksdb::CompactionJobInfo& info) {

@@ -25,6 +25,8 @@ namespace zkv {
 struct LsmFileHint {
   int level = -1;                   // -1: unknown
   int64_t job_id = -1;              // -1: unknown (a file from before this process, or not written by a job)
+  bool compaction = false;          // written by a compaction (its inputs are deleted after)
+  bool manual = false;              // ... that the user asked for (CompactRange: to free space)
   std::vector<std::string> inputs;  // a compaction output's input files (paths)
   bool has_range = false;
   // User keys. Before the file is written: the union of its compaction's inputs (unknown for a
@@ -38,7 +40,8 @@ struct LsmFileHint {
 class LsmHintRegistry {
  public:
   // A compaction begins: its outputs go to `level`, read from `inputs`.
-  void CompactionBegun(const std::string& db, int64_t job, int level, const std::vector<std::string>& inputs);
+  void CompactionBegun(const std::string& db, int64_t job, int level, const std::vector<std::string>& inputs,
+                       bool manual);
   void JobEnded(const std::string& db, int64_t job);
   // RocksDB is about to create `path` for `job`; reason: rocksdb::TableFileCreationReason.
   void FileStarted(const std::string& db, int64_t job, const std::string& path,
@@ -55,6 +58,7 @@ class LsmHintRegistry {
   struct Job {
     int level;
     std::vector<std::string> inputs;
+    bool manual;
   };
   mutable std::mutex mu_;
   std::unordered_map<std::string, LsmFileHint> files_;

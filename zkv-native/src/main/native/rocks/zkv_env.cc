@@ -2,6 +2,7 @@
 // device. (The tests' pass-through Env over the host file system is in passthrough_env.cc.)
 #include <jni.h>
 #include <pthread.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -38,6 +39,8 @@ struct JavaCallout {
   }
 };
 
+std::atomic<int> mounted_envs{0};  // zoned EnvHandles alive (the exit handler's rule below)
+
 // The Env owns the FileSystem; the Java handle is this struct, RocksJava sees the raw Env*
 // (env.get()), and zone_fs is a typed pointer to the file system for the counters. The LSM hints
 // of every database on the device are gathered in `hints` by the listeners bound to this Env.
@@ -51,7 +54,18 @@ struct EnvHandle {
   JavaCallout gc_trigger;
 
   ~EnvHandle() {
-    env.reset();  // unmounts the zone file system: no call-out can be under way after this
+    // No call-out may start once its owner is gone. Every call-out runs under the file system's
+    // lock, which these take: when they return none is under way. (A file system still held
+    // elsewhere, by RocksDB's options of a database, then decides with the built-in rules: its GC
+    // worker once called a released trigger here, a SIGSEGV.)
+    if (zone_fs) {
+      mounted_envs.fetch_sub(1);
+      zfs_set_allocator(zone_fs, nullptr, nullptr);
+      zfs_set_victim_chooser(zone_fs, nullptr, nullptr);
+      zfs_set_gc_trigger(zone_fs, nullptr, nullptr);
+    }
+    env.reset();
+    file_system.reset();  // unmounts the zone file system unless RocksDB still holds it
     allocator.Release();
     victim_chooser.Release();
     gc_trigger.Release();
@@ -64,9 +78,14 @@ struct EnvHandle {
 // it exits, unless the JVM is exiting: RocksDB's thread pools are joined by exit()'s static
 // destructors after the JVM has gone, and DetachCurrentThread would then block forever (and exit()
 // with it, JvmExitTest). ZkvEnvExitGuard's shutdown hook sets jvm_exiting before the JVM goes, and
-// so does an atexit handler (Runtime.halt runs no hooks): registered at the first attach, after
+// so does an exit handler (Runtime.halt runs no hooks): registered at the first attach, after
 // RocksDB built the thread pools, it runs before exit() destroys them.
 std::atomic<bool> jvm_exiting{false};
+// Call-outs running Java code now. A halted JVM never lets them return, and exit() would join
+// their threads (RocksDB's pools) or threads waiting for the lock they hold (the file system's):
+// the exit handler ends the process at once while one is under way (JvmExitTest's halts).
+std::atomic<int> callouts_in_java{0};
+std::atomic<bool> process_exiting{false};  // exit() has begun: the JVM runs no more Java code
 pthread_key_t attached_thread;
 pthread_once_t attached_thread_once = PTHREAD_ONCE_INIT;
 
@@ -74,11 +93,22 @@ void DetachAtThreadExit(void* vm) {
   if (!jvm_exiting.load()) static_cast<JavaVM*>(vm)->DetachCurrentThread();
 }
 
-void SetJvmExiting() { jvm_exiting.store(true); }
+// exit()'s handler: no call-out starts from now on (CallWithView looks at process_exiting after
+// counting itself, so one of the two sees the other). The process ends here, with the JVM's status,
+// when exit() could otherwise wait forever: a call-out is under way (its thread, or one waiting for
+// the lock it holds, would be joined), or the JVM was halted (Runtime.halt: no shutdown hook ran,
+// so zkv's policies are still installed) while a file system is mounted (RocksDB's pools would be
+// joined while their jobs still use it). After System.exit or SIGTERM, whose hook (ZkvEnvExitGuard)
+// uninstalled the policies first, exit goes on as usual.
+void OnProcessExit(int status, void*) {
+  bool hook_ran = jvm_exiting.exchange(true);
+  process_exiting.store(true);
+  if (callouts_in_java.load() > 0 || (!hook_ran && mounted_envs.load() > 0)) _exit(status);
+}
 
 void CreateAttachedThreadKey() {
   pthread_key_create(&attached_thread, DetachAtThreadExit);
-  atexit(SetJvmExiting);
+  on_exit(OnProcessExit, nullptr);
 }
 
 JNIEnv* AttachedEnv(JavaVM* vm) {
@@ -108,6 +138,11 @@ enum class Returns { kVoid, kInt, kLong };
 // Hands the view to the Java policy as a direct buffer over it (valid during the call only); the
 // method's result goes to *result; returns 0 or a negative errno.
 int CallWithView(JavaCallout* c, ZoneView* view, Returns returns, jlong* result) {
+  struct InJava {  // counted from before the exit check to after the return from Java
+    InJava() { callouts_in_java.fetch_add(1); }
+    ~InJava() { callouts_in_java.fetch_sub(1); }
+  } in_java;
+  if (process_exiting.load()) return -ENOTCONN;
   JNIEnv* env = AttachedEnv(c->vm);
   if (!env) return -ENOTCONN;
   int rc = -ENOMEM;
@@ -189,8 +224,22 @@ JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nEnvPointer(JNIEnv*, jclass, jl
   return reinterpret_cast<jlong>(reinterpret_cast<zkv::EnvHandle*>(handle)->env.get());
 }
 
-JNI_EXPORT void JNICALL Java_org_rocksdb_ZkvEnv_nDispose(JNIEnv*, jclass, jlong handle) {
-  delete reinterpret_cast<zkv::EnvHandle*>(handle);
+// Frees the Env and unmounts its file system, unless a database still holds its LOCK on it
+// (-EBUSY, nothing freed: RocksDB's database keeps using the Env, ZkvEnv.close checks first).
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nDispose(JNIEnv*, jclass, jlong handle) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (h->file_system && !h->file_system->LockedDatabases().empty()) return -EBUSY;
+  delete h;
+  return 0;
+}
+
+// The directories of the databases open on the Env's file system, one per line ("" for none).
+JNI_EXPORT jstring JNICALL Java_org_rocksdb_ZkvEnv_nOpenDatabases(JNIEnv* env, jclass, jlong handle) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  std::string all;
+  if (h->file_system)
+    for (const auto& dir : h->file_system->LockedDatabases()) all += (all.empty() ? "" : "\n") + dir;
+  return env->NewStringUTF(all.c_str());
 }
 
 // Formats (if asked) and mounts the zone file system on an open device; returns an EnvHandle* or
@@ -217,7 +266,12 @@ JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nNewZoned(JNIEnv*, jclass, jlon
   auto* h = new zkv::EnvHandle();
   h->zone_fs = fs;
   h->file_system = std::make_shared<zkv::ZoneFileSystem>(fs);
+  h->file_system->SetHints(h->hints);
+  zkv::mounted_envs.fetch_add(1);
   h->env = rocksdb::NewCompositeEnv(h->file_system);
+  // The exit handler, registered after RocksDB's default Env (NewCompositeEnv built it if nothing
+  // had), runs before exit() destroys that Env's thread pools.
+  pthread_once(&zkv::attached_thread_once, zkv::CreateAttachedThreadKey);
   return reinterpret_cast<jlong>(h);
 }
 

@@ -10,17 +10,34 @@
 #include <string>
 #include <vector>
 
+#include "lsm_hints.h"
+
 namespace zkv {
 
-// "/a//b/" -> "/a/b": RocksDB joins paths by concatenation.
+// "/a//b/" -> "/a/b", "/a/./b" -> "/a/b", "/a/x/../b" -> "/a/b": RocksDB joins paths by
+// concatenation, and a user may name one directory several ways; the zone file system's names
+// (and its database locks) must be the same for all of them. Lexical: the namespace has no links.
 std::string Normalize(const std::string& p) {
-  std::string out;
-  out.reserve(p.size());
-  for (char c : p) {
-    if (c == '/' && !out.empty() && out.back() == '/') continue;
-    out.push_back(c);
+  bool absolute = !p.empty() && p[0] == '/';
+  std::vector<std::string> parts;
+  size_t i = 0;
+  while (i <= p.size()) {
+    size_t j = p.find('/', i);
+    if (j == std::string::npos) j = p.size();
+    std::string part = p.substr(i, j - i);
+    if (part == "..") {
+      if (!parts.empty() && parts.back() != "..") {
+        parts.pop_back();
+      } else if (!absolute) {
+        parts.push_back(part);  // above a relative start: kept (nothing to resolve it against)
+      }
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    i = j + 1;
   }
-  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  std::string out = absolute ? "/" : "";
+  for (size_t k = 0; k < parts.size(); k++) out += (k ? "/" : "") + parts[k];
   return out;
 }
 
@@ -228,8 +245,12 @@ IOStatus ZoneFileSystem::NewRandomAccessFile(const std::string& fname, const Fil
 IOStatus ZoneFileSystem::NewWritableFile(const std::string& fname, const FileOptions& o,
                                          std::unique_ptr<rocksdb::FSWritableFile>* result, IODebugContext*) {
   int rc = 0;
-  zfs_file* f = zfs_create(fs_, Normalize(fname).c_str(), 0, &rc);
+  std::string name = Normalize(fname);
+  zfs_file* f = zfs_create(fs_, name.c_str(), 0, &rc);
   if (!f) return ToStatus(rc, fname);
+  LsmFileHint hint;
+  if (hints_ && hints_->Lookup(name, &hint) && hint.compaction)
+    zfs_set_space_class(f, hint.manual ? ZFS_SPACE_MANUAL_COMPACTION : ZFS_SPACE_COMPACTION);
   result->reset(new ZoneWritableFile(f, o, BufferAlignment(fs_)));
   return IOStatus::OK();
 }
@@ -368,6 +389,13 @@ IOStatus ZoneFileSystem::LockFile(const std::string& fname, const IOOptions&, ro
   }
   *lock = new ZoneFileLock(n);
   return IOStatus::OK();
+}
+
+std::vector<std::string> ZoneFileSystem::LockedDatabases() {
+  std::lock_guard<std::mutex> l(mu_);
+  std::vector<std::string> dirs;
+  for (const auto& name : locks_) dirs.push_back(DirOf(name));
+  return dirs;
 }
 
 IOStatus ZoneFileSystem::UnlockFile(rocksdb::FileLock* lock, const IOOptions&, IODebugContext*) {

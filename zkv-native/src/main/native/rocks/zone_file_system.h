@@ -3,14 +3,17 @@
 #define ZKV_ZONE_FILE_SYSTEM_H
 
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "rocksdb/file_system.h"
 #include "zonefs.h"
 
 namespace zkv {
+class LsmHintRegistry;
 
 // "/a//b/" -> "/a/b": the zone file system's name for a path RocksDB built by concatenation.
 std::string Normalize(const std::string& p);
@@ -22,6 +25,8 @@ class ZoneFileSystem : public rocksdb::FileSystem {
   ~ZoneFileSystem() override;
   const char* Name() const override { return "ZkvZoneFileSystem"; }
   zfs* zone_fs() { return fs_; }
+  // The device's LSM hints: a compaction's output files allocate from their own reserve tier.
+  void SetHints(std::shared_ptr<LsmHintRegistry> hints) { hints_ = std::move(hints); }
 
   // Which database a caller opens next: the next database this thread locks (RocksDB's open takes
   // its LOCK on the opening thread) is recorded under `token` until it unlocks. Lets a Kafka
@@ -30,6 +35,8 @@ class ZoneFileSystem : public rocksdb::FileSystem {
   void ExpectOpen(uint64_t token);
   // The directory of the database opened under `token`, "" if none is open under it.
   std::string OpenedDir(uint64_t token);
+  // The directories of the databases open on this file system (holding their LOCK).
+  std::vector<std::string> LockedDatabases();
 
   rocksdb::IOStatus NewSequentialFile(const std::string& fname, const rocksdb::FileOptions& o,
                                       std::unique_ptr<rocksdb::FSSequentialFile>* result,
@@ -82,6 +89,7 @@ class ZoneFileSystem : public rocksdb::FileSystem {
   bool DirExists(const std::string& dir);
 
   zfs* fs_;
+  std::shared_ptr<LsmHintRegistry> hints_;
   std::mutex mu_;
   std::set<std::string> dirs_;
   std::set<std::string> locks_;

@@ -53,8 +53,9 @@ static int begin_write(zfs *fs, fobj *f, uint32_t *z, uint64_t *at, uint64_t *ro
       fs->zones[*z].busy = 1; /* a write in flight: nobody finishes, collects or takes the zone */
       f->last_write = ++fs->write_clock;
     }
-    int metadata = purpose_of(f->m.n_names ? f->m.names[0] : "", 0) == FOR_METADATA; /* names need the lock */
+    int metadata = purpose_of(f, 0) == FOR_METADATA; /* names need the lock */
     pthread_mutex_unlock(&fs->mu);
+    if (rc == ALLOC_RESERVED) return -ENOSPC;
     if (rc != -ENOSPC) return rc;
     if (collect_garbage(fs, metadata ? UINT64_MAX : fs->g.zone_cap - fs->g.zone_cap / 8, class_of(f))) return rc;
   }
@@ -197,6 +198,12 @@ int zfs_sync(zfs_file *h) {
   rc = is_sparse(f) ? 0 : persist_sync(fs, f);
   pthread_mutex_unlock(&fs->mu);
   return rc;
+}
+
+void zfs_set_space_class(zfs_file *h, int space_class) {
+  pthread_mutex_lock(&h->fs->mu);
+  h->f->space_class = (uint8_t)space_class;
+  pthread_mutex_unlock(&h->fs->mu);
 }
 
 void zfs_set_lifetime(zfs_file *h, uint32_t lifetime) {

@@ -39,8 +39,8 @@ static int copy_extent(zfs *fs, zfs_extent e, const fobj *f, int cls, int64_t *g
     if (*gc_zone < 0) {
       uint32_t z;
       zfs_alloc_request req = {f->m.id, f->m.n_names ? f->m.names[0] : "", f->m.lifetime, 1};
-      rc =
-          fs->allocator ? allocate_by_policy(fs, &req, cls, &z) : allocate_zone_for(fs, f->m.lifetime, FOR_GC, cls, &z);
+      rc = fs->allocator ? allocate_by_policy(fs, &req, FOR_GC, cls, &z)
+                         : allocate_zone_for(fs, f->m.lifetime, FOR_GC, cls, &z);
       if (rc == ALLOC_WAIT) rc = -ENOSPC; /* GC writes on its own token: a wait means no zone */
       if (!rc) {
         claim_zone(fs, z, cls);
@@ -316,9 +316,10 @@ void zfs_set_gc_trigger(zfs *fs, zfs_gc_trigger fn, void *ctx) {
 
 uint64_t zfs_free_bytes(zfs *fs) {
   pthread_mutex_lock(&fs->mu);
-  uint64_t n = free_bytes_for_data(fs);
+  uint64_t n = free_bytes_for_data(fs), unoccupied = unoccupied_bytes(fs), reserve = space_reserve(fs, FOR_FREEING);
   pthread_mutex_unlock(&fs->mu);
-  return n;
+  uint64_t beyond_reserve = unoccupied > reserve ? unoccupied - reserve : 0; /* a flush's tier */
+  return n < beyond_reserve ? n : beyond_reserve;
 }
 
 uint64_t zfs_reclaim(zfs *fs, uint64_t want) {

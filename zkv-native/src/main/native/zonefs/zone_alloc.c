@@ -81,8 +81,12 @@ int is_info_log_file(const char *name) {
   return strcmp(base, "LOG") == 0 || strncmp(base, "LOG.old.", 8) == 0;
 }
 
-int purpose_of(const char *file_name, int for_gc) {
-  return for_gc ? FOR_GC : is_metadata_file(file_name) ? FOR_METADATA : FOR_DATA;
+int purpose_of(const fobj *f, int for_gc) {
+  const char *name = f->m.n_names ? f->m.names[0] : "";
+  if (for_gc) return FOR_GC;
+  if (is_metadata_file(name)) return FOR_METADATA;
+  if (f->space_class == ZFS_SPACE_COMPACTION) return FOR_COMPACTION;
+  return is_wal_file(name) ? FOR_WAL : FOR_FREEING;
 }
 
 static int serves_meta_groups(int cls) { return cls == ZKV_CLASS_WAL || cls == ZKV_CLASS_META; }
@@ -171,6 +175,33 @@ static int may_take_empty_zone(const zfs *fs, int purpose, int cls) {
   return r.other > keep;
 }
 
+/* Bytes no live data occupies: every data zone's capacity less its live blocks, whether unwritten
+ * or garbage that GC gets back. */
+uint64_t unoccupied_bytes(const zfs *fs) {
+  uint64_t n = 0;
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
+    uint64_t live = fs->zones[z].live_phys;
+    n += live < fs->g.zone_cap ? fs->g.zone_cap - live : 0;
+  }
+  return n;
+}
+
+/* The space reserve (safety rule, counted in reserve_refusals): a writer gets a new zone only while
+ * more than its tier's reserve of unoccupied bytes (zone capacities) is left, so that what frees
+ * space can always run on a device that stopped taking writes. Tiers, from the last reserve up:
+ * GC and RocksDB's metadata files none (the empty-zone rule keeps theirs); flushes (their WAL is
+ * deleted after), compactions the user asked for (run after deleting data, their inputs deleted
+ * after), the info log and other files one zone; WAL files, the one way a database grows, two;
+ * automatic compactions, which need their whole output before the inputs go, three: they stop
+ * first, so a device is never filled by a compaction's transient copy. */
+uint64_t space_reserve(const zfs *fs, int purpose) {
+  static const uint32_t zones[] = {
+      [FOR_GC] = 0, [FOR_METADATA] = 0, [FOR_FREEING] = 1, [FOR_WAL] = 2, [FOR_COMPACTION] = 3};
+  return (uint64_t)zones[purpose] * fs->g.zone_cap;
+}
+
+int within_space_reserve(const zfs *fs, int purpose) { return unoccupied_bytes(fs) > space_reserve(fs, purpose); }
+
 int gc_spares_wal_share(const zfs *fs, int cls) {
   if (!classes_bind_zones(fs) || cls != ZKV_CLASS_INTERNAL) return 0;
   /* An SST writer needs room in the non-WAL share: a zone of that share, or a WAL zone past the
@@ -219,7 +250,7 @@ void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out) {
  * (relaxing the lifetime match) or, for GC, an empty zone. ZenFS fails such writes with NoSpace
  * while open zones have room, and its GC migrates only into open zones; both are the false "No
  * space left" its users report. GC runs only when no zone has room at all. */
-int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int cls, uint32_t *out) {
+int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int cls, uint32_t *out) {
   for (uint32_t z = 0; z < fs->g.nr_zones; z++) fill_zone_info(fs, z, &fs->alloc_view[z]);
   zfs_alloc_decision d = {0};
   begin_callout(fs);
@@ -227,7 +258,6 @@ int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int cls, uint32_t 
   end_callout(fs);
   if (rc) return rc;
   fs->st.policy_decisions++;
-  int purpose = purpose_of(req->file_name, req->for_gc);
   if (d.action == ZFS_ALLOC_WAIT) return ALLOC_WAIT;
   if (d.action == ZFS_ALLOC_NEED_GC || d.action == ZFS_ALLOC_NO_SPACE) {
     rc = allocate_zone_for(fs, req->lifetime, purpose, cls, out);
@@ -377,10 +407,14 @@ int take_zone(zfs *fs, fobj *f, uint32_t *out) {
     return 0;
   }
   const char *name = f->m.n_names ? f->m.names[0] : "";
+  if (!within_space_reserve(fs, purpose_of(f, 0))) {
+    fs->st.reserve_refusals++;
+    return ALLOC_RESERVED;
+  }
   for (;;) {
     zfs_alloc_request req = {f->m.id, name, f->m.lifetime, 0};
-    int rc = fs->allocator ? allocate_by_policy(fs, &req, class_of(f), out)
-                           : allocate_zone_for(fs, f->m.lifetime, purpose_of(name, 0), class_of(f), out);
+    int rc = fs->allocator ? allocate_by_policy(fs, &req, purpose_of(f, 0), class_of(f), out)
+                           : allocate_zone_for(fs, f->m.lifetime, purpose_of(f, 0), class_of(f), out);
     if (rc == 0) {
       claim_zone(fs, *out, class_of(f));
       fs->zones[*out].owner = f;

@@ -39,6 +39,9 @@ typedef struct zfs_stats {
    * earlier mounts are recorded at every log roll and clean unmount (a crash loses those since). */
   uint64_t policy_decisions_total, fallback_allocations_total, zone_steals_total;
   uint64_t device_errors; /* the device's zkv_dev_stats.errors: failures it returned to any caller */
+  /* Zones refused to a writer because its tier of the space reserve was reached (zone_alloc.c,
+   * within_space_reserve): the NoSpace answers that keep room for what frees space. Since mount. */
+  uint64_t reserve_refusals;
 } zfs_stats;
 
 #define ZFS_MOUNT_READONLY 1
@@ -138,9 +141,15 @@ zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc);
 zfs_file *zfs_reopen(zfs *fs, const char *name, int *rc);
 /* Sets the write-lifetime hint used for the file's next zone allocations. */
 void zfs_set_lifetime(zfs_file *f, uint32_t lifetime);
-/* Bytes still writable by data files: empty zones beyond the two reserved for GC and metadata
- * files, plus the room left in partially written data zones; where zones serve one class
- * (ZKV_GEO_CLASS_BOUND_ZONES), those of the non-WAL share only. */
+/* Which tier of the space reserve a file's zone allocations stop at (zone_alloc.c,
+ * within_space_reserve): by its name (WAL, RocksDB's metadata, anything else with flushes), or as
+ * the output of an automatic compaction or of one the user asked for (from RocksDB's LSM hints). */
+enum { ZFS_SPACE_BY_NAME = 0, ZFS_SPACE_COMPACTION = 1, ZFS_SPACE_MANUAL_COMPACTION = 2 };
+void zfs_set_space_class(zfs_file *f, int space_class);
+/* Bytes a flush may still write: empty zones beyond the two reserved for GC and metadata files,
+ * plus the room left in partially written data zones (where zones serve one class,
+ * ZKV_GEO_CLASS_BOUND_ZONES, those of the non-WAL share only), at most the unoccupied bytes above
+ * a flush's tier of the space reserve. */
 uint64_t zfs_free_bytes(zfs *fs);
 /* Runs garbage collection until `want` bytes are free for data (as zfs_free_bytes counts) or no
  * zone can be reclaimed; returns the free bytes. For resuming after NoSpace. */

@@ -70,6 +70,7 @@ typedef struct fobj {
   file_zone_live *zone_live;
   uint32_t n_zone_live, cap_zone_live;
   uint8_t zone_live_stale;
+  uint8_t space_class; /* ZFS_SPACE_*: which reserve its allocations may not take */
   uint32_t refs;
   uint8_t has_writer;
   /* No writer and nothing in a write buffer: size and extents change only under readers_exclude
@@ -185,7 +186,7 @@ static inline uint64_t extent_blocks(const zfs *fs, zfs_extent e) {
 /* Who may take the last empty zones: GC may take any; RocksDB's small metadata files (MANIFEST,
  * CURRENT, OPTIONS, ...) all but the last; data files (SST, WAL) all but the last two. So a full
  * device still accepts the MANIFEST edit that deletes files, and GC can always run. */
-enum { FOR_DATA = 0, FOR_GC = 1, FOR_METADATA = 2 };
+enum { FOR_WAL = 0, FOR_GC = 1, FOR_METADATA = 2, FOR_FREEING = 3, FOR_COMPACTION = 4 };
 
 /* Readers and what excludes them (file_io.c). Lock order: readers_exclude before fs->mu. */
 zkv_stripe *readers_enter(zfs *fs);
@@ -222,7 +223,7 @@ void reset_if_unused(zfs *fs, uint32_t z);
 void zone_drop_live(zfs *fs, zfs_extent e);
 
 /* zone allocation (zone_alloc.c) */
-int purpose_of(const char *file_name, int for_gc);
+int purpose_of(const fobj *f, int for_gc);
 int is_wal_file(const char *name);
 int is_info_log_file(const char *name);
 int victim_eligible(zfs *fs, uint32_t zone, uint64_t max_live);
@@ -234,7 +235,7 @@ int victim_helps(const zfs *fs, uint32_t zone, int spare_wal_share);
 /* zfs_free_bytes with fs->mu held. */
 uint64_t free_bytes_for_data(const zfs *fs);
 void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out);
-int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int cls, uint32_t *out);
+int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int cls, uint32_t *out);
 int allocate_zone_for(zfs *fs, uint32_t lifetime, int purpose, int cls, uint32_t *out);
 int take_zone(zfs *fs, fobj *f, uint32_t *out);
 void release_zone(zfs *fs, fobj *f);
@@ -242,6 +243,12 @@ int zone_held(const zone_state *s);
 /* allocate_by_policy / allocate_zone_for: the policy (or the built-in rule) says wait for a zone
  * to be released (no open or active token free). */
 #define ALLOC_WAIT 1
+/* take_zone: the writer's tier of the space reserve is reached (within_space_reserve): NoSpace,
+ * without collecting garbage (GC turns garbage into room, which the reserve counts already). */
+#define ALLOC_RESERVED 2
+int within_space_reserve(const zfs *fs, int purpose);
+uint64_t space_reserve(const zfs *fs, int purpose);
+uint64_t unoccupied_bytes(const zfs *fs);
 
 /* Marks the thread running a call-out, so zfs_callout_zone_files may walk the files unlocked. */
 static inline void begin_callout(zfs *fs) {

@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.rocksdb.AbstractEventListener;
+import org.rocksdb.CompactRangeOptions;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
@@ -52,6 +53,7 @@ public final class ZkvDb implements AutoCloseable {
   private final AbstractEventListener hintListener; // LSM hints for placement (native, no upcalls)
   private final org.rocksdb.WriteOptions writeOptions;
   private final FlushOptions flushOptions;
+  private final CompactRangeOptions compactOptions;
   private final CallGate gate = new CallGate(); // calls shared, close and resume exclusive
   private final Set<ZkvIterator> iterators = new LinkedHashSet<>(); // guarded by itself
   private RocksDB db; // null while stopped after a failed resume(); guarded by gate
@@ -74,7 +76,11 @@ public final class ZkvDb implements AutoCloseable {
     this.rocksOptions = rocksOptions;
     this.hintListener = hintListener;
     this.writeOptions = writeOptions;
-    this.flushOptions = new FlushOptions().setWaitForFlush(true);
+    // A manual flush or compaction runs at once even if its L0 file brings writes to a stall
+    // (allow_write_stall): RocksDB's default waits for automatic compactions to clear the stall
+    // first, and on a full device those cannot run, so the call that frees space waited forever.
+    this.flushOptions = new FlushOptions().setWaitForFlush(true).setAllowWriteStall(true);
+    this.compactOptions = new CompactRangeOptions().setAllowWriteStall(true);
     this.db = db;
   }
 
@@ -417,7 +423,7 @@ public final class ZkvDb implements AutoCloseable {
     call(
         "compactRange",
         d -> {
-          d.compactRange();
+          d.compactRange(d.getDefaultColumnFamily(), null, null, compactOptions);
           return null;
         });
   }
@@ -429,7 +435,7 @@ public final class ZkvDb implements AutoCloseable {
     call(
         "compactRange",
         d -> {
-          d.compactRange(fromInclusive, toInclusive);
+          d.compactRange(d.getDefaultColumnFamily(), fromInclusive, toInclusive, compactOptions);
           return null;
         });
   }
@@ -478,13 +484,13 @@ public final class ZkvDb implements AutoCloseable {
    * <p>RocksJava (9.7.3, 10.1.3) does not expose RocksDB's {@code DB::Resume()}; until zkv's native
    * layer does, zkv resumes by closing and reopening the database, which replays the WAL and
    * flushes it to SST files, and closes the iterators open at the time. Before that, it checks that
-   * the device has room to flush {@link ZkvOptions#MAX_WRITE_BUFFER_NUMBER} write buffers plus the
-   * zone file system's 1 MiB write buffer; if not, it throws {@link ZkvNoSpaceException} and leaves
-   * the database as it was (stopped for writes, readable). If the reopen fails, the database stays
-   * stopped (every call throws) until a later {@code resume()} succeeds. If RocksDB cannot close
-   * the stopped database cleanly (the tail of its WAL could not be written), reopening it in the
-   * same mount is unsafe: {@code resume()} throws, and the database can be opened again only after
-   * the {@link ZonedEnv} is closed and mounted again.
+   * the device has room to flush the memtables (their real size, plus 64 KiB for the SST's index
+   * and footer), collecting garbage first; if not, it throws {@link ZkvNoSpaceException} saying how
+   * much to free and how, and leaves the database as it was (stopped for writes, readable). If the
+   * reopen fails, the database stays stopped (every call throws) until a later {@code resume()}
+   * succeeds. If RocksDB cannot close the stopped database cleanly (the tail of its WAL could not
+   * be written), reopening it in the same mount is unsafe: {@code resume()} throws, and the
+   * database can be opened again only after the {@link ZonedEnv} is closed and mounted again.
    *
    * <p>With the WAL disabled a reopen would drop the memtable, so there {@code resume()} does not
    * reopen and throws unless RocksDB has recovered by itself.
@@ -551,13 +557,25 @@ public final class ZkvDb implements AutoCloseable {
     }
   }
 
-  /** Bytes the zone file system buffers per file being written. */
-  private static final long ZONE_FS_WRITE_BUFFER = 1L << 20;
+  /**
+   * Room a flush needs beyond its memtables' bytes: the SST's index, filter, properties and footer
+   * (assumption: under 64 KiB for one flush of a write buffer of zkv's sizes).
+   */
+  private static final long FLUSH_OVERHEAD = 64L << 10;
 
-  /** Refuses to reopen a stopped database when its memtables cannot be flushed. */
+  /**
+   * Refuses to reopen a stopped database when its memtables cannot be flushed. Judged by the
+   * memtables' real size (RocksDB's {@code rocksdb.cur-size-all-mem-tables}), not their limit: a
+   * stopped database often holds little more than the deletes that free space.
+   */
   private void checkRoomToResume(RocksDBException stoppedBy) {
-    long need =
-        ZkvOptions.MAX_WRITE_BUFFER_NUMBER * options.writeBufferSize() + ZONE_FS_WRITE_BUFFER;
+    long memtables;
+    try {
+      memtables = Long.parseLong(db.getProperty("rocksdb.cur-size-all-mem-tables").trim());
+    } catch (RocksDBException | NumberFormatException e) {
+      memtables = ZkvOptions.MAX_WRITE_BUFFER_NUMBER * options.writeBufferSize(); // the limit
+    }
+    long need = memtables + FLUSH_OVERHEAD;
     // Space freed by deletes often shares zones with live data: garbage collection gets it back.
     long usable = env.rocksEnv().reclaim(need);
     if (usable < need) {
@@ -566,10 +584,17 @@ public final class ZkvDb implements AutoCloseable {
               + path
               + ": "
               + Math.max(0, usable)
-              + " bytes of the device are free for writing after garbage collection (two empty"
-              + " zones stay reserved for GC and metadata), "
+              + " bytes of the device are free for a flush after garbage collection (the zone"
+              + " file system keeps a reserve for GC, metadata and space-freeing work), "
               + need
-              + " are needed to flush the memtables; free space first. Writes are stopped by: "
+              + " are needed to flush the memtables ("
+              + memtables
+              + " bytes); free at least "
+              + (need - Math.max(0, usable))
+              + " bytes first, then call resume() again: deleteFilesInRange drops the SST files"
+              + " of a key range at once (it works while writes are stopped), and closing or"
+              + " deleting other databases on the device frees theirs (to delete single keys,"
+              + " remount, then deleteRange and compactRange). Writes are stopped by: "
               + stoppedBy.getMessage(),
           stoppedBy,
           org.rocksdb.Status.Code.IOError,
@@ -614,6 +639,7 @@ public final class ZkvDb implements AutoCloseable {
         db = null;
       }
       flushOptions.close();
+      compactOptions.close();
       writeOptions.close();
       rocksOptions.close();
       hintListener.close();

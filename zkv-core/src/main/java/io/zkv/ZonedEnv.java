@@ -569,6 +569,15 @@ public final class ZonedEnv implements AutoCloseable {
               + String.join(", ", openDatabases())
               + "; close those first");
     }
+    List<String> raw = env.openDatabases(); // RocksDB instances opened with rocksEnv()
+    if (!raw.isEmpty()) {
+      throw new IllegalStateException(
+          "cannot close the ZonedEnv of "
+              + uri()
+              + ": database(s) opened with its rocksEnv() still open: "
+              + String.join(", ", raw)
+              + "; close those first (the env stays open: they use it)");
+    }
     closed = true;
     if (windowDriver != null) {
       windowDriver.close();

@@ -8,8 +8,11 @@ import java.util.SplittableRandom;
  * flushing, a thread compacting) that is told to exit or is terminated at some moment. Each put is
  * acknowledged on stdout ("ack key version") only after it returned.
  *
- * <p>Arguments: device URI, seed, keys per writer, exit after this many acknowledgements (-1:
- * never, the parent terminates it).
+ * <p>Arguments: device URI, seed, keys per writer, a count N (-1: never, the parent terminates it),
+ * and optionally how it ends after N: {@code exit} (default: {@code System.exit(3)} from a writer
+ * after N acknowledgements), {@code halt-acks} ({@code Runtime.halt(3)} from a writer after N
+ * acknowledgements), {@code halt-flush} (halt from the flushing thread right after its Nth flush
+ * returned), {@code halt-compaction} (from the compacting thread right after its Nth compaction).
  */
 public final class ExitWorkload {
   static final String DB = "/exit/db";
@@ -21,7 +24,9 @@ public final class ExitWorkload {
     String uri = args[0];
     long seed = Long.parseLong(args[1]);
     int keysPerWriter = Integer.parseInt(args[2]);
-    long exitAfterAcks = Long.parseLong(args[3]);
+    long count = Long.parseLong(args[3]);
+    String how = args.length > 4 ? args[4] : "exit";
+    long exitAfterAcks = how.endsWith("acks") || how.equals("exit") ? count : -1;
     ZkvOptions options = options();
     // Never closed: the JVM goes while everything runs.
     ZonedEnv env = ZonedEnv.open(uri, ZonedEnv.Mode.FORMAT_IF_UNFORMATTED);
@@ -43,9 +48,7 @@ public final class ExitWorkload {
               synchronized (ackLock) {
                 System.out.println("ack " + k + " " + version);
                 if (++acks[0] == exitAfterAcks) {
-                  System.out.println("exiting");
-                  System.out.flush();
-                  System.exit(3);
+                  end(how);
                 }
               }
             }
@@ -53,26 +56,40 @@ public final class ExitWorkload {
     }
     daemon(
         () -> {
-          while (true) {
+          for (long n = 1; ; n++) {
             db.flush();
+            if (how.equals("halt-flush") && n == count) {
+              end(how);
+            }
           }
         });
     daemon(
         () -> {
-          while (true) {
+          for (long n = 1; ; n++) {
             db.compactRange();
+            if (how.equals("halt-compaction") && n == count) {
+              end(how);
+            }
           }
         });
     System.out.println("ready");
     System.out.flush();
     if (exitAfterAcks == 0) { // at once, the writers just started (no ack can equal 0)
       synchronized (ackLock) {
-        System.out.println("exiting");
-        System.out.flush();
-        System.exit(3);
+        end(how);
       }
     }
     Thread.sleep(Long.MAX_VALUE);
+  }
+
+  /** Says so, then exits or halts with status 3. */
+  private static void end(String how) {
+    System.out.println("exiting");
+    System.out.flush();
+    if (how.startsWith("halt")) {
+      Runtime.getRuntime().halt(3);
+    }
+    System.exit(3);
   }
 
   /** Small memtables and files: flushes and compactions all the time. */

@@ -97,8 +97,10 @@ class FullDeviceTest {
       ZkvNoSpaceException noRoom = assertThrows(ZkvNoSpaceException.class, db::resume);
       assertTrue(
           noRoom.getMessage().startsWith("cannot resume /full: ")
-              && noRoom.getMessage().contains("are needed to flush"),
-          noRoom.getMessage());
+              && noRoom.getMessage().contains("are needed to flush")
+              && noRoom.getMessage().contains("free at least ")
+              && noRoom.getMessage().contains("deleteFilesInRange"),
+          noRoom.getMessage()); // how much to free, and how
       assertEquals(Status.SubCode.NoSpace, noRoom.rocksSubCode().orElseThrow());
       assertAllReadable(db, n - 100, n);
 

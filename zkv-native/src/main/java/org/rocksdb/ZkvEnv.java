@@ -384,6 +384,10 @@ public final class ZkvEnv extends Env {
    * @param zoneStealsTotal {@code zoneSteals} since format, likewise
    * @param deviceErrors failures the device returned to any of its users since it was opened
    *     (reads, writes, appends, flushes, zone management, reports; counted natively)
+   * @param reserveRefusals zones refused to a writer since mount because its tier of the space
+   *     reserve was reached: the NoSpace answers that keep room for flushes, manual compactions,
+   *     metadata and GC, so that a full device can be recovered by deleting data (docs/zone-fs.md,
+   *     "Reserves")
    */
   public record ZoneStats(
       long hostBytes,
@@ -407,12 +411,13 @@ public final class ZkvEnv extends Env {
       long policyDecisionsTotal,
       long fallbackAllocationsTotal,
       long zoneStealsTotal,
-      long deviceErrors) {
+      long deviceErrors,
+      long reserveRefusals) {
     /** How many counters cross the native boundary (layout 2: one record of 64-bit fields). */
-    static final int FIELDS = 22;
+    static final int FIELDS = 23;
 
     static final int LAYOUT = 2;
-    static final int VERSION = 3;
+    static final int VERSION = 4;
 
     /**
      * Reads a zone-stats buffer of the typed native boundary (docs/formats/native-boundary.md).
@@ -444,7 +449,8 @@ public final class ZkvEnv extends Env {
           v[18],
           v[19],
           v[20],
-          v[21]);
+          v[21],
+          v[22]);
     }
 
     /** Every time the file system overrode the placement policy since format (the log's count). */
@@ -469,14 +475,47 @@ public final class ZkvEnv extends Env {
     }
   }
 
+  /**
+   * The directories of the databases open on this Env's file system now (those holding their {@code
+   * LOCK}), whoever opened them: {@code ZkvDb}s and RocksDB instances opened with this Env.
+   */
+  public java.util.List<String> openDatabases() {
+    checkOpen();
+    String all = nOpenDatabases(zkvHandle);
+    return all.isEmpty() ? java.util.List.of() : java.util.List.of(all.split("\n"));
+  }
+
+  /**
+   * Frees the Env and unmounts its file system. Idempotent.
+   *
+   * @throws IllegalStateException if a database is still open on it (the message names them); the
+   *     Env stays open, so that the database, which uses it, goes on working
+   */
+  @Override
+  public void close() {
+    if (isOwningHandle()) {
+      java.util.List<String> open = openDatabases();
+      if (!open.isEmpty()) {
+        throw new IllegalStateException(
+            "cannot close the zoned Env: database(s) "
+                + String.join(", ", open)
+                + " still open on it; close them first");
+      }
+    }
+    super.close();
+  }
+
   @Override
   protected void disposeInternal(long envPointer) {
     ZkvEnvExitGuard.forget(this);
+    int rc;
     synchronized (callouts) {
       disposed = true;
-      nDispose(zkvHandle);
+      rc = nDispose(zkvHandle);
     }
-    if (lease != null) {
+    // rc < 0 (-EBUSY): a database was opened after close() looked; the Env and the device lease
+    // stay (RocksDB keeps using them) rather than being freed under it.
+    if (rc == 0 && lease != null) {
       lease.close();
     }
   }
@@ -515,5 +554,7 @@ public final class ZkvEnv extends Env {
 
   private static native long nEnvPointer(long handle);
 
-  private static native void nDispose(long handle);
+  private static native int nDispose(long handle);
+
+  private static native String nOpenDatabases(long handle);
 }
