@@ -121,8 +121,10 @@ class ZoneRandomAccessFile : public rocksdb::FSRandomAccessFile {
 
 class ZoneWritableFile : public rocksdb::FSWritableFile {
  public:
-  ZoneWritableFile(zfs_file* f, const FileOptions& o, size_t alignment)
-      : FSWritableFile(o), f_(f), direct_(o.use_direct_writes), alignment_(alignment) {}
+  // `name`: for error messages ("sync /db/MANIFEST-000009: No space left ..."), so a failure says
+  // which file met it.
+  ZoneWritableFile(zfs_file* f, const FileOptions& o, size_t alignment, std::string name)
+      : FSWritableFile(o), f_(f), direct_(o.use_direct_writes), alignment_(alignment), name_(std::move(name)) {}
   ~ZoneWritableFile() override {
     if (f_) zfs_close(f_);
   }
@@ -149,7 +151,7 @@ class ZoneWritableFile : public rocksdb::FSWritableFile {
     }
     size_t keep = data.size() < alignment_ ? data.size() : alignment_;
     int rc = zfs_append(f_, data.data(), data.size() - keep);
-    if (rc) return ToStatus(rc, "append");
+    if (rc) return ToStatus(rc, "append " + name_);
     pending_.assign(data.data() + data.size() - keep, keep);
     return IOStatus::OK();
   }
@@ -163,13 +165,13 @@ class ZoneWritableFile : public rocksdb::FSWritableFile {
   }
   IOStatus Append(const Slice& data, const IOOptions&, IODebugContext*) override {
     if (!f_) return IOStatus::IOError("append to a closed file");
-    return ToStatus(zfs_append(f_, data.data(), data.size()), "append");
+    return ToStatus(zfs_append(f_, data.data(), data.size()), "append " + name_);
   }
   // Data waits in the zone file system's write buffer until Sync (or a full buffer).
   IOStatus Flush(const IOOptions&, IODebugContext*) override { return IOStatus::OK(); }
   IOStatus Sync(const IOOptions&, IODebugContext*) override {
     if (!f_) return IOStatus::IOError("sync of a closed file");
-    return ToStatus(zfs_sync(f_), "sync");
+    return ToStatus(zfs_sync(f_), "sync " + name_);
   }
   IOStatus Fsync(const IOOptions& o, IODebugContext* d) override { return Sync(o, d); }
   IOStatus Close(const IOOptions&, IODebugContext*) override {
@@ -177,7 +179,7 @@ class ZoneWritableFile : public rocksdb::FSWritableFile {
     IOStatus s = CommitPending(pending_.size());  // never truncated: keep every byte written
     int rc = zfs_close(f_);
     f_ = nullptr;
-    return s.ok() ? ToStatus(rc, "close") : s;
+    return s.ok() ? ToStatus(rc, "close " + name_) : s;
   }
   uint64_t GetFileSize(const IOOptions&, IODebugContext*) override {
     return f_ ? zfs_file_size(f_) + pending_.size() : 0;
@@ -192,13 +194,14 @@ class ZoneWritableFile : public rocksdb::FSWritableFile {
   IOStatus CommitPending(size_t n) {
     int rc = n ? zfs_append(f_, pending_.data(), n) : 0;
     pending_.clear();
-    return ToStatus(rc, "append");
+    return ToStatus(rc, "append " + name_);
   }
 
   zfs_file* f_;
   bool direct_;
   size_t alignment_;
   std::string pending_;  // direct mode: the last block RocksDB may still rewrite or truncate
+  std::string name_;
 };
 
 class ZoneDirectory : public rocksdb::FSDirectory {
@@ -251,17 +254,18 @@ IOStatus ZoneFileSystem::NewWritableFile(const std::string& fname, const FileOpt
   LsmFileHint hint;
   if (hints_ && hints_->Lookup(name, &hint) && hint.compaction)
     zfs_set_space_class(f, hint.manual ? ZFS_SPACE_MANUAL_COMPACTION : ZFS_SPACE_COMPACTION);
-  result->reset(new ZoneWritableFile(f, o, BufferAlignment(fs_)));
+  result->reset(new ZoneWritableFile(f, o, BufferAlignment(fs_), name));
   return IOStatus::OK();
 }
 
 IOStatus ZoneFileSystem::ReopenWritableFile(const std::string& fname, const FileOptions& o,
                                             std::unique_ptr<rocksdb::FSWritableFile>* result, IODebugContext* dbg) {
   int rc = 0;
-  zfs_file* f = zfs_reopen(fs_, Normalize(fname).c_str(), &rc);
+  std::string name = Normalize(fname);
+  zfs_file* f = zfs_reopen(fs_, name.c_str(), &rc);
   if (!f && rc == -ENOENT) return NewWritableFile(fname, o, result, dbg);
   if (!f) return ToStatus(rc, fname);
-  result->reset(new ZoneWritableFile(f, o, BufferAlignment(fs_)));
+  result->reset(new ZoneWritableFile(f, o, BufferAlignment(fs_), name));
   return IOStatus::OK();
 }
 

@@ -24,8 +24,20 @@ public final class BenchCommand implements ZkvCommand {
   }
 
   @Override
-  public String usage() {
-    return BenchInvocation.USAGE;
+  public String positionals() {
+    return "[compare]";
+  }
+
+  @Override
+  public java.util.List<io.zkv.cli.Option> options() {
+    return BenchInvocation.OPTIONS;
+  }
+
+  @Override
+  public String notes() {
+    return "zkv bench compare --config A --config B ... runs the configurations in alternating"
+        + " order and prints each figure's ratio to the first; docs/benchmarks.md has the\n"
+        + "configuration keys, workloads and examples.";
   }
 
   @Override

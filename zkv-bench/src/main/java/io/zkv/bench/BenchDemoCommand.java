@@ -3,6 +3,7 @@ package io.zkv.bench;
 import io.zkv.bench.driver.BenchEngine;
 import io.zkv.bench.driver.BenchInvocation;
 import io.zkv.cli.Arguments;
+import io.zkv.cli.Option;
 import io.zkv.cli.ZkvCommand;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -39,9 +40,16 @@ public final class BenchDemoCommand implements ZkvCommand {
   }
 
   @Override
-  public String usage() {
-    return "[--seconds 4] [--keys 500000] [--threads 2] [--repeat 2] [--plm-keys 40000]"
-        + " [--plm-ops 120000] [--part zns|plm] [--out DIR]";
+  public List<Option> options() {
+    return List.of(
+        Option.of("seconds", "S", "4", "seconds per measured phase of the ZNS part (0.5-600)"),
+        Option.of("keys", "N", "500000", "keys of the ZNS part's database"),
+        Option.of("threads", "N", "2", "client threads (1-64)"),
+        Option.of("repeat", "N", "2", "runs of each configuration, alternating which goes first"),
+        Option.of("plm-keys", "N", "40000", "records of the PLM part"),
+        Option.of("plm-ops", "N", "120000", "operations of the PLM part's run phase"),
+        Option.of("part", "zns|plm|all", "all", "which part to run"),
+        Option.of("out", "DIR", "a scratch directory", "where reports and plots go"));
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.zkv.bench;
 import io.zkv.bench.FioLikeRun.Op;
 import io.zkv.bench.FioLikeRun.Result;
 import io.zkv.cli.Arguments;
+import io.zkv.cli.Option;
 import io.zkv.cli.ScratchDir;
 import io.zkv.cli.ZkvCommand;
 import io.zkv.device.EmulatedDevice;
@@ -131,9 +132,16 @@ public final class DeviceCalibration implements ZkvCommand {
   }
 
   @Override
-  public String usage() {
-    return "[--seconds 2] [--profiles zn540,confzns,pm1731a,plm] [--out docs/calibration.md]"
-        + " [--dir DIR]";
+  public List<Option> options() {
+    return List.of(
+        Option.of("seconds", "S", "2", "seconds per measured row (1-600)"),
+        Option.of(
+            "profiles",
+            "LIST",
+            "zn540,confzns,pm1731a",
+            "profiles to calibrate; add plm for its windows"),
+        Option.of("out", "FILE", "none", "write the table as Markdown, e.g. docs/calibration.md"),
+        Option.of("dir", "DIR", "a scratch directory, deleted after", "where the device files go"));
   }
 
   @Override

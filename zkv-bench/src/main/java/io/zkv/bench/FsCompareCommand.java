@@ -1,6 +1,7 @@
 package io.zkv.bench;
 
 import io.zkv.cli.Arguments;
+import io.zkv.cli.Option;
 import io.zkv.cli.ZkvCommand;
 import io.zkv.device.DeviceGeometry;
 import io.zkv.device.EmulatedDevice;
@@ -39,8 +40,14 @@ public final class FsCompareCommand implements ZkvCommand {
   }
 
   @Override
-  public String usage() {
-    return "[--keys 1000000] [--value 100] [--rounds 2] [--profile instant] [--dir DIR] [--out FILE]";
+  public List<Option> options() {
+    return List.of(
+        Option.of("keys", "N", "1000000", "keys per phase"),
+        Option.of("value", "BYTES", "100", "value size"),
+        Option.of("rounds", "N", "2", "rounds, alternating which file system goes first"),
+        Option.of("profile", "NAME", "instant", "the emulated device's timing profile"),
+        Option.of("dir", "DIR", "a temporary directory", "where the databases and device go"),
+        Option.of("out", "FILE", "none", "also write the results as Markdown to FILE"));
   }
 
   private static final String[] PHASES = {"fillrandom", "overwrite", "readrandom"};

@@ -12,7 +12,8 @@ import java.util.Set;
  * before the first option (e.g. {@code compare} in {@code zkv bench compare --config ...}) are
  * positional: a command reads them with {@link #positional}, and {@link #requireAllUsed} refuses
  * those it did not read. An option given twice keeps every value ({@link #strings}); the other
- * getters return the last one.
+ * getters return the last one. An option given without a value ({@code --prefix} last, or before
+ * another option) is a flag: {@link #flag} reads it as true, any other getter refuses it.
  */
 public final class Arguments {
   private final Map<String, List<String>> values = new HashMap<>();
@@ -37,7 +38,7 @@ public final class Arguments {
       } else if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
         add(name, args[++i]);
       } else {
-        add(name, "true");
+        add(name, null); // no value: a flag, or a mistake the getters report
       }
     }
   }
@@ -62,13 +63,24 @@ public final class Arguments {
   public String string(String name, String def) {
     used.add(name);
     List<String> v = values.get(name);
-    return v == null ? def : v.get(v.size() - 1);
+    return v == null ? def : valueOf(name, v.get(v.size() - 1));
+  }
+
+  private static String valueOf(String name, String value) {
+    if (value == null) {
+      throw new UsageException("--" + name + " needs a value");
+    }
+    return value;
   }
 
   /** Every value of an option that may repeat ({@code --config a --config b}), in order. */
   public List<String> strings(String name) {
     used.add(name);
-    return List.copyOf(values.getOrDefault(name, List.of()));
+    List<String> all = new ArrayList<>();
+    for (String v : values.getOrDefault(name, List.of())) {
+      all.add(valueOf(name, v));
+    }
+    return List.copyOf(all);
   }
 
   public long number(String name, long def, long min, long max) {
@@ -111,9 +123,14 @@ public final class Arguments {
 
   /** A yes/no option: absent is {@code def}; {@code --name} alone, true/false, yes/no, 1/0. */
   public boolean flag(String name, boolean def) {
-    String v = string(name, null);
-    if (v == null) {
+    used.add(name);
+    List<String> given = values.get(name);
+    if (given == null) {
       return def;
+    }
+    String v = given.get(given.size() - 1);
+    if (v == null) {
+      return true; // --name alone
     }
     switch (v.trim().toLowerCase(java.util.Locale.ROOT)) {
       case "true", "yes", "1", "on":

@@ -34,9 +34,17 @@ final class DemoCommand implements ZkvCommand {
   }
 
   @Override
-  public String usage() {
-    return "[--threads 4] [--size 8K] [--seconds 1] [--profiles instant,zn540,pm1731a,confzns]"
-        + " [--dir DIR]";
+  public List<Option> options() {
+    return List.of(
+        Option.of("threads", "N", "4", "appending threads (1-64)"),
+        Option.of("size", "BYTES", "8K", "bytes per write or append, a multiple of 4K"),
+        Option.of("seconds", "S", "1", "seconds per profile and mode (1-600)"),
+        Option.of(
+            "profiles",
+            "LIST",
+            String.join(",", EmulatedDevice.PROFILES),
+            "timing profiles to run, comma-separated"),
+        Option.of("dir", "DIR", "a scratch directory, deleted after", "where the device files go"));
   }
 
   @Override

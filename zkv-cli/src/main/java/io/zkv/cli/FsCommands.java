@@ -32,7 +32,13 @@ final class FsCommands {
     return List.of(new Mkfs(), new Ls(), new Df(), new Zones(), new Dump(), new Fsck());
   }
 
-  private static final String DEVICE = "--device URI";
+  static final Option DEVICE =
+      Option.of(
+          "device",
+          "URI",
+          Option.REQUIRED,
+          "the device: emu:/path/dev.zkvemu[?profile=NAME], nvme:/dev/ngXnY, zbd:/dev/nvmeXnY or"
+              + " plmarray:... (docs/device.md)");
 
   /** The profile an emu: URI names ({@code instant} when it names none). */
   static String uriProfile(String uri) {
@@ -55,8 +61,22 @@ final class FsCommands {
     return uri;
   }
 
+  /**
+   * Opens --device; a URI the device layer refuses (unknown scheme or profile) is a usage error.
+   */
   private static ZonedDevice openDevice(Arguments args) throws ZonedDeviceException {
-    return ZonedDevice.open(deviceUri(args));
+    return openUri(deviceUri(args));
+  }
+
+  static ZonedDevice openUri(String uri) throws ZonedDeviceException {
+    try {
+      return ZonedDevice.open(uri);
+    } catch (ZonedDeviceException e) {
+      if (e.code() == -22) { // EINVAL: the URI itself is wrong, not the device
+        throw new Arguments.UsageException(e.getMessage());
+      }
+      throw e;
+    }
   }
 
   private static String mib(long bytes) {
@@ -66,8 +86,8 @@ final class FsCommands {
   /** Runs `body` on a read-only mount of the device named by --device. */
   private abstract static class InspectingCommand implements ZkvCommand {
     @Override
-    public String usage() {
-      return DEVICE;
+    public List<Option> options() {
+      return List.of(DEVICE);
     }
 
     @Override
@@ -98,15 +118,34 @@ final class FsCommands {
     }
 
     @Override
-    public String usage() {
-      return DEVICE
-          + " [--force] [--meta-zones 3] [--zones N [--geometry NAME] --zone-size S --zone-cap C"
-          + " --max-open N --max-active N --zasl Z]  (geometry: creates a missing emu: file; what"
-          + " is not given comes from the default geometry of the URI's profile, or of NAME ("
-          + String.join(", ", ProfileGeometry.names())
-          + "; instant: 64M zones, 48M capacity, max open/active 14, ZASL 1M);"
-          + " zkv needs at least meta zones + 3 zones, max active 0 (no limit) or >= 3, max open 0"
-          + " or >= 4; --force erases an existing or damaged file system)";
+    public List<Option> options() {
+      return List.of(
+          DEVICE,
+          Option.flag("force", "erase an existing or damaged file system"),
+          Option.of("meta-zones", "N", "3", "zones for the metadata log (2-8)"),
+          Option.of(
+              "zones",
+              "N",
+              null,
+              "create a missing emu: device file with N zones (without it the device must exist)"),
+          Option.of(
+              "geometry",
+              "NAME",
+              "the URI's profile",
+              "default geometry for what is not given: "
+                  + String.join(", ", ProfileGeometry.names())),
+          Option.of("zone-size", "S", "the geometry's", "zone size (K/M/G suffixes)"),
+          Option.of("zone-cap", "C", "the geometry's", "zone capacity, at most the zone size"),
+          Option.of("max-open", "N", "the geometry's", "open-zone limit, 0 = none, else >= 4"),
+          Option.of("max-active", "N", "the geometry's", "active-zone limit, 0 = none, else >= 3"),
+          Option.of("zasl", "Z", "the geometry's", "zone append size limit (>= 4K)"));
+    }
+
+    @Override
+    public String notes() {
+      return "zkv needs at least meta zones + 3 zones. The instant profile's geometry: 64M zones,"
+          + " 48M capacity, max open/active 14, ZASL 1M. To create an emulated device:\n"
+          + "  zkv mkfs --device emu:/tmp/dev.zkvemu --zones 64";
     }
 
     @Override
@@ -168,7 +207,19 @@ final class FsCommands {
 
     private static int format(String uri, boolean force, int metaZones, PrintStream out)
         throws ZonedDeviceException {
-      try (ZonedDevice dev = ZonedDevice.open(uri)) {
+      String emu = EmulatedDevice.composedUri(uri);
+      if (emu.startsWith("emu:") && !emu.contains(",")) {
+        Path file = Path.of(emu.substring(4).split("\\?", 2)[0]);
+        if (!Files.exists(file)) {
+          throw new Arguments.UsageException(
+              file
+                  + " does not exist; add --zones N (and optionally --zone-size, --zone-cap) to"
+                  + " create it, e.g. zkv mkfs --device "
+                  + uri
+                  + " --zones 64");
+        }
+      }
+      try (ZonedDevice dev = openUri(uri)) {
         if (!force) {
           try (ZoneFsInspector existing = ZoneFsInspector.open(dev)) {
             out.println(
@@ -190,7 +241,14 @@ final class FsCommands {
             }
           }
         }
-        ZoneFsInspector.mkfs(dev, metaZones);
+        try {
+          ZoneFsInspector.mkfs(dev, metaZones);
+        } catch (ZonedDeviceException e) {
+          if (e.code() == -22) { // EINVAL: a geometry the file system cannot use
+            throw new Arguments.UsageException(e.getMessage());
+          }
+          throw e;
+        }
         out.println("formatted " + uri + ": " + dev.geometry() + ", " + metaZones + " meta zones");
       }
       return 0;
@@ -211,8 +269,10 @@ final class FsCommands {
     }
 
     @Override
-    public String usage() {
-      return DEVICE + " [--prefix /db/]";
+    public List<Option> options() {
+      return List.of(
+          DEVICE,
+          Option.of("prefix", "PATH", "every file", "only names starting with PATH, e.g. /db/"));
     }
 
     @Override
@@ -252,8 +312,8 @@ final class FsCommands {
     }
 
     @Override
-    public String usage() {
-      return DEVICE + " [--bytes]  (--bytes: exact byte counts instead of MiB)";
+    public List<Option> options() {
+      return List.of(DEVICE, Option.flag("bytes", "exact byte counts instead of MiB"));
     }
 
     @Override
@@ -341,13 +401,14 @@ final class FsCommands {
     }
 
     @Override
-    public String usage() {
-      return DEVICE + " [--json]";
+    public List<Option> options() {
+      return List.of(
+          DEVICE, Option.flag("json", "JSON output (the only format; accepted for clarity)"));
     }
 
     @Override
     void options(Arguments args) {
-      args.string("json", "true"); // JSON is the only format
+      args.flag("json", true); // JSON is the only format
     }
 
     @Override
@@ -434,8 +495,12 @@ final class FsCommands {
     }
 
     @Override
-    public String usage() {
-      return DEVICE + " [--verify-data]";
+    public List<Option> options() {
+      return List.of(
+          DEVICE,
+          Option.flag(
+              "verify-data",
+              "also read every database's SST and WAL files and check their checksums"));
     }
 
     @Override

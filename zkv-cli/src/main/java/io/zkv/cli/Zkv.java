@@ -1,14 +1,21 @@
 package io.zkv.cli;
 
+import io.zkv.nativelib.ZkvNative;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.ServiceLoader;
 
 /**
  * The {@code zkv} command line. Commands are {@link ZkvCommand}s: the built-in ones plus any found
- * with {@link ServiceLoader} (zkv-bench adds its benchmarks that way).
+ * with {@link ServiceLoader} (zkv-bench adds its benchmarks that way). {@code zkv help CMD} and
+ * {@code zkv CMD --help} print a command's options, one a line with its default; {@code zkv
+ * --version} the versions of zkv, RocksDB and the JVM.
  */
 public final class Zkv {
   private Zkv() {}
@@ -19,6 +26,74 @@ public final class Zkv {
 
   /** Runs one command; returns the process exit code (0 ok, 2 usage error, 1 failure). */
   public static int run(String[] args, PrintStream out, PrintStream err) {
+    Map<String, ZkvCommand> commands = commands();
+    if (args.length == 0) {
+      usage(err, commands);
+      return 2;
+    }
+    if (args[0].equals("--version") || args[0].equals("version")) {
+      out.println(version());
+      return 0;
+    }
+    if (args[0].equals("help") || args[0].equals("--help") || args[0].equals("-h")) {
+      if (args.length == 1) {
+        usage(out, commands);
+        return 0;
+      }
+      ZkvCommand c = commands.get(args[1]);
+      if (c == null) {
+        err.println("zkv help: unknown command '" + args[1] + "'");
+        usage(err, commands);
+        return 2;
+      }
+      help(out, c);
+      return 0;
+    }
+    ZkvCommand c = commands.get(args[0]);
+    if (c == null) {
+      err.println("zkv: unknown command '" + args[0] + "'");
+      usage(err, commands);
+      return 2;
+    }
+    String[] rest = Arrays.copyOfRange(args, 1, args.length);
+    if (Arrays.asList(rest).contains("--help") || Arrays.asList(rest).contains("-h")) {
+      help(out, c);
+      return 0;
+    }
+    try {
+      return c.run(new Arguments(c.name(), rest), out);
+    } catch (Arguments.UsageException e) {
+      return usageError(err, c, e.getMessage());
+    } catch (Exception e) {
+      if (badInput(e)) {
+        return usageError(err, c, e.getMessage());
+      }
+      err.println("zkv " + c.name() + ": " + e.getMessage());
+      return 1;
+    }
+  }
+
+  private static int usageError(PrintStream err, ZkvCommand c, String message) {
+    err.println("zkv " + c.name() + ": " + message);
+    err.println("usage: zkv " + c.name() + " " + c.usage());
+    err.println("(zkv " + c.name() + " --help lists every option)");
+    return 2;
+  }
+
+  /**
+   * A failure the command line caused: the device layer refused a URI, a profile or a geometry
+   * (EINVAL), wherever in the command it was opened.
+   */
+  private static boolean badInput(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof io.zkv.device.ZonedDeviceException z && z.code() == -22) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  static Map<String, ZkvCommand> commands() {
     Map<String, ZkvCommand> commands = new LinkedHashMap<>();
     // zkv-bench adds "demo" (zkv vs RocksDB on its default Env); this one measures the device.
     commands.put("device-demo", new DemoCommand());
@@ -28,38 +103,93 @@ public final class Zkv {
     for (ZkvCommand c : ServiceLoader.load(ZkvCommand.class)) {
       commands.putIfAbsent(c.name(), c);
     }
-    if (args.length == 0
-        || args[0].equals("help")
-        || args[0].equals("--help")
-        || args[0].equals("-h")) {
-      usage(out, commands);
-      return args.length == 0 ? 2 : 0;
-    }
-    ZkvCommand c = commands.get(args[0]);
-    if (c == null) {
-      err.println("zkv: unknown command '" + args[0] + "'");
-      usage(err, commands);
-      return 2;
-    }
-    String[] rest = Arrays.copyOfRange(args, 1, args.length);
-    try {
-      return c.run(new Arguments(c.name(), rest), out);
-    } catch (Arguments.UsageException e) {
-      err.println("zkv " + c.name() + ": " + e.getMessage());
-      err.println("usage: zkv " + c.name() + " " + c.usage());
-      return 2;
-    } catch (Exception e) {
-      err.println("zkv " + c.name() + ": " + e.getMessage());
-      return 1;
-    }
+    return commands;
   }
 
   private static void usage(PrintStream out, Map<String, ZkvCommand> commands) {
     out.println("usage: zkv <command> [options]");
+    out.println("       zkv help <command>     (or zkv <command> --help): its options");
+    out.println("       zkv --version");
     out.println();
     for (ZkvCommand c : commands.values()) {
       out.printf("  %-12s %s%n", c.name(), c.summary());
-      out.printf("  %-12s   zkv %s %s%n", "", c.name(), c.usage());
     }
+  }
+
+  /** A command's help: summary, synopsis, then one line an option with its default. */
+  static void help(PrintStream out, ZkvCommand c) {
+    out.println("zkv " + c.name() + ": " + c.summary());
+    out.println();
+    List<Option> options = c.options();
+    List<String> words = new java.util.ArrayList<>(List.of("usage:", "zkv", c.name()));
+    if (!c.positionals().isEmpty()) {
+      words.add(c.positionals());
+    }
+    options.forEach(o -> words.add(o.synopsis())); // an option's synopsis is never split
+    out.println(wrap(words, 100, "         "));
+    if (!options.isEmpty()) {
+      out.println();
+      out.println("options:");
+      int width = 2 + options.stream().mapToInt(o -> o.form().length()).max().orElse(0);
+      for (Option o : options) {
+        out.println(o.helpLine(width));
+      }
+    }
+    if (!c.notes().isEmpty()) {
+      out.println();
+      out.println(c.notes());
+    }
+  }
+
+  /** Joins words with spaces, wrapped at {@code width}, continuation lines indented. */
+  static String wrap(List<String> words, int width, String indent) {
+    StringBuilder b = new StringBuilder();
+    int line = 0;
+    for (String word : words) {
+      if (line > 0 && line + 1 + word.length() > width) {
+        b.append('\n').append(indent);
+        line = indent.length();
+      } else if (line > 0) {
+        b.append(' ');
+        line++;
+      }
+      b.append(word);
+      line += word.length();
+    }
+    return b.toString();
+  }
+
+  /** zkv's version (Maven's), the RocksDB release RocksJava loaded, and the JVM. */
+  static String version() {
+    String zkv = "unknown";
+    try (InputStream in = Zkv.class.getResourceAsStream("zkv-version.properties")) {
+      if (in != null) {
+        Properties p = new Properties();
+        p.load(in);
+        zkv = p.getProperty("version", zkv);
+      }
+    } catch (IOException e) {
+      // unknown
+    }
+    String rocks;
+    try {
+      ZkvNative.ensureLoaded();
+      rocks = ZkvNative.rocksDbVersion().orElse("unknown");
+    } catch (RuntimeException e) {
+      rocks = "not loadable (" + e.getMessage() + ")";
+    }
+    return "zkv "
+        + zkv
+        + "\nRocksDB "
+        + rocks
+        + " (rocksdbjni "
+        + rocks
+        + "; zkv supports "
+        + String.join(", ", ZkvNative.SUPPORTED_ROCKSDB)
+        + ")\nJava "
+        + System.getProperty("java.version")
+        + " ("
+        + System.getProperty("java.vm.name")
+        + ")";
   }
 }

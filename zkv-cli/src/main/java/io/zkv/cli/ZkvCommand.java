@@ -1,6 +1,8 @@
 package io.zkv.cli;
 
 import java.io.PrintStream;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /** One {@code zkv} subcommand; modules add their own through {@link java.util.ServiceLoader}. */
 public interface ZkvCommand {
@@ -9,8 +11,24 @@ public interface ZkvCommand {
   /** One line for the help. */
   String summary();
 
-  /** The options, e.g. {@code [--threads N]}. */
-  String usage();
+  /** Every option, in the order the help lists them (one line each, with its default). */
+  List<Option> options();
+
+  /** Words before the options, e.g. {@code [compare]} for {@code zkv bench}; "" for none. */
+  default String positionals() {
+    return "";
+  }
+
+  /** The synopsis: positionals, then each option (bracketed unless required). */
+  default String usage() {
+    String opts = options().stream().map(Option::synopsis).collect(Collectors.joining(" "));
+    return positionals().isEmpty() ? opts : positionals() + " " + opts;
+  }
+
+  /** Notes printed after the options in {@code zkv CMD --help}; "" for none. */
+  default String notes() {
+    return "";
+  }
 
   /** Runs; returns the exit code. Bad options throw {@link Arguments.UsageException}. */
   int run(Arguments args, PrintStream out) throws Exception;

@@ -166,10 +166,11 @@ class FsCommandsTest {
     assertTrue(cli.err().contains("--device is required"));
     assertEquals(1, cli.run("fsck", "--device", "emu:" + dir.resolve("missing")));
     assertTrue(cli.err().contains("No such file"), cli.err());
-    assertEquals(1, cli.run("fsck", "--device", "scsi:/dev/sda"));
+    assertEquals(2, cli.run("fsck", "--device", "scsi:/dev/sda")); // a bad command line
     assertTrue(cli.err().contains("unsupported device URI"));
     java.nio.file.Files.writeString(dir.resolve("foreign"), "not a device");
-    assertEquals(1, cli.run("ls", "--device", "emu:" + dir.resolve("foreign")));
+    // a file that is no emulated device: the URI is wrong (EINVAL), a bad command line
+    assertEquals(2, cli.run("ls", "--device", "emu:" + dir.resolve("foreign")));
     assertTrue(cli.err().contains("not a zkv emulated device"));
     // an unformatted device
     assertEquals(
@@ -221,7 +222,7 @@ class FsCommandsTest {
                   "6M"));
       args.addAll(java.util.List.of(cases[i]));
       assertEquals(
-          1, cli.run(args.toArray(String[]::new)), String.join(" ", cases[i]) + ": " + cli.out());
+          2, cli.run(args.toArray(String[]::new)), String.join(" ", cases[i]) + ": " + cli.out());
       assertTrue(cli.err().contains(expected[i]), cli.err());
       assertFalse(Files.exists(dir.resolve("dev.zkvemu")), "a half-made device file is left");
     }

@@ -15,13 +15,66 @@ class ZkvCliTest {
   @Test
   void noArgumentsPrintsUsageAndFails() {
     assertEquals(2, cli.run());
-    assertTrue(cli.out().contains("usage: zkv <command>"), cli.out());
-    assertTrue(cli.out().contains("demo"), cli.out());
+    assertTrue(cli.err().contains("usage: zkv <command>"), cli.err());
+    assertTrue(cli.err().contains("demo"), cli.err());
   }
 
   @Test
   void helpSucceeds() {
     assertEquals(0, cli.run("help"));
+    assertTrue(cli.out().contains("zkv help <command>"), cli.out());
+  }
+
+  /**
+   * Every command answers -h, --help and zkv help CMD: exit 0, one option a line with its default.
+   */
+  @Test
+  void everyCommandHasHelp() {
+    for (ZkvCommand c : Zkv.commands().values()) {
+      for (String[] line :
+          new String[][] {{c.name(), "--help"}, {c.name(), "-h"}, {"help", c.name()}}) {
+        assertEquals(0, cli.run(line), String.join(" ", line) + ": " + cli.err());
+        String help = cli.out();
+        assertTrue(help.startsWith("zkv " + c.name() + ": "), help);
+        for (Option o : c.options()) {
+          String row =
+              help.lines().filter(l -> l.startsWith("  " + o.form() + " ")).findFirst().orElse("");
+          assertTrue(!row.isEmpty(), c.name() + " --help lacks " + o.form() + ":\n" + help);
+          assertTrue(
+              o.defaultValue() == null || row.contains(o.defaultValue()),
+              "the default of " + o.form() + ": " + row);
+        }
+        assertTrue(
+            help.lines().allMatch(l -> l.startsWith("usage:") ? l.length() <= 100 : true), help);
+      }
+    }
+    assertEquals(2, cli.run("help", "frobnicate"));
+  }
+
+  @Test
+  void versionNamesZkvRocksDbAndJava() {
+    assertEquals(0, cli.run("--version"));
+    String v = cli.out();
+    assertTrue(v.matches("(?s)zkv \\S+\nRocksDB (9\\.7\\.3|10\\.1\\.3) .*\nJava .*"), v);
+    assertTrue(!v.contains("${"), "the version was filtered in: " + v);
+  }
+
+  /** Bad command lines exit 2: a flag without its value, a malformed URI, an unknown profile. */
+  @Test
+  void badCommandLinesExitTwo(@TempDir Path dir) {
+    String dev = "emu:" + dir.resolve("dev.zkvemu");
+    assertEquals(0, cli.run("mkfs", "--device", dev, "--zones", "8", "--zone-size", "4M"));
+    assertEquals(2, cli.run("ls", "--device", dev, "--prefix"));
+    assertTrue(cli.err().contains("--prefix needs a value"), cli.err());
+    assertEquals(2, cli.run("ls", "--device", "bogus:/x"));
+    assertTrue(cli.err().contains("unsupported device URI"), cli.err());
+    assertEquals(2, cli.run("ls", "--device", dev + "?profile=nosuch"));
+    assertTrue(cli.err().contains("unknown timing profile 'nosuch'"), cli.err());
+    assertEquals(
+        2, cli.run("mkfs", "--device", "emu:" + dir.resolve("small.zkvemu"), "--zones", "4"));
+    assertTrue(cli.err().contains("too few"), cli.err());
+    assertEquals(2, cli.run("mkfs", "--device", "emu:" + dir.resolve("missing.zkvemu")));
+    assertTrue(cli.err().contains("add --zones N"), cli.err());
   }
 
   @Test
@@ -46,7 +99,7 @@ class ZkvCliTest {
   void unknownProfileFailsWithTheKnownOnesAndLeavesNoDeviceFile(@TempDir Path dir)
       throws Exception {
     assertEquals(
-        1,
+        2,
         cli.run("device-demo", "--profiles", "nosuch", "--seconds", "1", "--dir", dir.toString()));
     assertTrue(cli.err().contains("unknown timing profile 'nosuch'"), cli.err());
     assertTrue(cli.err().contains("zn540"), cli.err());

@@ -3,6 +3,7 @@ package io.zkv.bench.driver;
 import io.zkv.ZkvOptions;
 import io.zkv.cli.Arguments;
 import io.zkv.cli.Arguments.UsageException;
+import io.zkv.cli.Option;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -32,14 +33,46 @@ public record BenchInvocation(
     boolean plots) {
 
   /** The options, for the command's help. */
-  public static final String USAGE =
-      "[compare] [--target zkv|rocksdb-default | --config SPEC ...] [--workload fillrandom,readrandom]"
-          + " [--threads 1] [--keys 100000] [--key-size 16] [--value-size 100]"
-          + " [--ycsb-field-length 100] [--ops N] [--duration SECONDS] [--distribution uniform|zipfian]"
-          + " [--sync] [--profile instant] [--zones 64] [--zone-size S] [--zone-cap C] (zone size"
-          + " and capacity: the profile's default geometry unless given)"
-          + " [--placement liza] [--device URI] [--write-buffer 64M] [--bloom-bits 0] [--repeat 1|3] [--interval 1]"
-          + " [--seed 1] [--out DIR] [--dir DIR] [--progress true|false] [--plots true|false]";
+  /** The options of {@code zkv bench} (its help prints one line each). */
+  public static final List<Option> OPTIONS =
+      List.of(
+          Option.of(
+              "target",
+              "zkv|rocksdb-default",
+              "zkv",
+              "what one run measures (or give --config, once per configuration)"),
+          Option.of(
+              "config",
+              "SPEC",
+              null,
+              "a configuration, repeatable: zkv[:key=value,...] or rocksdb-default[:...]"
+                  + " (keys in docs/benchmarks.md: profile, placement, windows, bloom, label, ...)"),
+          Option.of("workload", "LIST", "fillrandom,readrandom", "phases, comma-separated"),
+          Option.of("threads", "N", "1", "client threads (1-256)"),
+          Option.of("keys", "N", "100000", "key space"),
+          Option.of("key-size", "BYTES", "16", "key size (8-1024)"),
+          Option.of("value-size", "BYTES", "100", "value size"),
+          Option.of("ycsb-field-length", "BYTES", "100", "YCSB field length (10 fields a record)"),
+          Option.of("ops", "N", "the key count", "operations per phase"),
+          Option.of("duration", "SECONDS", "none", "run each phase this long instead of --ops"),
+          Option.of("distribution", "uniform|zipfian", "uniform", "key choice"),
+          Option.flag("sync", "synced writes (WriteOptions.sync)"),
+          Option.of("profile", "NAME", "instant", "the emulated device's timing profile"),
+          Option.of("zones", "N", "64", "zones of the emulated device"),
+          Option.of("zone-size", "S", "the profile's geometry", "zone size (K/M/G suffixes)"),
+          Option.of("zone-cap", "C", "the profile's geometry", "zone capacity"),
+          Option.of("placement", "NAME", "liza", "zone placement policy"),
+          Option.of("device", "URI", "a scratch emulated device", "run on this device (formatted)"),
+          Option.of("write-buffer", "BYTES", "64M", "RocksDB write buffer size"),
+          Option.of(
+              "bloom-bits", "BITS", "0", "Bloom filter bits per key, 0 for RocksDB's default"),
+          Option.of("repeat", "N", "1 (compare: 3)", "runs of each configuration"),
+          Option.of("interval", "SECONDS", "1", "throughput timeline interval"),
+          Option.of("seed", "N", "1", "workload seed"),
+          Option.of("out", "DIR", "none", "write JSON and Markdown reports and PNG plots to DIR"),
+          Option.of("dir", "DIR", "a scratch directory", "where databases and devices go"),
+          Option.of("progress", "true|false", "true", "print progress while running"),
+          Option.of("plots", "true|false", "true", "write PNG plots with the reports"));
 
   /** Parses the options; bad ones throw {@link UsageException}. */
   public static BenchInvocation parse(Arguments a) {
