@@ -25,6 +25,7 @@ void LsmHintRegistry::FileStarted(const std::string& db, int64_t job, const std:
   std::lock_guard<std::mutex> g(mu_);
   if (reason == rocksdb::TableFileCreationReason::kFlush || reason == rocksdb::TableFileCreationReason::kRecovery) {
     h.level = 0;  // a flush (also the one replaying a WAL at open) writes L0
+    h.recovery = reason == rocksdb::TableFileCreationReason::kRecovery;
   } else if (reason == rocksdb::TableFileCreationReason::kCompaction) {
     h.compaction = true;
     auto j = jobs_.find({db, job});
@@ -108,6 +109,14 @@ void LsmHintListener::OnTableFileCreationStarted(const rocksdb::TableFileCreatio
 
 void LsmHintListener::OnTableFileDeleted(const rocksdb::TableFileDeletionInfo& info) {
   if (auto r = Registry()) r->FileDeleted(info.file_path);
+}
+
+void LsmHintListener::OnStallConditionsChanged(const rocksdb::WriteStallInfo& info) {
+  no_space_rule_.StallChanged(info);
+}
+
+void LsmHintListener::OnBackgroundError(rocksdb::BackgroundErrorReason reason, rocksdb::Status* bg_error) {
+  no_space_rule_.Rate(reason, bg_error);
 }
 
 bool LayoutMatchesRocksJava() {

@@ -19,6 +19,7 @@
 
 #include "rocksdb/db.h"
 #include "rocksdb/listener.h"
+#include "stalled_no_space.h"
 
 namespace zkv {
 
@@ -27,6 +28,7 @@ struct LsmFileHint {
   int64_t job_id = -1;              // -1: unknown (a file from before this process, or not written by a job)
   bool compaction = false;          // written by a compaction (its inputs are deleted after)
   bool manual = false;              // ... that the user asked for (CompactRange: to free space)
+  bool recovery = false;            // the flush that replays a WAL when the database opens
   std::vector<std::string> inputs;  // a compaction output's input files (paths)
   bool has_range = false;
   // User keys. Before the file is written: the union of its compaction's inputs (unknown for a
@@ -87,8 +89,12 @@ class LsmHintListener : public JniCallbackLayout, public rocksdb::EventListener 
   void OnCompactionCompleted(rocksdb::DB* db, const rocksdb::CompactionJobInfo& info) override;
   void OnTableFileCreationStarted(const rocksdb::TableFileCreationBriefInfo& info) override;
   void OnTableFileDeleted(const rocksdb::TableFileDeletionInfo& info) override;
+  // Not hints: the full-device rule (stalled_no_space.h) rides on the one listener zkv installs.
+  void OnStallConditionsChanged(const rocksdb::WriteStallInfo& info) override;
+  void OnBackgroundError(rocksdb::BackgroundErrorReason reason, rocksdb::Status* bg_error) override;
 
  private:
+  StalledNoSpaceRule no_space_rule_;
   std::shared_ptr<LsmHintRegistry> Registry();
   std::mutex mu_;
   std::shared_ptr<LsmHintRegistry> registry_;

@@ -252,8 +252,12 @@ IOStatus ZoneFileSystem::NewWritableFile(const std::string& fname, const FileOpt
   zfs_file* f = zfs_create(fs_, name.c_str(), 0, &rc);
   if (!f) return ToStatus(rc, fname);
   LsmFileHint hint;
-  if (hints_ && hints_->Lookup(name, &hint) && hint.compaction)
-    zfs_set_space_class(f, hint.manual ? ZFS_SPACE_MANUAL_COMPACTION : ZFS_SPACE_COMPACTION);
+  if (hints_ && hints_->Lookup(name, &hint)) {  // which tier of the space reserve it stops at
+    if (hint.compaction)
+      zfs_set_space_class(f, hint.manual ? ZFS_SPACE_MANUAL_COMPACTION : ZFS_SPACE_COMPACTION);
+    else if (hint.recovery)
+      zfs_set_space_class(f, ZFS_SPACE_RECOVERY_FLUSH);
+  }
   result->reset(new ZoneWritableFile(f, o, BufferAlignment(fs_), name));
   return IOStatus::OK();
 }

@@ -316,9 +316,9 @@ void zfs_set_gc_trigger(zfs *fs, zfs_gc_trigger fn, void *ctx) {
 
 uint64_t zfs_free_bytes(zfs *fs) {
   pthread_mutex_lock(&fs->mu);
-  uint64_t n = free_bytes_for_data(fs), unoccupied = unoccupied_bytes(fs), reserve = space_reserve(fs, FOR_FREEING);
+  uint64_t n = free_bytes_for_data(fs), unoccupied = unoccupied_bytes(fs), reserve = space_reserve(fs, FOR_RECOVERY);
   pthread_mutex_unlock(&fs->mu);
-  uint64_t beyond_reserve = unoccupied > reserve ? unoccupied - reserve : 0; /* a flush's tier */
+  uint64_t beyond_reserve = unoccupied > reserve ? unoccupied - reserve : 0; /* the reopen's flush's tier */
   return n < beyond_reserve ? n : beyond_reserve;
 }
 

@@ -86,6 +86,7 @@ int purpose_of(const fobj *f, int for_gc) {
   if (for_gc) return FOR_GC;
   if (is_metadata_file(name)) return FOR_METADATA;
   if (f->space_class == ZFS_SPACE_COMPACTION) return FOR_COMPACTION;
+  if (f->space_class == ZFS_SPACE_RECOVERY_FLUSH) return FOR_RECOVERY;
   return is_wal_file(name) ? FOR_WAL : FOR_FREEING;
 }
 
@@ -189,14 +190,17 @@ uint64_t unoccupied_bytes(const zfs *fs) {
 /* The space reserve (safety rule, counted in reserve_refusals): a writer gets a new zone only while
  * more than its tier's reserve of unoccupied bytes (zone capacities) is left, so that what frees
  * space can always run on a device that stopped taking writes. Tiers, from the last reserve up:
- * GC and RocksDB's metadata files none (the empty-zone rule keeps theirs); flushes (their WAL is
+ * GC, RocksDB's metadata files and the flush that replays a WAL at open none (the empty-zone rule
+ * keeps GC's and the metadata's; without that flush a stopped database cannot reopen, and live
+ * flushes may have used the flushes' tier down to its end while the WAL still had room in its
+ * zone); flushes (their WAL is
  * deleted after), compactions the user asked for (run after deleting data, their inputs deleted
  * after), the info log and other files one zone; WAL files, the one way a database grows, two;
  * automatic compactions, which need their whole output before the inputs go, three: they stop
  * first, so a device is never filled by a compaction's transient copy. */
 uint64_t space_reserve(const zfs *fs, int purpose) {
   static const uint32_t zones[] = {
-      [FOR_GC] = 0, [FOR_METADATA] = 0, [FOR_FREEING] = 1, [FOR_WAL] = 2, [FOR_COMPACTION] = 3};
+      [FOR_GC] = 0, [FOR_METADATA] = 0, [FOR_RECOVERY] = 0, [FOR_FREEING] = 1, [FOR_WAL] = 2, [FOR_COMPACTION] = 3};
   return (uint64_t)zones[purpose] * fs->g.zone_cap;
 }
 

@@ -143,13 +143,15 @@ zfs_file *zfs_reopen(zfs *fs, const char *name, int *rc);
 void zfs_set_lifetime(zfs_file *f, uint32_t lifetime);
 /* Which tier of the space reserve a file's zone allocations stop at (zone_alloc.c,
  * within_space_reserve): by its name (WAL, RocksDB's metadata, anything else with flushes), or as
- * the output of an automatic compaction or of one the user asked for (from RocksDB's LSM hints). */
-enum { ZFS_SPACE_BY_NAME = 0, ZFS_SPACE_COMPACTION = 1, ZFS_SPACE_MANUAL_COMPACTION = 2 };
+ * the output of an automatic compaction, of one the user asked for, or of the flush that replays
+ * a WAL when a database opens (from RocksDB's LSM hints). */
+enum { ZFS_SPACE_BY_NAME = 0, ZFS_SPACE_COMPACTION = 1, ZFS_SPACE_MANUAL_COMPACTION = 2, ZFS_SPACE_RECOVERY_FLUSH = 3 };
 void zfs_set_space_class(zfs_file *f, int space_class);
 /* Bytes a flush may still write: empty zones beyond the two reserved for GC and metadata files,
  * plus the room left in partially written data zones (where zones serve one class,
  * ZKV_GEO_CLASS_BOUND_ZONES, those of the non-WAL share only), at most the unoccupied bytes above
- * a flush's tier of the space reserve. */
+ * the tier of the space reserve of the flush that replays a WAL when a database opens (what
+ * resuming a stopped database needs). */
 uint64_t zfs_free_bytes(zfs *fs);
 /* Runs garbage collection until `want` bytes are free for data (as zfs_free_bytes counts) or no
  * zone can be reclaimed; returns the free bytes. For resuming after NoSpace. */

@@ -186,7 +186,7 @@ static inline uint64_t extent_blocks(const zfs *fs, zfs_extent e) {
 /* Who may take the last empty zones: GC may take any; RocksDB's small metadata files (MANIFEST,
  * CURRENT, OPTIONS, ...) all but the last; data files (SST, WAL) all but the last two. So a full
  * device still accepts the MANIFEST edit that deletes files, and GC can always run. */
-enum { FOR_WAL = 0, FOR_GC = 1, FOR_METADATA = 2, FOR_FREEING = 3, FOR_COMPACTION = 4 };
+enum { FOR_WAL = 0, FOR_GC = 1, FOR_METADATA = 2, FOR_FREEING = 3, FOR_COMPACTION = 4, FOR_RECOVERY = 5 };
 
 /* Readers and what excludes them (file_io.c). Lock order: readers_exclude before fs->mu. */
 zkv_stripe *readers_enter(zfs *fs);
