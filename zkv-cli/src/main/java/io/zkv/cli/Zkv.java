@@ -1,14 +1,11 @@
 package io.zkv.cli;
 
 import io.zkv.nativelib.ZkvNative;
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.ServiceLoader;
 
 /**
@@ -159,37 +156,23 @@ public final class Zkv {
     return b.toString();
   }
 
-  /** zkv's version (Maven's), the RocksDB release RocksJava loaded, and the JVM. */
+  /** zkv's version and commit, the RocksDB release RocksJava loaded, and the JVM. */
   static String version() {
-    String zkv = "unknown";
-    try (InputStream in = Zkv.class.getResourceAsStream("zkv-version.properties")) {
-      if (in != null) {
-        Properties p = new Properties();
-        p.load(in);
-        zkv = p.getProperty("version", zkv);
-      }
-    } catch (IOException e) {
-      // unknown
-    }
-    String rocks;
-    try {
-      ZkvNative.ensureLoaded();
-      rocks = ZkvNative.rocksDbVersion().orElse("unknown");
-    } catch (RuntimeException e) {
-      rocks = "not loadable (" + e.getMessage() + ")";
-    }
+    Versions v = Versions.current();
     return "zkv "
-        + zkv
-        + "\nRocksDB "
-        + rocks
+        + v.zkv()
+        + " (commit "
+        + v.commit()
+        + ")\nRocksDB "
+        + v.rocksDb()
         + " (rocksdbjni "
-        + rocks
+        + v.rocksDb()
         + "; zkv supports "
         + String.join(", ", ZkvNative.SUPPORTED_ROCKSDB)
         + ")\nJava "
-        + System.getProperty("java.version")
+        + v.java()
         + " ("
-        + System.getProperty("java.vm.name")
+        + v.jvm()
         + ")";
   }
 }

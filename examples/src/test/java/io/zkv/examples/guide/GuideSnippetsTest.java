@@ -15,6 +15,7 @@ import io.zkv.ZonedEnv;
 import io.zkv.ZonedEnvOptions;
 import io.zkv.device.DeviceGeometry;
 import io.zkv.device.EmulatedDevice;
+import io.zkv.examples.Snippets;
 import io.zkv.examples.streams.WordCountApp;
 import io.zkv.kafka.StreamsFixture;
 import io.zkv.kafka.ZkvRocksDBConfigSetter;
@@ -25,15 +26,11 @@ import io.zkv.placement.LizaPolicy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Properties;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -154,8 +151,9 @@ class GuideSnippetsTest {
     }
   }
 
+  /** The snippet as pasted, on a fresh machine: its emulated device does not exist yet. */
   @Test
-  void configureKafkaStreams() {
+  void configureKafkaStreams() throws Exception {
     String stateDir = dir.resolve("state").toString();
     String device = dir.resolve("streams.zkvemu").toString();
     // snippet:streams
@@ -166,24 +164,36 @@ class GuideSnippetsTest {
     props.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, ZkvRocksDBConfigSetter.class);
     props.put(ZkvStreamsConfig.DEVICE, "emu:" + device); // or nvme:/dev/ng0n1, zbd:/dev/nvme0n1
     props.put(ZkvStreamsConfig.EMULATOR_PROFILE, "zn540"); // an emulated device's timing
+    props.put(ZkvStreamsConfig.EMULATOR_ZONES, "64"); // creates the device file where missing
     // end:streams
-    assertEquals(
-        ZkvRocksDBConfigSetter.class, props.get(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG));
+    assertFalse(Files.exists(Path.of(device)));
+    String uri = "emu:" + device + "?profile=zn540";
+    try (TopologyTestDriver d = new TopologyTestDriver(WordCountApp.topology(), props)) {
+      d.createInputTopic(WordCountApp.LINES, new StringSerializer(), new StringSerializer())
+          .pipeInput("line", "zoned zoned storage");
+      assertEquals(2L, d.getKeyValueStore(WordCountApp.COUNTS).get("zoned"));
+    }
+    StreamsFixture.awaitDeviceClosed(uri);
+    try (ZonedEnv env = ZonedEnv.open(uri, ZonedEnv.Mode.MOUNT)) {
+      assertTrue(env.rocksEnv().zoneStats().files() > 0, "the stores' files are on the device");
+    }
   }
 
+  /** The snippet as pasted: the registry goes into the properties before Streams copies them. */
   @Test
   void kafkaStreamsMetrics() throws Exception {
     String device = "emu:" + dir.resolve("streams.zkvemu") + "?profile=instant";
     Properties props = WordCountApp.config("localhost:9", dir.resolve("state").toString(), device);
+    Topology topology = WordCountApp.topology();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    try (KafkaStreams streams = new KafkaStreams(WordCountApp.topology(), props)) {
-      // snippet:streamsmetrics
-      props.put(ZkvStreamsConfig.METRICS_REGISTRY, registry); // zkv's device and store meters
-      props.put(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "DEBUG"); // RocksDB statistics too
-      // Streams' own metrics, per thread, task and store (RocksDB's among them), once it exists:
-      new KafkaStreamsMetrics(streams).bindTo(registry);
-      // end:streamsmetrics
-    }
+    // snippet:streamsmetrics
+    props.put(ZkvStreamsConfig.METRICS_REGISTRY, registry); // zkv's device and store meters
+    props.put(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "DEBUG"); // RocksDB statistics too
+    KafkaStreams streams = new KafkaStreams(topology, props); // copies props: set them before
+    new KafkaStreamsMetrics(streams).bindTo(registry); // Streams' own, per thread, task and store
+    // end:streamsmetrics
+    streams.close();
+    // The stores open where Streams runs the tasks: here the test driver, with the same properties.
     try (TopologyTestDriver d = new TopologyTestDriver(WordCountApp.topology(), props)) {
       assertTrue(registry.get("zkv.files").tag("device", device).gauge().value() > 0);
       assertEquals(0, registry.get("zkv.device.errors").functionCounter().count());
@@ -202,36 +212,8 @@ class GuideSnippetsTest {
   /** docs/guide.md's ```java blocks after {@code <!-- snippet:NAME -->} are this file's regions. */
   @Test
   void theGuideShowsTheseSnippets() throws Exception {
-    Path guide = Path.of("..", "docs", "guide.md");
-    Path self =
-        Path.of("src", "test", "java", "io", "zkv", "examples", "guide", "GuideSnippetsTest.java");
-    Map<String, String> regions = regions(Files.readString(self));
-    Matcher m =
-        Pattern.compile("<!-- snippet:([a-z]+) -->\\s*```java\\n(.*?)```", Pattern.DOTALL)
-            .matcher(Files.readString(guide));
-    List<String> shown = new ArrayList<>();
-    while (m.find()) {
-      shown.add(m.group(1));
-      assertEquals(
-          regions.get(m.group(1)), m.group(2), "snippet " + m.group(1) + " of docs/guide.md");
-    }
-    assertEquals(List.copyOf(regions.keySet()), shown, "every snippet shown once, in order");
-  }
-
-  /** The regions between the markers, de-indented by their first line's indentation. */
-  static Map<String, String> regions(String source) {
-    Map<String, String> out = new LinkedHashMap<>();
-    Matcher m =
-        Pattern.compile("\\n( *)// snippet:([a-z]+)\\n(.*?)\\n *// end:\\2", Pattern.DOTALL)
-            .matcher(source);
-    while (m.find()) {
-      int indent = m.group(1).length();
-      StringBuilder b = new StringBuilder();
-      for (String line : m.group(3).split("\n", -1)) {
-        b.append(line.length() >= indent ? line.substring(indent) : line.strip()).append('\n');
-      }
-      out.put(m.group(2), b.toString());
-    }
-    return out;
+    Snippets.check(
+        Path.of("..", "docs", "guide.md"),
+        Path.of("src", "test", "java", "io", "zkv", "examples", "guide", "GuideSnippetsTest.java"));
   }
 }

@@ -1,6 +1,7 @@
 package io.zkv.bench.driver;
 
 import io.zkv.cli.ScratchDir;
+import io.zkv.cli.Versions;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -83,7 +84,8 @@ public final class BenchEngine {
             configs,
             runs,
             Comparison.figures(configs.stream().map(TargetConfig::label).toList(), runs),
-            environment);
+            environment,
+            Versions.current());
     Path json = outDir.resolve("report.json");
     Files.writeString(json, JsonReport.render(report), StandardCharsets.UTF_8);
     String md = MarkdownReport.render(report);

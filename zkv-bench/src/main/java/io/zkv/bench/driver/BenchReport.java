@@ -1,5 +1,6 @@
 package io.zkv.bench.driver;
 
+import io.zkv.cli.Versions;
 import java.time.Instant;
 import java.util.List;
 
@@ -13,6 +14,7 @@ import java.util.List;
  * @param runs every run in execution order
  * @param figures the compared figures ({@link Comparison#figures})
  * @param environment machine facts (cores, Java, OS, scratch directory)
+ * @param versions zkv (version and commit), RocksDB and the JVM that measured it
  */
 public record BenchReport(
     String command,
@@ -21,7 +23,8 @@ public record BenchReport(
     List<TargetConfig> configs,
     List<RunResult> runs,
     List<Comparison.Figure> figures,
-    List<String> environment) {
+    List<String> environment,
+    Versions versions) {
 
   public List<String> labels() {
     return configs.stream().map(TargetConfig::label).toList();

@@ -1,6 +1,7 @@
 package io.zkv.bench.driver;
 
 import io.zkv.cli.Json;
+import io.zkv.cli.Versions;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -29,6 +30,13 @@ public final class JsonReport {
     field(1, "command", str(r.command())).append(",\n");
     field(1, "started", str(r.started().toString())).append(",\n");
     field(1, "environment", strings(r.environment())).append(",\n");
+    Versions v = r.versions();
+    indent(1).append("\"versions\": {\"zkv\": ").append(str(v.zkv()));
+    b.append(", \"commit\": ").append(str(v.commit()));
+    b.append(", \"rocksdb\": ").append(str(v.rocksDb()));
+    b.append(", \"rocksdbjni\": ").append(str(v.rocksDb()));
+    b.append(", \"java\": ").append(str(v.java()));
+    b.append(", \"jvm\": ").append(str(v.jvm())).append("},\n");
     field(1, "parityProblems", strings(Comparison.parityProblems(r.runs()))).append(",\n");
     indent(1).append("\"settings\": {");
     b.append("\"workloads\": ").append(strings(s.workloads()));

@@ -51,6 +51,7 @@ public final class MarkdownReport {
     for (String e : r.environment()) {
       b.append("- ").append(e).append('\n');
     }
+    b.append("- versions: ").append(r.versions().line()).append('\n');
     List<String> notes = new ArrayList<>();
     for (RunResult run : r.runs()) {
       for (String n : run.notes()) {

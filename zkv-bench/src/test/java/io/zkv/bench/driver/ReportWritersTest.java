@@ -24,6 +24,12 @@ class ReportWritersTest {
     String json = JsonReport.render(SampleReports.twoConfigs());
     JsonSyntax.check(json);
     assertTrue(json.contains("\"tool\": \"zkv bench\""), json);
+    assertTrue(
+        json.contains(
+            "\"versions\": {\"zkv\": \"0.1.0-test\", \"commit\": \"0123456789ab\", \"rocksdb\":"
+                + " \"9.7.3\", \"rocksdbjni\": \"9.7.3\", \"java\": \"17.0.15\", \"jvm\":"
+                + " \"OpenJDK 64-Bit Server VM, Debian\"}"),
+        json);
     assertTrue(json.contains("\"label\": \"A\", \"target\": \"zkv\""), json);
     assertTrue(json.contains("\"label\": \"B\", \"target\": \"rocksdb-default\""), json);
     // Run A #1: 1000 ops in 1 s, every READ at 10 us.
@@ -62,6 +68,11 @@ class ReportWritersTest {
         rows.stream().filter(l -> l.contains("metadata bytes per write")).findFirst().orElseThrow();
     assertTrue(meta.contains("0.040"), meta);
     assertTrue(rows.get(0).contains("A median (min-max)") && rows.get(0).contains("B / A"), md);
+    assertTrue(
+        md.contains(
+            "- versions: zkv 0.1.0-test (commit 0123456789ab), RocksDB 9.7.3 (rocksdbjni 9.7.3),"
+                + " Java 17.0.15 (OpenJDK 64-Bit Server VM, Debian)\n"),
+        md);
     String opsRow = rows.get(2);
     assertTrue(
         opsRow.matches(
@@ -90,7 +101,8 @@ class ReportWritersTest {
             List.of(two.configs().get(0)),
             List.of(two.runs().get(0)),
             Comparison.figures(List.of("A"), List.of(two.runs().get(0))),
-            List.of());
+            List.of(),
+            two.versions());
     String md = MarkdownReport.render(one);
     List<String> rows = Arrays.stream(md.split("\n")).filter(l -> l.startsWith("|")).toList();
     assertEquals(3, rows.size(), md);

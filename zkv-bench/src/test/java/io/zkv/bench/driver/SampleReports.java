@@ -1,5 +1,6 @@
 package io.zkv.bench.driver;
 
+import io.zkv.cli.Versions;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,6 +10,10 @@ import org.HdrHistogram.Histogram;
 
 /** Synthetic results with known figures, for the report and comparison tests. */
 final class SampleReports {
+  static final Versions VERSIONS =
+      new Versions(
+          "0.1.0-test", "0123456789ab", "9.7.3", "17.0.15", "OpenJDK 64-Bit Server VM, Debian");
+
   private SampleReports() {}
 
   static BenchSettings settings(int repeat) {
@@ -59,7 +64,8 @@ final class SampleReports {
         configs,
         runs,
         Comparison.figures(List.of("A", "B"), runs),
-        List.of("machine: test"));
+        List.of("machine: test"),
+        VERSIONS);
   }
 
   static RunResult run(String config, int repeat, PhaseResult... phases) {
