@@ -39,8 +39,10 @@ static int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
  * garbage: on a nearly full device, copying a whole zone to win a few blocks, which the writer then
  * fills, would repeat for every few blocks written (a copy spiral of thousands of bytes per byte
  * written); NoSpace is the answer then. RocksDB's metadata files (the MANIFEST edit that deletes
- * files) and zfs_reclaim (resume) take any garbage: their writes are small and are what frees
- * space. Returns 0 with the zone, where the write goes and the room left. */
+ * files), the flush that replays a WAL at open (without it a stopped database cannot reopen; its
+ * reserve tier counts garbage thinner than 1/8 a zone as room) and zfs_reclaim (resume) take any
+ * garbage: their writes are bounded and are what frees space. Returns 0 with the zone, where the
+ * write goes and the room left. */
 static int begin_write(zfs *fs, fobj *f, uint32_t *z, uint64_t *at, uint64_t *room) {
   for (;;) {
     pthread_mutex_lock(&fs->mu);
@@ -53,11 +55,12 @@ static int begin_write(zfs *fs, fobj *f, uint32_t *z, uint64_t *at, uint64_t *ro
       fs->zones[*z].busy = 1; /* a write in flight: nobody finishes, collects or takes the zone */
       f->last_write = ++fs->write_clock;
     }
-    int metadata = purpose_of(f, 0) == FOR_METADATA; /* names need the lock */
+    int purpose = purpose_of(f, 0); /* names need the lock */
     pthread_mutex_unlock(&fs->mu);
     if (rc == ALLOC_RESERVED) return -ENOSPC;
     if (rc != -ENOSPC) return rc;
-    if (collect_garbage(fs, metadata ? UINT64_MAX : fs->g.zone_cap - fs->g.zone_cap / 8, class_of(f))) return rc;
+    int any_garbage = purpose == FOR_METADATA || purpose == FOR_RECOVERY;
+    if (collect_garbage(fs, any_garbage ? UINT64_MAX : fs->g.zone_cap - fs->g.zone_cap / 8, class_of(f))) return rc;
   }
 }
 
