@@ -1,5 +1,6 @@
 package io.zkv.bench;
 
+import io.zkv.bench.driver.BenchInvocation;
 import io.zkv.cli.Arguments;
 import io.zkv.cli.Option;
 import io.zkv.cli.ZkvCommand;
@@ -45,7 +46,7 @@ public final class FsCompareCommand implements ZkvCommand {
         Option.of("keys", "N", "1000000", "keys per phase"),
         Option.of("value", "BYTES", "100", "value size"),
         Option.of("rounds", "N", "2", "rounds, alternating which file system goes first"),
-        Option.of("profile", "NAME", "instant", "the emulated device's timing profile"),
+        BenchInvocation.PROFILE,
         Option.of("dir", "DIR", "a temporary directory", "where the databases and device go"),
         Option.of("out", "FILE", "none", "also write the results as Markdown to FILE"));
   }

@@ -60,18 +60,21 @@ public record Versions(String zkv, String commit, String rocksDb, String java, S
 
   /** One line: "zkv 0.1.0 (commit abc), RocksDB 9.7.3 (rocksdbjni 9.7.3), Java 17 (VM)". */
   public String line() {
-    return "zkv "
-        + zkv
-        + " (commit "
-        + commit
-        + "), RocksDB "
-        + rocksDb
-        + " (rocksdbjni "
-        + rocksDb
-        + "), Java "
-        + java
-        + " ("
-        + jvm
-        + ")";
+    return zkvPart() + ", " + rocksDbPart("") + ", " + javaPart();
+  }
+
+  /** "zkv 0.1.0 (commit abc)". */
+  String zkvPart() {
+    return "zkv " + zkv + " (commit " + commit + ")";
+  }
+
+  /** "RocksDB 9.7.3 (rocksdbjni 9.7.3" + {@code more} + ")". */
+  String rocksDbPart(String more) {
+    return "RocksDB " + rocksDb + " (rocksdbjni " + rocksDb + more + ")";
+  }
+
+  /** "Java 17 (VM, vendor)". */
+  String javaPart() {
+    return "Java " + java + " (" + jvm + ")";
   }
 }

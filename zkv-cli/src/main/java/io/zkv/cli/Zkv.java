@@ -37,19 +37,15 @@ public final class Zkv {
         usage(out, commands);
         return 0;
       }
-      ZkvCommand c = commands.get(args[1]);
+      ZkvCommand c = lookup(commands, args[1], "zkv help", err);
       if (c == null) {
-        err.println("zkv help: unknown command '" + args[1] + "'");
-        usage(err, commands);
         return 2;
       }
       help(out, c);
       return 0;
     }
-    ZkvCommand c = commands.get(args[0]);
+    ZkvCommand c = lookup(commands, args[0], "zkv", err);
     if (c == null) {
-      err.println("zkv: unknown command '" + args[0] + "'");
-      usage(err, commands);
       return 2;
     }
     String[] rest = Arrays.copyOfRange(args, 1, args.length);
@@ -68,6 +64,17 @@ public final class Zkv {
       err.println("zkv " + c.name() + ": " + e.getMessage());
       return 1;
     }
+  }
+
+  /** The command named {@code name}, or null after telling {@code err} the commands there are. */
+  private static ZkvCommand lookup(
+      Map<String, ZkvCommand> commands, String name, String caller, PrintStream err) {
+    ZkvCommand c = commands.get(name);
+    if (c == null) {
+      err.println(caller + ": unknown command '" + name + "'");
+      usage(err, commands);
+    }
+    return c;
   }
 
   private static int usageError(PrintStream err, ZkvCommand c, String message) {
@@ -159,20 +166,10 @@ public final class Zkv {
   /** zkv's version and commit, the RocksDB release RocksJava loaded, and the JVM. */
   static String version() {
     Versions v = Versions.current();
-    return "zkv "
-        + v.zkv()
-        + " (commit "
-        + v.commit()
-        + ")\nRocksDB "
-        + v.rocksDb()
-        + " (rocksdbjni "
-        + v.rocksDb()
-        + "; zkv supports "
-        + String.join(", ", ZkvNative.SUPPORTED_ROCKSDB)
-        + ")\nJava "
-        + v.java()
-        + " ("
-        + v.jvm()
-        + ")";
+    return v.zkvPart()
+        + "\n"
+        + v.rocksDbPart("; zkv supports " + String.join(", ", ZkvNative.SUPPORTED_ROCKSDB))
+        + "\n"
+        + v.javaPart();
   }
 }

@@ -32,7 +32,10 @@ public record BenchInvocation(
     boolean progress,
     boolean plots) {
 
-  /** The options, for the command's help. */
+  /** The emulated devices' timing profile, an option of every command that makes them. */
+  public static final Option PROFILE =
+      Option.of("profile", "NAME", "instant", "the emulated device's timing profile");
+
   /** The options of {@code zkv bench} (its help prints one line each). */
   public static final List<Option> OPTIONS =
       List.of(
@@ -57,7 +60,7 @@ public record BenchInvocation(
           Option.of("duration", "SECONDS", "none", "run each phase this long instead of --ops"),
           Option.of("distribution", "uniform|zipfian", "uniform", "key choice"),
           Option.flag("sync", "synced writes (WriteOptions.sync)"),
-          Option.of("profile", "NAME", "instant", "the emulated device's timing profile"),
+          PROFILE,
           Option.of("zones", "N", "64", "zones of the emulated device"),
           Option.of("zone-size", "S", "the profile's geometry", "zone size (K/M/G suffixes)"),
           Option.of("zone-cap", "C", "the profile's geometry", "zone capacity"),
