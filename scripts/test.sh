@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, builds everything and runs every test:
-# the C device tests (plain and under AddressSanitizer/UBSan), all Java tests (-Xcheck:jni), a
+# the C device tests (plain and under AddressSanitizer/UBSan; the zone file system's also under
+# ThreadSanitizer), all Java tests (-Xcheck:jni), a
 # separate project using the installed zkv-core (examples/consumer), and
 # the nvme:/zbd: backends and RocksDB on a real kernel in a QEMU guest (scripts/guest/).
 set -euo pipefail
@@ -20,6 +21,11 @@ echo "== C device tests under AddressSanitizer + UBSan"
 cmake -S zkv-native/src/main/native -B build/ctest-asan -DZKV_JNI=OFF -DZKV_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build/ctest-asan -j"$jobs" >/dev/null
 ctest --test-dir build/ctest-asan --output-on-failure
+
+echo "== Zone file system tests under ThreadSanitizer (policies are called without its lock)"
+cmake -S zkv-native/src/main/native -B build/ctest-tsan -DZKV_JNI=OFF -DZKV_TSAN=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build build/ctest-tsan -j"$jobs" >/dev/null
+ctest --test-dir build/ctest-tsan --output-on-failure -R '^test_zonefs_'
 
 echo "== Java build, format check and tests"
 mvn -B -ntp install

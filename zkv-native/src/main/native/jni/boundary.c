@@ -39,7 +39,7 @@ int zkv_boundary_layout(int layout, int32_t *out, int cap) {
     RECORD(zkv_bnd_bytes), FIELD(zkv_bnd_bytes, offset), FIELD(zkv_bnd_bytes, length);
   } else if (layout == ZKV_BND_ZONE_STATS) {
     out[n++] = ZKV_STATS_VERSION;
-    RECORD(zkv_bnd_zone_stats), FIELD(zkv_bnd_zone_stats, host_bytes), FIELD(zkv_bnd_zone_stats, reserve_refusals);
+    RECORD(zkv_bnd_zone_stats), FIELD(zkv_bnd_zone_stats, host_bytes), FIELD(zkv_bnd_zone_stats, stale_decisions);
   } else if (layout == ZKV_BND_SUPERBLOCK) {
     out[n++] = ZKV_SUPERBLOCK_VERSION;
     RECORD(zkv_bnd_superblock), FIELD(zkv_bnd_superblock, version), FIELD(zkv_bnd_superblock, flags),
@@ -131,7 +131,8 @@ void zkv_boundary_zone_stats(const zfs_stats *s, zkv_bnd_zone_stats *out) {
                               s->fallback_allocations_total,
                               s->zone_steals_total,
                               s->device_errors,
-                              s->reserve_refusals};
+                              s->reserve_refusals,
+                              s->stale_decisions};
 }
 
 static void add_usage(const char *name, uint64_t size, void *arg) {

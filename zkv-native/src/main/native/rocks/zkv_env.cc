@@ -54,8 +54,8 @@ struct EnvHandle {
   JavaCallout gc_trigger;
 
   ~EnvHandle() {
-    // No call-out may start once its owner is gone. Every call-out runs under the file system's
-    // lock, which these take: when they return none is under way. (A file system still held
+    // No call-out may start once its owner is gone: zfs_set_* return once none is under way
+    // (call-outs run without the file system's lock, counted). (A file system still held
     // elsewhere, by RocksDB's options of a database, then decides with the built-in rules: its GC
     // worker once called a released trigger here, a SIGSEGV.)
     if (zone_fs) {
@@ -166,19 +166,18 @@ int CallWithView(JavaCallout* c, ZoneView* view, Returns returns, jlong* result)
 }
 
 // zfs_allocator calling the Java placement policy with the zone view (jni/boundary.h).
-int CallJavaAllocator(void* ctx, const zfs_alloc_request* req, const zfs_zone_info* zones, uint32_t n,
-                      uint32_t active_limit, zfs_alloc_decision* out) {
+int CallJavaAllocator(void* ctx, const zfs_alloc_request* req, const zfs_view* zones, zfs_alloc_decision* out) {
   auto* a = static_cast<JavaCallout*>(ctx);
   ZoneView view;
-  int rc = view.Build(a->owner->zone_fs, zones, n, a->owner->hints.get(), req, active_limit);
+  int rc = view.Build(*zones, a->owner->hints.get(), req);
   if (rc) return rc;
   jlong unused = 0;
   if ((rc = CallWithView(a, &view, Returns::kVoid, &unused))) return rc;
   const zkv_bnd_decision* d = view.decision();
   out->action = d->action;
   out->zone = d->zone;
-  out->n_finish = d->n_finish > ZFS_ALLOC_MAX_FINISH ? ZFS_ALLOC_MAX_FINISH : d->n_finish;
-  for (uint32_t i = 0; i < out->n_finish; i++) out->finish[i] = d->finish[i];
+  out->n_finish = d->n_finish;  // more than the file system takes is refused there, not cut here
+  for (uint32_t i = 0; i < out->n_finish && i < ZFS_ALLOC_MAX_FINISH; i++) out->finish[i] = d->finish[i];
   out->has_tag = d->tag >= 0;
   out->tag = d->tag;
   out->has_lifetime = d->lifetime >= 0;
@@ -187,10 +186,10 @@ int CallJavaAllocator(void* ctx, const zfs_alloc_request* req, const zfs_zone_in
 }
 
 // zfs_victim_chooser calling the Java victim policy: the answer is a zone index, or -1 for none.
-int CallJavaVictimChooser(void* ctx, const zfs_zone_info* zones, uint32_t n, uint32_t* victim) {
+int CallJavaVictimChooser(void* ctx, const zfs_view* zones, uint32_t* victim) {
   auto* c = static_cast<JavaCallout*>(ctx);
   ZoneView view;
-  int rc = view.Build(c->owner->zone_fs, zones, n, c->owner->hints.get(), nullptr, 0);
+  int rc = view.Build(*zones, c->owner->hints.get(), nullptr);
   if (rc) return rc;
   jlong z = -1;
   if ((rc = CallWithView(c, &view, Returns::kInt, &z))) return rc;
@@ -201,10 +200,10 @@ int CallJavaVictimChooser(void* ctx, const zfs_zone_info* zones, uint32_t n, uin
 
 // zfs_gc_trigger calling the Java GC trigger: the answer is the round's bound on a victim's live
 // bytes, 0 (or less) for no collection.
-int CallJavaGcTrigger(void* ctx, const zfs_zone_info* zones, uint32_t n, uint64_t* max_live) {
+int CallJavaGcTrigger(void* ctx, const zfs_view* zones, uint64_t* max_live) {
   auto* c = static_cast<JavaCallout*>(ctx);
   ZoneView view;
-  int rc = view.Build(c->owner->zone_fs, zones, n, c->owner->hints.get(), nullptr, 0);
+  int rc = view.Build(*zones, c->owner->hints.get(), nullptr);
   if (rc) return rc;
   jlong bound = 0;
   if ((rc = CallWithView(c, &view, Returns::kLong, &bound))) return rc;
@@ -292,9 +291,9 @@ bool Bind(JNIEnv* env, EnvHandle* h, JavaCallout* slot, jobject target, const ch
 }
 }  // namespace zkv
 
-// Uninstalls both Java policies of a zoned Env: the file system's built-in rules (LIZA, greedy GC)
-// decide from now on. For JVM exit (ZkvEnvExitGuard): zfs_set_* take the file system's lock, under
-// which every call-out runs, so when this returns no call-out is under way and none will start; a
+// Uninstalls the Java policies of a zoned Env: the file system's built-in rules (LIZA, greedy GC)
+// decide from now on. For JVM exit (ZkvEnvExitGuard): zfs_set_* return once no call-out is under
+// way, and none will start after; a
 // RocksDB thread then never attaches to a JVM that is going away (it would block forever, and the
 // VM thread, which joins RocksDB's thread pool in exit(), with it).
 JNI_EXPORT void JNICALL Java_org_rocksdb_ZkvEnv_nDisableCallouts(JNIEnv*, jclass, jlong handle) {

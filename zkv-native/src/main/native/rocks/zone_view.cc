@@ -8,19 +8,6 @@ namespace zkv {
 
 namespace {
 
-struct ZoneFile {
-  uint64_t file_id;
-  std::string name;
-  uint32_t lifetime;
-  uint32_t zone;
-  uint64_t live;
-};
-
-void CollectZoneFile(const zfs_zone_file* zf, void* arg) {
-  static_cast<std::vector<ZoneFile>*>(arg)->push_back(
-      ZoneFile{zf->file_id, zf->name, zf->lifetime, zf->zone, zf->live});
-}
-
 // The ZKV_VIEW_BYTES section while it is being filled.
 struct Bytes {
   std::string data;
@@ -36,23 +23,25 @@ constexpr uint32_t Align8(size_t v) { return static_cast<uint32_t>((v + 7) / 8 *
 
 }  // namespace
 
-int ZoneView::Build(zfs* fs, const zfs_zone_info* zones, uint32_t n, const LsmHintRegistry* registry,
-                    const zfs_alloc_request* req, uint32_t active_limit) {
-  std::vector<ZoneFile> placements;
-  int rc = zfs_callout_zone_files(fs, CollectZoneFile, &placements);
-  if (rc) return rc;
+int ZoneView::Build(const zfs_view& view, const LsmHintRegistry* registry, const zfs_alloc_request* req) {
+  const zfs_zone_info* zones = view.zones;
+  const uint32_t n = view.n_zones;
+  const zfs_zone_file* placements = view.files;
+  const size_t n_placements = view.n_files;
   Bytes bytes;
   std::vector<zkv_bnd_file> files;
   std::unordered_map<uint64_t, size_t> file_index;
   std::unordered_map<std::string, uint64_t> id_by_name;
   LsmFileHint hint;
-  for (const auto& p : placements) {
+  for (size_t i = 0; i < n_placements; i++) {
+    const zfs_zone_file& p = placements[i];
     if (file_index.count(p.file_id)) continue;
     file_index[p.file_id] = files.size();
-    if (!p.name.empty()) id_by_name[p.name] = p.file_id;
-    bool known = registry && !p.name.empty() && registry->Lookup(p.name, &hint);
+    const std::string name = p.name;
+    if (!name.empty()) id_by_name[name] = p.file_id;
+    bool known = registry && !name.empty() && registry->Lookup(name, &hint);
     files.push_back(zkv_bnd_file{p.file_id, p.lifetime, known ? hint.level : -1, known ? hint.job_id : -1,
-                                 bytes.Add(p.name), bytes.AddIf(known && hint.has_range, hint.smallest),
+                                 bytes.Add(name), bytes.AddIf(known && hint.has_range, hint.smallest),
                                  bytes.AddIf(known && hint.has_range, hint.largest)});
   }
   std::vector<uint64_t> inputs;
@@ -63,7 +52,7 @@ int ZoneView::Build(zfs* fs, const zfs_zone_info* zones, uint32_t n, const LsmHi
                               req->lifetime,
                               static_cast<uint32_t>(req->for_gc != 0),
                               known ? hint.level : -1,
-                              active_limit,
+                              view.active_limit,
                               known ? hint.job_id : -1,
                               bytes.Add(req->file_name),
                               bytes.AddIf(known && hint.has_range, hint.smallest),
@@ -84,7 +73,7 @@ int ZoneView::Build(zfs* fs, const zfs_zone_info* zones, uint32_t n, const LsmHi
                                              sizeof(zkv_bnd_decision),
                                              1};
   const size_t counts[ZKV_VIEW_SECTIONS] = {
-      n, files.size(), placements.size(), inputs.size(), req ? 1u : 0u, req ? 1u : 0u, bytes.data.size()};
+      n, files.size(), n_placements, inputs.size(), req ? 1u : 0u, req ? 1u : 0u, bytes.data.size()};
   size_t at = Align8(sizeof(zkv_bnd_header) + sizeof sec);
   for (int s = 0; s < ZKV_VIEW_SECTIONS; s++) {
     sec[s] = zkv_bnd_section{static_cast<uint32_t>(at), sizes[s], static_cast<uint32_t>(counts[s]), 0};
@@ -114,7 +103,7 @@ int ZoneView::Build(zfs* fs, const zfs_zone_info* zones, uint32_t n, const LsmHi
   }
   if (!files.empty()) std::memcpy(base + sec[ZKV_VIEW_FILES].offset, files.data(), files.size() * sizeof(zkv_bnd_file));
   auto* zf = reinterpret_cast<zkv_bnd_zone_file*>(base + sec[ZKV_VIEW_ZONE_FILES].offset);
-  for (size_t i = 0; i < placements.size(); i++)
+  for (size_t i = 0; i < n_placements; i++)
     zf[i] = zkv_bnd_zone_file{placements[i].file_id, placements[i].live, placements[i].zone, 0};
   if (!inputs.empty()) std::memcpy(base + sec[ZKV_VIEW_INPUTS].offset, inputs.data(), inputs.size() * sizeof(uint64_t));
   if (req) {

@@ -15,10 +15,9 @@ namespace zkv {
 
 class ZoneView {
  public:
-  // Inside a call-out only (zfs_callout_zone_files). `req` null for a victim choice.
+  // From the view a call-out was handed. `req` null for a victim choice or a GC trigger.
   // `registry` may be null (no hints). Returns 0 or a negative errno.
-  int Build(zfs* fs, const zfs_zone_info* zones, uint32_t n, const LsmHintRegistry* registry,
-            const zfs_alloc_request* req, uint32_t active_limit);
+  int Build(const zfs_view& view, const LsmHintRegistry* registry, const zfs_alloc_request* req);
   void* data() { return words_.data(); }
   size_t size() const { return length_; }
   // The decision Java wrote (allocation views only).

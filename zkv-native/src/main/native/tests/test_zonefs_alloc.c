@@ -59,20 +59,15 @@ typedef struct test_policy {
   int mode; /* 0 highest zone, 1 a meta zone (invalid), 2 no space, 3 lowest empty zone finishing the rest */
   int calls;
   uint64_t last_file;
-  zfs *fs;             /* mode 4: tags the zones it opens and takes the zone-file report */
+  zfs *fs;             /* mode 4: tags the zones it opens and reads the view's files */
   uint64_t live_of[8]; /* mode 4: live bytes reported per file id (ids below 8) */
   uint32_t zone_of[8]; /* ... and the last zone reported for it */
   int report_rc;
 } test_policy;
 
-static void record_zone_file(const zfs_zone_file *zf, void *arg) {
-  test_policy *p = arg;
-  if (zf->file_id < 8) p->live_of[zf->file_id] += zf->live, p->zone_of[zf->file_id] = zf->zone;
-}
-
-static int test_allocator(void *ctx, const zfs_alloc_request *req, const zfs_zone_info *zones, uint32_t n,
-                          uint32_t active_limit, zfs_alloc_decision *out) {
-  (void)active_limit;
+static int test_allocator(void *ctx, const zfs_alloc_request *req, const zfs_view *view, zfs_alloc_decision *out) {
+  const zfs_zone_info *zones = view->zones;
+  uint32_t n = view->n_zones;
   test_policy *p = ctx;
   p->calls++;
   p->last_file = req->file_id;
@@ -86,7 +81,11 @@ static int test_allocator(void *ctx, const zfs_alloc_request *req, const zfs_zon
   }
   if (p->mode == 4) {
     memset(p->live_of, 0, sizeof p->live_of);
-    p->report_rc = zfs_callout_zone_files(p->fs, record_zone_file, p);
+    for (size_t i = 0; i < view->n_files; i++) {
+      const zfs_zone_file *zf = &view->files[i];
+      if (zf->file_id < 8) p->live_of[zf->file_id] += zf->live, p->zone_of[zf->file_id] = zf->zone;
+      if (zf->file_id < 8 && strncmp(zf->name, "/db/", 4) != 0) p->report_rc = -EINVAL; /* names in the view */
+    }
     for (uint32_t z = 0; z < n; z++)
       if (!zones[z].meta && !zones[z].busy && zones[z].wp == zones[z].start) {
         *out = (zfs_alloc_decision){.action = ZFS_ALLOC_OPEN_EMPTY,
@@ -202,7 +201,6 @@ static void test_callout_sees_files_per_zone_and_keeps_tags(void) {
   zfs_zone_info zi;
   CHECK_EQ(zfs_zone_info_get(fs, p.zone_of[b], &zi), 0);
   CHECK_EQ(zi.tag, (int32_t)(100 + p.zone_of[b]));
-  CHECK_EQ(zfs_callout_zone_files(fs, record_zone_file, &p), -EPERM); /* not inside a call-out */
   uint32_t zb = p.zone_of[b];
   CHECK_EQ(zfs_delete(fs, "/db/b.sst"), 0); /* its zone empties and is reset: the tag goes */
   CHECK_EQ(zfs_zone_info_get(fs, zb, &zi), 0);
@@ -575,8 +573,10 @@ static void test_zones_bound_to_a_class(void) {
 
 /* A victim policy that looks only at what a zone would cost to copy, as the Java greedy one does
  * (it ignores victim_ok): the full, idle data zone with the least live blocks. */
-static int least_copy_chooser(void *ctx, const zfs_zone_info *zones, uint32_t n, uint32_t *victim) {
+static int least_copy_chooser(void *ctx, const zfs_view *view, uint32_t *victim) {
   (void)ctx;
+  const zfs_zone_info *zones = view->zones;
+  uint32_t n = view->n_zones;
   int64_t best = -1;
   for (uint32_t z = 0; z < n; z++)
     if (!zones[z].meta && !zones[z].busy && zones[z].wp >= zones[z].start + zones[z].capacity &&

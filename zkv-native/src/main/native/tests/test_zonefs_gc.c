@@ -95,8 +95,8 @@ typedef struct trigger_probe {
   uint64_t bound;
 } trigger_probe;
 
-static int fixed_trigger(void *ctx, const zfs_zone_info *zones, uint32_t n, uint64_t *max_live) {
-  (void)zones, (void)n;
+static int fixed_trigger(void *ctx, const zfs_view *view, uint64_t *max_live) {
+  (void)view;
   trigger_probe *p = ctx;
   __atomic_add_fetch(&p->calls, 1, __ATOMIC_RELAXED);
   *max_live = __atomic_load_n(&p->bound, __ATOMIC_RELAXED);
@@ -140,7 +140,9 @@ typedef struct victim_probe {
   uint32_t last;
 } victim_probe;
 
-static int highest_victim(void *ctx, const zfs_zone_info *zones, uint32_t n, uint32_t *victim) {
+static int highest_victim(void *ctx, const zfs_view *view, uint32_t *victim) {
+  const zfs_zone_info *zones = view->zones;
+  uint32_t n = view->n_zones;
   victim_probe *p = ctx;
   p->calls++;
   if (p->wrong_answer) {

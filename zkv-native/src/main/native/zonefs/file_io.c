@@ -35,7 +35,9 @@ static int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
 
 /* Takes the zone for the writer's next device write and marks the write in flight: the zone it owns,
  * or a new one (a sparse file first records where its chunks start there, persist_active). When no
- * zone has room, collects garbage and tries again. A data writer's GC needs a victim at least 1/8
+ * zone has room, or the policy says so (NeedGc), collects garbage and tries again; a NeedGc that
+ * finds nothing to collect leaves the choice to the built-in rule (counted as overriding the
+ * policy: never NoSpace while a zone has room). A data writer's GC needs a victim at least 1/8
  * garbage: on a nearly full device, copying a whole zone to win a few blocks, which the writer then
  * fills, would repeat for every few blocks written (a copy spiral of thousands of bytes per byte
  * written); NoSpace is the answer then. RocksDB's metadata files (the MANIFEST edit that deletes
@@ -44,10 +46,11 @@ static int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
  * garbage: their writes are bounded and are what frees space. Returns 0 with the zone, where the
  * write goes and the room left. */
 static int begin_write(zfs *fs, fobj *f, uint32_t *z, uint64_t *at, uint64_t *room) {
+  int built_in = 0;
   for (;;) {
     pthread_mutex_lock(&fs->mu);
     int had_zone = f->zone >= 0;
-    int rc = take_zone(fs, f, z);
+    int rc = take_zone(fs, f, built_in, z);
     if (!rc && is_sparse(f) && !had_zone && (rc = persist_active(fs, f, fs->zones[*z].wp)) != 0) release_zone(fs, f);
     if (!rc) {
       *at = fs->zones[*z].wp;
@@ -58,9 +61,14 @@ static int begin_write(zfs *fs, fobj *f, uint32_t *z, uint64_t *at, uint64_t *ro
     int purpose = purpose_of(f, 0); /* names need the lock */
     pthread_mutex_unlock(&fs->mu);
     if (rc == ALLOC_RESERVED) return -ENOSPC;
-    if (rc != -ENOSPC) return rc;
+    if (rc != -ENOSPC && rc != ALLOC_NEED_GC) return rc;
     int any_garbage = purpose == FOR_METADATA || purpose == FOR_RECOVERY;
-    if (collect_garbage(fs, any_garbage ? UINT64_MAX : fs->g.zone_cap - fs->g.zone_cap / 8, class_of(f))) return rc;
+    int collected =
+        collect_garbage(fs, any_garbage ? UINT64_MAX : fs->g.zone_cap - fs->g.zone_cap / 8, class_of(f)) == 0;
+    if (!collected && rc == ALLOC_NEED_GC)
+      built_in = 1; /* once: the safety rule decides */
+    else if (!collected)
+      return -ENOSPC;
   }
 }
 
@@ -85,7 +93,7 @@ static int end_write(zfs *fs, fobj *f, uint32_t z, int rc, uint64_t at, size_t p
     fs->st.padding_bytes += phys - data;
   }
   if ((rc || zone_end(fs, z) - zs->wp < fs->g.lba_size) && f->zone == (int32_t)z) release_zone(fs, f);
-  pthread_cond_broadcast(&fs->zone_released);
+  zones_changed(fs);
   pthread_mutex_unlock(&fs->mu);
   return rc;
 }

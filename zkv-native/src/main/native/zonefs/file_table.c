@@ -142,6 +142,7 @@ void reset_if_unused(zfs *fs, uint32_t z) {
     zs->io_class = ZKV_CLASS_NONE;
     fs->st.resets++;
     fs->st.resets_without_copy++;
+    zones_changed(fs);
   }
 }
 

@@ -8,6 +8,9 @@
 
 #include "zonefs_internal.h"
 
+/* Victims retried on a fresh view before the collection is declined (counted, each). */
+#define MAX_STALE_VICTIMS 8
+
 /* Copies one extent into GC's target zone (*gc_zone, held busy for the whole collection; a new
  * one from the policy, for data of class cls, when it is full); the copies go to *out (caller frees). Called without
  * fs->mu: it takes the lock only to allocate and to count, never across device I/O, so writers
@@ -92,31 +95,55 @@ static int64_t greedy_victim(zfs *fs, uint64_t max_live, int spare) {
   return victim;
 }
 
-/* Asks the external policy. A full data zone nobody writes that is not eligible this time (over
- * the bound, or all live) declines the collection (-ENOSPC); any other zone is a policy bug and
- * fails it (-EINVAL): the file system never resets a zone on a policy's mistake. */
+typedef struct victim_bound {
+  uint64_t max_live;
+  int spare;
+} victim_bound;
+
+static int victim_in_bound(zfs *fs, uint32_t z, void *arg) {
+  const victim_bound *b = arg;
+  return victim_for(fs, z, b->max_live, b->spare);
+}
+
+/* Asks the external policy, without the file system's lock, on a view whose victim_ok marks the
+ * zones this collection may take. A full data zone nobody wrote in the view that is not marked
+ * (over the bound, or all live) declines the collection (-ENOSPC); any other unmarked zone is a
+ * policy bug and fails it (-EINVAL): the file system never resets a zone on a policy's mistake. A
+ * marked zone that no longer qualifies (its data deleted meanwhile, and it was reset) is asked
+ * again on a fresh view. Called with fs->mu held; releases it during the call. */
 static int64_t policy_victim(zfs *fs, uint64_t max_live, int spare, int *rc) {
-  for (uint32_t z = 0; z < fs->g.nr_zones; z++) {
-    fill_zone_info(fs, z, &fs->alloc_view[z]);
-    fs->alloc_view[z].victim_ok = victim_for(fs, z, max_live, spare);
+  victim_bound bound = {max_live, spare};
+  for (int attempt = 0;; attempt++) {
+    decision_view view;
+    if ((*rc = view_take(fs, &view, victim_in_bound, &bound))) return -1;
+    uint32_t victim = 0;
+    *rc = call_victim_chooser(fs, &view, &victim); /* fs->mu released meanwhile */
+    if (*rc == -ENOENT) {                          /* the policy was uninstalled meanwhile */
+      view_free(&view);
+      *rc = 0;
+      return greedy_victim(fs, max_live, spare);
+    }
+    const zfs_zone_info *v = !*rc && victim < fs->g.nr_zones ? &view.zones[victim] : NULL;
+    int full_and_idle = v && !v->meta && !v->busy && v->wp >= v->start + v->capacity;
+    int marked = v && v->victim_ok;
+    view_free(&view);
+    if (*rc) return -1;
+    if (!marked) {
+      /* A zone the writer cannot use the room of (a policy that does not look at victim_ok, such
+       * as the Java greedy one, picks the least-copy zone, often a WAL zone): the built-in choice
+       * among those it can, as allocation falls back on a choice of the wrong class. */
+      if (full_and_idle && victim_eligible(fs, victim, max_live) && !victim_helps(fs, victim, spare))
+        return greedy_victim(fs, max_live, spare);
+      *rc = full_and_idle ? -ENOSPC : -EINVAL; /* all live or over this collection's bound: declined */
+      return -1;
+    }
+    if (victim_for(fs, victim, max_live, spare)) return victim;
+    fs->st.stale_decisions++;
+    if (attempt == MAX_STALE_VICTIMS) {
+      *rc = -ENOSPC;
+      return -1;
+    }
   }
-  uint32_t victim = 0;
-  begin_callout(fs);
-  *rc = fs->victim_chooser(fs->victim_chooser_ctx, fs->alloc_view, fs->g.nr_zones, &victim);
-  end_callout(fs);
-  if (*rc) return -1;
-  int full_and_idle = victim >= fs->sb.meta_zones && victim < fs->g.nr_zones && !zone_held(&fs->zones[victim]) &&
-                      fs->zones[victim].wp >= zone_end(fs, victim);
-  /* A zone the writer cannot use the room of (a policy that does not look at victim_ok, such as
-   * the Java greedy one, picks the least-copy zone, often a WAL zone): the built-in choice among
-   * those it can, as allocation falls back on a choice of the wrong class. */
-  if (full_and_idle && victim_eligible(fs, victim, max_live) && !victim_helps(fs, victim, spare))
-    return greedy_victim(fs, max_live, spare);
-  if (!full_and_idle || !victim_for(fs, victim, max_live, spare)) {
-    *rc = full_and_idle ? -ENOSPC : -EINVAL; /* all live or over this collection's bound: declined */
-    return -1;
-  }
-  return victim;
 }
 
 /* One extent GC moves: the file (a reference keeps it while GC works), the extent's index and
@@ -245,7 +272,7 @@ static int gc_one_zone(zfs *fs, uint64_t max_live, int for_class) {
   if (gc_zone >= 0) fs->zones[gc_zone].busy = 0;
   for (size_t i = 0; i < n_touched; i++)
     if (--touched[i]->refs == 0 && touched[i]->m.n_names == 0) drop_file(fs, touched[i]);
-  pthread_cond_broadcast(&fs->zone_released); /* writers may wait for the zones GC held */
+  zones_changed(fs); /* writers may wait for the zones GC held */
   pthread_mutex_unlock(&fs->mu);
   readers_admit(fs);
   for (size_t i = 0; i < n; i++) free(moves[i].copies);
@@ -265,17 +292,12 @@ int collect_garbage(zfs *fs, uint64_t max_live, int for_class) {
 }
 
 /* This round's bound on a victim's live bytes, 0 for no collection. The installed trigger (a Java
- * policy) decides; without one, the built-in rule: from gc_free_percent free space on, zones that
- * are at least half garbage (the C tests' rule). Called with mu held. */
+ * policy) decides, called without the lock; without one, the built-in rule: from gc_free_percent
+ * free space on, zones that are at least half garbage (the C tests' rule). Called with mu held. */
 static uint64_t gc_round_bound(zfs *fs) {
-  if (fs->gc_trigger) {
-    for (uint32_t z = 0; z < fs->g.nr_zones; z++) fill_zone_info(fs, z, &fs->alloc_view[z]);
-    uint64_t max_live = 0;
-    begin_callout(fs);
-    int rc = fs->gc_trigger(fs->gc_trigger_ctx, fs->alloc_view, fs->g.nr_zones, &max_live);
-    end_callout(fs);
-    return rc ? 0 : max_live; /* a failing trigger skips the round; GC on NoSpace still runs */
-  }
+  uint64_t max_live = 0;
+  int rc = call_gc_trigger(fs, &max_live);     /* without fs->mu */
+  if (rc != -ENOENT) return rc ? 0 : max_live; /* a failing trigger skips the round; GC on NoSpace still runs */
   uint64_t free_bytes = 0, total = 0;
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
     free_bytes += zone_end(fs, z) - fs->zones[z].wp;
@@ -305,13 +327,6 @@ static void *gc_worker(void *arg) {
   }
   pthread_mutex_unlock(&fs->mu);
   return NULL;
-}
-
-void zfs_set_gc_trigger(zfs *fs, zfs_gc_trigger fn, void *ctx) {
-  pthread_mutex_lock(&fs->mu);
-  fs->gc_trigger = fn;
-  fs->gc_trigger_ctx = ctx;
-  pthread_mutex_unlock(&fs->mu);
 }
 
 uint64_t zfs_free_bytes(zfs *fs) {

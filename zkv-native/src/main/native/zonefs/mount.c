@@ -21,16 +21,14 @@ static zfs *alloc_fs(zkv_dev *dev) {
   fs->dev = dev;
   zkv_dev_geometry(dev, &fs->g);
   fs->zones = calloc(fs->g.nr_zones, sizeof *fs->zones);
-  fs->alloc_view = calloc(fs->g.nr_zones, sizeof *fs->alloc_view);
-  if (!fs->zones || !fs->alloc_view) {
-    free(fs->zones);
-    free(fs->alloc_view);
+  if (!fs->zones) {
     free(fs);
     return NULL;
   }
   for (uint32_t z = 0; z < fs->g.nr_zones; z++) fs->zones[z].tag = -1;
   pthread_mutex_init(&fs->mu, NULL);
   pthread_cond_init(&fs->zone_released, NULL);
+  pthread_cond_init(&fs->callouts_done, NULL);
   pthread_rwlock_init(&fs->io_lock, NULL);
   pthread_mutex_init(&fs->gc_mu, NULL);
   pthread_cond_init(&fs->gc_wake, NULL);
@@ -46,9 +44,9 @@ static void free_fs(zfs *fs) {
   zfs_index_free(&fs->by_id);
   free(fs->files);
   free(fs->zones);
-  free(fs->alloc_view);
   pthread_mutex_destroy(&fs->mu);
   pthread_cond_destroy(&fs->zone_released);
+  pthread_cond_destroy(&fs->callouts_done);
   pthread_rwlock_destroy(&fs->io_lock);
   pthread_mutex_destroy(&fs->gc_mu);
   free(fs);

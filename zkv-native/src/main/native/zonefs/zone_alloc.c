@@ -1,6 +1,6 @@
-/* Zone allocation: the reserves that protect the file system, the call-out to the placement policy
- * and the carrying out of its decision, the built-in rule used without a policy, and which zone a
- * writer writes next. */
+/* Zone allocation: the reserves that protect the file system, checking and carrying out the
+ * placement policy's decision (asked through decisions.c), the built-in rule used without a
+ * policy, and which zone a writer writes next. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -244,52 +244,120 @@ void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out) {
                          .tag = z->tag};
 }
 
-/* Asks the external policy and carries out its decision, checking it against the zones' state:
- * a policy bug becomes a clear error, never a write into the wrong zone. Returns 0 with the zone
- * in *out, ALLOC_WAIT when the policy waits for a token, or an error.
- *
- * Safety rule (counted in fallback_allocations): where the policy finds no zone (NEED_GC,
- * NO_SPACE) or asks for an empty zone the reserves keep from this writer, the built-in rule
- * decides instead, without the policy's finishes: it writes into any partly written zone with room
- * (relaxing the lifetime match) or, for GC, an empty zone. ZenFS fails such writes with NoSpace
- * while open zones have room, and its GC migrates only into open zones; both are the false "No
- * space left" its users report. GC runs only when no zone has room at all. */
-int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int cls, uint32_t *out) {
-  for (uint32_t z = 0; z < fs->g.nr_zones; z++) fill_zone_info(fs, z, &fs->alloc_view[z]);
-  zfs_alloc_decision d = {0};
-  begin_callout(fs);
-  int rc = fs->allocator(fs->allocator_ctx, req, fs->alloc_view, fs->g.nr_zones, fs->active_limit, &d);
-  end_callout(fs);
-  if (rc) return rc;
-  fs->st.policy_decisions++;
-  if (d.action == ZFS_ALLOC_WAIT) return ALLOC_WAIT;
-  if (d.action == ZFS_ALLOC_NEED_GC || d.action == ZFS_ALLOC_NO_SPACE) {
-    rc = allocate_zone_for(fs, req->lifetime, purpose, cls, out);
-    if (rc == 0) fs->st.fallback_allocations++;
-    return rc == ALLOC_WAIT ? -ENOSPC : rc; /* the built-in tokens do not apply under a policy */
+/* Whether decision d's zones to finish first are data zones other than its target and nobody holds
+ * them, as `zones` shows them: the view the policy decided on, or (NULL) the zones as they are now. */
+static int finishes_hold(zfs *fs, const zfs_alloc_decision *d, const zfs_zone_info *zones) {
+  if (d->n_finish > ZFS_ALLOC_MAX_FINISH) return 0;
+  int has_target = d->action == ZFS_ALLOC_USE || d->action == ZFS_ALLOC_OPEN_EMPTY;
+  for (uint32_t i = 0; i < d->n_finish; i++) {
+    uint32_t f = d->finish[i];
+    if (f < fs->sb.meta_zones || f >= fs->g.nr_zones || (has_target && f == d->zone)) return 0;
+    if (zones ? zones[f].busy : zone_held(&fs->zones[f])) return 0;
   }
-  uint32_t z = d.zone;
-  if ((d.action != ZFS_ALLOC_USE && d.action != ZFS_ALLOC_OPEN_EMPTY) || z < fs->sb.meta_zones || z >= fs->g.nr_zones ||
-      zone_held(&fs->zones[z]) || zone_end(fs, z) - fs->zones[z].wp < fs->g.lba_size ||
-      (d.action == ZFS_ALLOC_OPEN_EMPTY && fs->zones[z].wp != fs->zones[z].start))
-    return -EINVAL;
+  return 1;
+}
+
+/* Whether decision d holds: its zones to finish, and for a zone to write in (USE, OPEN_EMPTY) a
+ * data zone nobody holds with room (empty for OPEN_EMPTY); as finishes_hold, on the view or now. */
+static int decision_holds(zfs *fs, const zfs_alloc_decision *d, const zfs_zone_info *zones) {
+  if (!finishes_hold(fs, d, zones)) return 0;
+  if (d->action == ZFS_ALLOC_NEED_GC || d->action == ZFS_ALLOC_NO_SPACE || d->action == ZFS_ALLOC_WAIT) return 1;
+  uint32_t z = d->zone;
+  if ((d->action != ZFS_ALLOC_USE && d->action != ZFS_ALLOC_OPEN_EMPTY) || z < fs->sb.meta_zones || z >= fs->g.nr_zones)
+    return 0;
+  zfs_zone_info now;
+  const zfs_zone_info *t = zones ? &zones[z] : (fill_zone_info(fs, z, &now), &now);
+  return !t->busy && t->start + t->capacity - t->wp >= fs->g.lba_size &&
+         (d->action != ZFS_ALLOC_OPEN_EMPTY || t->wp == t->start);
+}
+
+/* Finishes the zones a decision names (ZenFS finishes them before it looks further, whatever it
+ * then finds): the active tokens they held are free. */
+static int finish_zones(zfs *fs, const zfs_alloc_decision *d) {
+  for (uint32_t i = 0; i < d->n_finish; i++) {
+    uint32_t f = d->finish[i];
+    if (!partly_written(fs, f)) continue;
+    int rc = zkv_dev_zone_mgmt(fs->dev, f, ZKV_ZONE_FINISH);
+    if (rc) return rc;
+    fs->zones[f].wp = zone_end(fs, f);
+  }
+  return 0;
+}
+
+/* Decisions retried on a fresh view before the built-in rule decides (counted, both). */
+#define MAX_STALE_DECISIONS 8
+
+/* The safety rule's allocation in place of the policy's (counted in fallback_allocations). */
+static int fall_back(zfs *fs, const zfs_alloc_request *req, int purpose, int cls, uint32_t *out) {
+  int rc = allocate_zone_for(fs, req->lifetime, purpose, cls, out);
+  if (rc == 0) fs->st.fallback_allocations++;
+  return rc == ALLOC_WAIT ? -ENOSPC : rc; /* the built-in tokens do not apply under a policy */
+}
+
+/* Asks the external policy, without the file system's lock, on a view of the zones, and carries
+ * out its decision under the lock after checking it: a decision the view already contradicts is a
+ * policy bug and a clear error (-EINVAL), never a write into the wrong zone; one the view allowed
+ * but the zones no longer do (another writer took the zone meanwhile) is asked again on a fresh
+ * view. Called with fs->mu held; releases it during the call. Returns 0 with the zone in *out,
+ * ALLOC_WAIT when the policy waits for a token, or an error.
+ *
+ * Every decision's zones to finish are finished first (ZenFS finishes them before it looks
+ * further). NeedGc returns ALLOC_NEED_GC: the writer collects garbage and asks again (begin_write).
+ *
+ * Safety rule (counted in fallback_allocations): where the policy finds no zone (NO_SPACE; a
+ * NEED_GC with nothing to collect, or for GC's own migration), asks for an empty zone the
+ * reserves keep from this writer, or keeps deciding on stale views, the built-in rule decides
+ * instead: it writes into any partly written zone with room (relaxing the lifetime match) or, for
+ * GC, an empty zone. ZenFS
+ * fails such writes with NoSpace while open zones have room, and its GC migrates only into open
+ * zones; both are the false "No space left" its users report. GC runs only when no zone has room. */
+int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int cls, uint32_t *out) {
+  zfs_alloc_decision d;
+  for (int attempt = 0;; attempt++) {
+    decision_view view;
+    int rc = view_take(fs, &view, NULL, NULL);
+    if (rc) return rc;
+    d = (zfs_alloc_decision){0};
+    rc = call_allocator(fs, req, &view, &d); /* fs->mu released meanwhile */
+    if (rc == -ENOENT) {                     /* the policy was uninstalled meanwhile */
+      view_free(&view);
+      return allocate_zone_for(fs, req->lifetime, purpose, cls, out);
+    }
+    if (rc) {
+      view_free(&view);
+      return rc;
+    }
+    fs->st.policy_decisions++;
+    int stale = 0, action = d.action;
+    if (!decision_holds(fs, &d, view.zones))
+      rc = -EINVAL;
+    else /* a Wait is stale too when a zone came free while it decided */
+      stale = !decision_holds(fs, &d, NULL) || (action == ZFS_ALLOC_WAIT && fs->zone_events != view.zone_events);
+    view_free(&view);
+    if (rc) return rc;
+    if (stale) {
+      fs->st.stale_decisions++;
+      if (attempt < MAX_STALE_DECISIONS) continue;
+      return fall_back(fs, req, purpose, cls, out);
+    }
+    if (action == ZFS_ALLOC_WAIT) return (rc = finish_zones(fs, &d)) ? rc : ALLOC_WAIT;
+    if (action == ZFS_ALLOC_NEED_GC || action == ZFS_ALLOC_NO_SPACE) {
+      if ((rc = finish_zones(fs, &d))) return rc;
+      /* NeedGc: the writer collects, then asks again (begin_write); GC itself cannot. */
+      if (action == ZFS_ALLOC_NEED_GC && purpose != FOR_GC) return ALLOC_NEED_GC;
+      return fall_back(fs, req, purpose, cls, out);
+    }
+    break;
+  }
   /* The reserves hold whatever the policy says: GC may take any empty zone, metadata files all but
    * the last, data files all but the last two. A zone that serves another class (a plmarray:'s
    * meta or stripe group) is not the policy's to give either. */
+  uint32_t z = d.zone;
   if ((d.action == ZFS_ALLOC_OPEN_EMPTY && !may_take_empty_zone(fs, purpose, cls)) ||
-      !zone_takes_class(fs, &fs->zones[z], cls)) {
-    rc = allocate_zone_for(fs, req->lifetime, purpose, cls, out);
-    if (rc == 0) fs->st.fallback_allocations++;
-    return rc == ALLOC_WAIT ? -ENOSPC : rc;
-  }
-  for (uint32_t i = 0; i < d.n_finish && i < ZFS_ALLOC_MAX_FINISH; i++) {
-    uint32_t f = d.finish[i];
-    if (f < fs->sb.meta_zones || f >= fs->g.nr_zones || f == z || zone_held(&fs->zones[f])) return -EINVAL;
-    if (partly_written(fs, f)) {
-      if ((rc = zkv_dev_zone_mgmt(fs->dev, f, ZKV_ZONE_FINISH))) return rc;
-      fs->zones[f].wp = zone_end(fs, f);
-    }
-  }
+      !zone_takes_class(fs, &fs->zones[z], cls))
+    return fall_back(fs, req, purpose, cls, out);
+  int rc = finish_zones(fs, &d);
+  if (rc) return rc;
   if (d.action == ZFS_ALLOC_OPEN_EMPTY) {
     zone_state *s = &fs->zones[z];
     s->lifetime = d.has_lifetime ? d.lifetime : req->lifetime;
@@ -301,13 +369,6 @@ int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int c
   return 0;
 }
 
-void zfs_set_victim_chooser(zfs *fs, zfs_victim_chooser fn, void *ctx) {
-  pthread_mutex_lock(&fs->mu);
-  fs->victim_chooser = fn;
-  fs->victim_chooser_ctx = ctx;
-  pthread_mutex_unlock(&fs->mu);
-}
-
 int zfs_set_gc_start_percent(zfs *fs, uint32_t percent) {
   if (percent > 100) return -EINVAL;
   pthread_mutex_lock(&fs->mu);
@@ -315,13 +376,6 @@ int zfs_set_gc_start_percent(zfs *fs, uint32_t percent) {
   pthread_cond_signal(&fs->gc_wake);
   pthread_mutex_unlock(&fs->mu);
   return 0;
-}
-
-void zfs_set_allocator(zfs *fs, zfs_allocator fn, void *ctx) {
-  pthread_mutex_lock(&fs->mu);
-  fs->allocator = fn;
-  fs->allocator_ctx = ctx;
-  pthread_mutex_unlock(&fs->mu);
 }
 
 /* The built-in rule (no policy installed, or the fallback above): a zone nobody holds for a writer
@@ -370,7 +424,7 @@ void release_zone(zfs *fs, fobj *f) {
   fs->zones[z].owner = NULL;
   f->zone = -1;
   reset_if_unused(fs, z); /* the owner's data there may all be deleted already */
-  pthread_cond_broadcast(&fs->zone_released);
+  zones_changed(fs);
 }
 
 static int any_write_in_flight(const zfs *fs) {
@@ -405,20 +459,23 @@ static int release_idle_owner(zfs *fs, const fobj *asking, int spare_wal) {
 
 /* The zone a writer writes next: the one it owns (it is released when full), else a new one from
  * the policy, which it then owns until close or full. Called with fs->mu held. */
-int take_zone(zfs *fs, fobj *f, uint32_t *out) {
+int take_zone(zfs *fs, fobj *f, int built_in, uint32_t *out) {
   if (f->zone >= 0) {
     *out = (uint32_t)f->zone;
     return 0;
   }
-  const char *name = f->m.n_names ? f->m.names[0] : "";
   if (!within_space_reserve(fs, purpose_of(f, 0))) {
     fs->st.reserve_refusals++;
     return ALLOC_RESERVED;
   }
   for (;;) {
+    /* The policy's call releases fs->mu: a rename meanwhile frees the name read before it. */
+    const char *name = f->m.n_names ? f->m.names[0] : "";
     zfs_alloc_request req = {f->m.id, name, f->m.lifetime, 0};
-    int rc = fs->allocator ? allocate_by_policy(fs, &req, purpose_of(f, 0), class_of(f), out)
-                           : allocate_zone_for(fs, f->m.lifetime, purpose_of(f, 0), class_of(f), out);
+    int rc = fs->allocator && !built_in ? allocate_by_policy(fs, &req, purpose_of(f, 0), class_of(f), out)
+                                        : allocate_zone_for(fs, f->m.lifetime, purpose_of(f, 0), class_of(f), out);
+    if (rc == 0 && built_in && fs->allocator) fs->st.fallback_allocations++;
+    if (rc == ALLOC_NEED_GC) return rc;
     if (rc == 0) {
       claim_zone(fs, *out, class_of(f));
       fs->zones[*out].owner = f;
@@ -426,36 +483,10 @@ int take_zone(zfs *fs, fobj *f, uint32_t *out) {
       return 0;
     }
     if (rc != ALLOC_WAIT && rc != -ENOSPC) return rc;
-    if (release_idle_owner(fs, f, rc == ALLOC_WAIT && !is_wal_file(name))) continue;
+    if (release_idle_owner(fs, f, rc == ALLOC_WAIT && !is_sparse(f))) continue;
     /* Every owner is writing: one of them finishes its write soon, then ask again. With no write
      * under way nothing will change: the caller collects garbage or reports NoSpace. */
     if (!any_write_in_flight(fs)) return -ENOSPC;
     pthread_cond_wait(&fs->zone_released, &fs->mu);
   }
-}
-
-/* Runs of a file's extents in one zone add up to one report; extents follow the write order, so a
- * file reports each zone once unless it left the zone and came back. */
-int zfs_callout_zone_files(zfs *fs, void (*fn)(const zfs_zone_file *zf, void *arg), void *arg) {
-  if (!fs->in_callout || !pthread_equal(fs->callout_thread, pthread_self())) return -EPERM;
-  for (size_t i = 0; i < fs->n_files; i++) {
-    const fobj *f = fs->files[i];
-    zfs_zone_file zf = {.file_id = f->m.id, .name = in_namespace(f) ? f->m.names[0] : "", .lifetime = f->m.lifetime};
-    if (!f->zone_live_stale) { /* the usual way: the file's per-zone map */
-      for (uint32_t k = 0; k < f->n_zone_live; k++) {
-        zf.zone = f->zone_live[k].zone, zf.live = f->zone_live[k].live;
-        fn(&zf, arg);
-      }
-      continue;
-    }
-    zf.zone = UINT32_MAX; /* the map missed an update (no memory): from the extents */
-    for (uint32_t k = 0; k < f->m.n_extents; k++) {
-      uint32_t z = zone_of(fs, f->m.extents[k].start);
-      if (z != zf.zone && zf.live) fn(&zf, arg);
-      if (z != zf.zone) zf.zone = z, zf.live = 0;
-      zf.live += f->m.extents[k].len;
-    }
-    if (zf.live) fn(&zf, arg);
-  }
-  return 0;
 }

@@ -1,7 +1,8 @@
 /* zkv's zone file system core (the role ZenFS plays for C++ RocksDB): files are lists of extents
  * in zones; metadata lives in a rolling, checksummed log in the first zones (format:
  * docs/formats/zone-fs.md). Thread-safe: one mutex guards the file table and zones; data I/O
- * happens outside it. The RocksDB FileSystem (rocks/) and the Java side sit on top of this API. */
+ * and the placement, victim and GC-trigger policies run outside it. The RocksDB FileSystem (rocks/) and the Java side
+ * sit on top of this API. */
 #ifndef ZKV_ZONEFS_H
 #define ZKV_ZONEFS_H
 #include <stddef.h>
@@ -42,6 +43,10 @@ typedef struct zfs_stats {
   /* Zones refused to a writer because its tier of the space reserve was reached (zone_alloc.c,
    * within_space_reserve): the NoSpace answers that keep room for what frees space. Since mount. */
   uint64_t reserve_refusals;
+  /* Policy decisions (placements and victims) made on a view that changed before they could be
+   * committed (another writer took the zone, the victim's data was deleted), so the policy was
+   * asked again on a fresh view: the price of calling policies without the file system's lock. */
+  uint64_t stale_decisions;
 } zfs_stats;
 
 #define ZFS_MOUNT_READONLY 1
@@ -93,23 +98,47 @@ typedef struct zfs_alloc_decision {
   int has_lifetime;
   uint32_t lifetime;
 } zfs_alloc_decision;
+/* What a policy decides on: a snapshot of the zones and of which file has how much where, taken
+ * under the file system's lock and handed to the call-out without any file system lock held, so
+ * that a policy, however slow, delays only the writer that asked (zonefs/decisions.c). Valid for
+ * the call only. The file system checks a decision against the state of the moment it commits it;
+ * one made on a view that went stale meanwhile is asked again (stats: stale_decisions). */
+typedef struct zfs_zone_file {
+  uint64_t file_id;
+  const char *name; /* the file's first name, "" for a file deleted while a handle is open */
+  uint32_t lifetime;
+  uint32_t zone;
+  uint64_t live;
+} zfs_zone_file;
+typedef struct zfs_view {
+  const zfs_zone_info *zones;
+  uint32_t n_zones;
+  uint32_t active_limit; /* data zones that may be partially written at once, 0 = no limit */
+  /* Which file has how many live bytes in which zone: one entry per file and zone it occupies, in
+   * file order (a file whose extents leave a zone and come back may be listed twice for it; the
+   * bytes add up). Names point into the view. */
+  const zfs_zone_file *files;
+  size_t n_files;
+} zfs_view;
 /* Returns 0 with *out filled, or a negative code (the allocation then fails with it). Called with
- * the file system's lock held: it must not call back into the file system. */
-typedef int (*zfs_allocator)(void *ctx, const zfs_alloc_request *req, const zfs_zone_info *zones, uint32_t n_zones,
-                             uint32_t active_limit, zfs_alloc_decision *out);
+ * no file system lock held; it may block, and it may call into the file system (any thread's
+ * writes go on meanwhile), but it must not install or remove a policy. */
+typedef int (*zfs_allocator)(void *ctx, const zfs_alloc_request *req, const zfs_view *view, zfs_alloc_decision *out);
 
 /* GC victim choice by an external policy (the Java SPI), asked once per zone to collect (never per
  * write): returns 0 with *victim set, -ENOSPC when no zone should be collected, or another negative
- * code. A victim whose victim_ok is clear is not collected: a full zone nobody writes declines this
- * collection, any other zone fails it with -EINVAL; but a zone within the collection's bound
- * whose room the asking writer cannot use (a WAL zone for SST data where zones serve one class)
- * is replaced by the built-in choice. Called with the file system's lock held, from a writer,
- * the background GC thread or zfs_reclaim: it must not call back into the file system. */
-typedef int (*zfs_victim_chooser)(void *ctx, const zfs_zone_info *zones, uint32_t n_zones, uint32_t *victim);
+ * code. A victim whose victim_ok is clear in the view is not collected: a full zone nobody writes
+ * declines this collection, any other zone fails it with -EINVAL; but a zone within the
+ * collection's bound whose room the asking writer cannot use (a WAL zone for SST data where zones
+ * serve one class) is replaced by the built-in choice. A victim valid in the view but not any more
+ * (its data deleted meanwhile) is asked again. Called like the allocator, without the file
+ * system's lock, from a writer, the background GC thread or zfs_reclaim (one collection at a time). */
+typedef int (*zfs_victim_chooser)(void *ctx, const zfs_view *view, uint32_t *victim);
 /* The background GC's trigger: asked at each of the GC thread's rounds (every 100 ms), never per
- * write. Sets *max_live to the most live bytes a full zone may hold to be collected this round, 0
- * for no collection now. Without one, the built-in level rule (zfs_set_gc_start_percent) decides. */
-typedef int (*zfs_gc_trigger)(void *ctx, const zfs_zone_info *zones, uint32_t n_zones, uint64_t *max_live);
+ * write, without the file system's lock. Sets *max_live to the most live bytes a full zone may
+ * hold to be collected this round, 0 for no collection now. Without one, the built-in level rule
+ * (zfs_set_gc_start_percent) decides. */
+typedef int (*zfs_gc_trigger)(void *ctx, const zfs_view *view, uint64_t *max_live);
 
 /* Formats the device: resets every zone, writes a superblock and an empty snapshot. */
 int zfs_mkfs(zkv_dev *dev, const zfs_options *opt, char *err, size_t errlen);
@@ -120,9 +149,10 @@ zfs *zfs_mount(zkv_dev *dev, int *rc, char *err, size_t errlen);
  * not start it: install the placement and victim policies first, so that GC never runs under the
  * built-in rules of a file system whose policies are about to be set. */
 int zfs_start_gc(zfs *fs);
-/* Installs an external placement policy (NULL restores the built-in LIZA rule). */
+/* Install external policies (NULL restores the built-in rule: LIZA, greedy, the free level). Each
+ * returns once no call-out of the file system is under way any more, so the previous policy's
+ * context may be freed then. Never call them from a call-out (it would wait for itself). */
 void zfs_set_allocator(zfs *fs, zfs_allocator fn, void *ctx);
-/* Installs an external GC victim policy (NULL restores the built-in greedy choice). */
 void zfs_set_victim_chooser(zfs *fs, zfs_victim_chooser fn, void *ctx);
 void zfs_set_gc_trigger(zfs *fs, zfs_gc_trigger fn, void *ctx);
 /* Background GC starts when free space (writable bytes of the data zones over their capacity)
@@ -182,19 +212,6 @@ int zfs_meta_status_get(zfs *fs, uint32_t zone, zfs_meta_status *out);
 int zfs_zone_info_get(zfs *fs, uint32_t zone, zfs_zone_info *out);
 int zfs_walk_files(zfs *fs, void (*fn)(const zfs_file_meta *m, void *arg), void *arg);
 
-/* Which file has how many live bytes in which zone: one call per file and zone it occupies, in
- * file order (a file whose extents leave a zone and come back may be reported twice for it; the
- * bytes add up). `name` is the file's first name, "" for a file deleted while a handle is open.
- * For the allocator and victim chooser call-outs only: they run with the file system's lock held,
- * and this walks the files without taking it (returns -EPERM when called outside a call-out). */
-typedef struct zfs_zone_file {
-  uint64_t file_id;
-  const char *name;
-  uint32_t lifetime;
-  uint32_t zone;
-  uint64_t live;
-} zfs_zone_file;
-int zfs_callout_zone_files(zfs *fs, void (*fn)(const zfs_zone_file *zf, void *arg), void *arg);
 /* How the replayed metadata log ended: "" when cleanly (an end record or unwritten space), else a
  * description of the torn last record the mount accepted (a write a crash cut; the operation it
  * described was never acknowledged). Damage is not accepted: the mount fails instead. */

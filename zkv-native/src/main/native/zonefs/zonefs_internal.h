@@ -2,7 +2,8 @@
  * parts call across files. The API is zonefs.h, the format docs/formats/zone-fs.md. Where what is:
  *   meta_log.c   the metadata log: records, the roll, what each change persists
  *   file_table.c file objects and their indexes (file_index.c), dropping a file's space
- *   zone_alloc.c the reserves, the placement call-out and carrying out its decision
+ *   decisions.c  the policies' call-outs: the view they decide on, called without the lock
+ *   zone_alloc.c the reserves, checking and carrying out a placement decision
  *   gc.c         garbage collection: victims, moving extents, the background worker
  *   file_io.c    appends, write-out into zones, syncs, reads
  *   namespace.c  create/open/close, stat, delete, rename, link, list
@@ -103,6 +104,8 @@ struct zfs {
   zfs_superblock sb;
   pthread_mutex_t mu;
   pthread_cond_t zone_released; /* a write finished or a zone was released: allocation may go on */
+  uint64_t zone_events;         /* counts those (zones_changed): a wait decided on an older view is
+                                 * asked again instead of waiting for what already happened */
   uint64_t write_clock;         /* counts write-outs: the age of an owner's last write */
   /* Readers (zfs_pread) mark themselves in their own stripe (a: reads in progress) instead of
    * sharing a lock; readers_exclude holds io_lock for writing and sets `excluding` until they are
@@ -123,13 +126,14 @@ struct zfs {
   int readonly;
   zfs_allocator allocator;
   void *allocator_ctx;
-  zfs_zone_info *alloc_view; /* scratch table handed to the allocator and the victim chooser */
   zfs_victim_chooser victim_chooser;
   void *victim_chooser_ctx;
   zfs_gc_trigger gc_trigger;
   void *gc_trigger_ctx;
-  int in_callout;           /* an allocator or victim chooser call-out is running (under mu) */
-  pthread_t callout_thread; /* ... on this thread */
+  /* Policy call-outs under way (decisions.c), counted under mu: they run without it, and
+   * zfs_set_* wait until none is before a replaced policy's context may go. */
+  uint32_t callouts_running;
+  pthread_cond_t callouts_done;
   pthread_t gc_thread;
   int gc_running, gc_stop;
   pthread_cond_t gc_wake;
@@ -237,7 +241,10 @@ uint64_t free_bytes_for_data(const zfs *fs);
 void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out);
 int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int cls, uint32_t *out);
 int allocate_zone_for(zfs *fs, uint32_t lifetime, int purpose, int cls, uint32_t *out);
-int take_zone(zfs *fs, fobj *f, uint32_t *out);
+/* The zone a writer writes next (its own, or a new one from the policy; `built_in`: from the
+ * built-in rule, counted as overriding the policy, after the policy's NeedGc found nothing to
+ * collect). Called with fs->mu held; the policy's call releases it meanwhile. */
+int take_zone(zfs *fs, fobj *f, int built_in, uint32_t *out);
 void release_zone(zfs *fs, fobj *f);
 int zone_held(const zone_state *s);
 /* allocate_by_policy / allocate_zone_for: the policy (or the built-in rule) says wait for a zone
@@ -246,17 +253,35 @@ int zone_held(const zone_state *s);
 /* take_zone: the writer's tier of the space reserve is reached (within_space_reserve): NoSpace,
  * without collecting garbage (GC turns garbage into room, which the reserve counts already). */
 #define ALLOC_RESERVED 2
+/* allocate_by_policy / take_zone: the policy says collect garbage first (NeedGc); the writer
+ * collects and asks again, or the built-in rule decides if nothing could be collected. */
+#define ALLOC_NEED_GC 3
 int within_space_reserve(const zfs *fs, int purpose);
 uint64_t space_reserve(const zfs *fs, int purpose);
 uint64_t unoccupied_bytes(const zfs *fs);
 
-/* Marks the thread running a call-out, so zfs_callout_zone_files may walk the files unlocked. */
-static inline void begin_callout(zfs *fs) {
-  fs->in_callout = 1;
-  fs->callout_thread = pthread_self();
+/* A zone was released, reset or a write in it ended: writers waiting for a zone look again. */
+static inline void zones_changed(zfs *fs) {
+  fs->zone_events++;
+  pthread_cond_broadcast(&fs->zone_released);
 }
 
-static inline void end_callout(zfs *fs) { fs->in_callout = 0; }
+/* The policies' call-outs (decisions.c). Each is entered with fs->mu held, releases it for the
+ * call (the view is taken before), and returns with it held again; the state may have changed
+ * meanwhile. Without an installed policy they return -ENOENT at once, without unlocking. */
+typedef struct decision_view {
+  zfs_view v;
+  zfs_zone_info *zones;
+  zfs_zone_file *files;
+  char *names;
+  uint64_t zone_events; /* fs->zone_events when the view was taken */
+} decision_view;
+/* Takes the view under fs->mu; `victim_ok` overrides the zones' victim_ok if not NULL. */
+int view_take(zfs *fs, decision_view *out, int (*victim_ok)(zfs *fs, uint32_t z, void *arg), void *arg);
+void view_free(decision_view *v);
+int call_allocator(zfs *fs, const zfs_alloc_request *req, decision_view *view, zfs_alloc_decision *out);
+int call_victim_chooser(zfs *fs, decision_view *view, uint32_t *victim);
+int call_gc_trigger(zfs *fs, uint64_t *max_live);
 
 /* garbage collection (gc.c) */
 int collect_garbage(zfs *fs, uint64_t max_live, int for_class);

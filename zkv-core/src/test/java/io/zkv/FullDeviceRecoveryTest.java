@@ -243,8 +243,9 @@ class FullDeviceRecoveryTest {
     this.order = order;
     int[] fills = fillFreeAndFillAgain(how, g, seed, FullDeviceRecoveryTest::shape, true);
     // Random keys: writes must resume; how far the second fill gets varies with when RocksDB's
-    // whole-database compactions run (21-62% measured), so the 30% is asserted for the
-    // sequential keys it describes (47-52% measured).
+    // whole-database compactions run (10-75% measured), so the 30% is asserted for the
+    // sequential keys it describes (47-52% measured). 0% in 4 of about 100 random-key cases before
+    // ZkvDb deleted what a failed compactRange left behind (ZkvDb.deleteLeftovers).
     double bar = order == KeyOrder.SEQUENTIAL ? 0.3 : 0.05;
     assertTrue(
         fills[1] >= bar * fills[0],

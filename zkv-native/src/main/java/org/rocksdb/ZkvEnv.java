@@ -388,6 +388,10 @@ public final class ZkvEnv extends Env {
    *     reserve was reached: the NoSpace answers that keep room for flushes, manual compactions,
    *     metadata and GC, so that a full device can be recovered by deleting data (docs/zone-fs.md,
    *     "Reserves")
+   * @param staleDecisions placement and victim decisions since mount made on a view of the zones
+   *     that changed before they could be carried out (another writer took the zone meanwhile), so
+   *     the policy was asked again: policies are called without the file system's lock
+   *     (docs/zone-fs.md, "Locks and decisions")
    */
   public record ZoneStats(
       long hostBytes,
@@ -412,12 +416,13 @@ public final class ZkvEnv extends Env {
       long fallbackAllocationsTotal,
       long zoneStealsTotal,
       long deviceErrors,
-      long reserveRefusals) {
+      long reserveRefusals,
+      long staleDecisions) {
     /** How many counters cross the native boundary (layout 2: one record of 64-bit fields). */
-    static final int FIELDS = 23;
+    static final int FIELDS = 24;
 
     static final int LAYOUT = 2;
-    static final int VERSION = 4;
+    static final int VERSION = 5;
 
     /**
      * Reads a zone-stats buffer of the typed native boundary (docs/formats/native-boundary.md).
@@ -450,7 +455,8 @@ public final class ZkvEnv extends Env {
           v[19],
           v[20],
           v[21],
-          v[22]);
+          v[22],
+          v[23]);
     }
 
     /** Every time the file system overrode the placement policy since format (the log's count). */

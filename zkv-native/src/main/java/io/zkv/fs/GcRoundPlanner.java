@@ -5,9 +5,9 @@ import java.nio.ByteBuffer;
 /**
  * The zone file system's call-out at each round of its background garbage collector (every 100 ms,
  * never per write): whether to collect now, and which full zones qualify, as the most live bytes a
- * victim may hold. Called with the file system's lock held from the GC thread: it must be quick and
- * must not call back into the file system. A thrown exception skips the round (GC when a write
- * finds no space still runs).
+ * victim may hold. Called from the GC thread on a snapshot of the zones, without the file system's
+ * lock (writers go on meanwhile). A thrown exception skips the round (GC when a write finds no
+ * space still runs).
  */
 @FunctionalInterface
 public interface GcRoundPlanner {

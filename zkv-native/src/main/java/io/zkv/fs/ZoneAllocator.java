@@ -5,9 +5,11 @@ import java.nio.ByteBuffer;
 /**
  * The zone file system's call-out at every zone allocation (never per write): a placement policy
  * decides which zone a file's next data goes to. Called from the writing thread (a RocksDB
- * background thread, attached to the JVM) with the file system's lock held: it must be quick and
- * must not call back into the file system. A thrown exception fails that allocation (RocksDB sees
- * an I/O error); a decision the zones' state does not allow fails it too.
+ * background thread, attached to the JVM) on a snapshot of the zones, without the file system's
+ * lock: other files go on writing meanwhile, and several writers may call at once, so it must be
+ * thread-safe. A thrown exception fails that allocation (RocksDB sees an I/O error); a decision the
+ * snapshot does not allow fails it too; one that went stale meanwhile (another writer took the
+ * zone) is asked again on a fresh snapshot.
  *
  * <p>The request, zones and files come as a {@link ZoneView} (read it with {@link ZoneView#wrap});
  * the decision goes back through {@link ZoneView#decide} (action, zone, zones to finish first, at

@@ -6,8 +6,12 @@ package io.zkv.placement;
  *
  * <p>The call gets typed hints about the file ({@link AllocationRequest}) and a read-only view of
  * the zones, their tokens and which files live where ({@link ZoneTableView}), and returns a
- * decision ({@link Allocation}) the file system carries out. The file system serialises calls under
- * its allocation lock and the view does not change during one.
+ * decision ({@link Allocation}) the file system carries out. The view is a snapshot taken for the
+ * call, which runs without any file system lock: other files go on writing meanwhile, and several
+ * writers may ask at once, so a policy must be safe to call from several threads (the built-in ones
+ * hold no mutable state). The file system checks the decision against the zones when it commits it:
+ * one the snapshot already forbids is refused as a bug, one that went stale meanwhile (another
+ * writer took that zone) is asked again on a fresh view (docs/zone-fs.md, "Locks and decisions").
  *
  * <p>A policy should be a pure function of its arguments: all the state it needs is in the view,
  * which the file system rebuilds from its metadata at mount, so a policy holds nothing that a crash
@@ -37,7 +41,7 @@ public interface PlacementPolicy {
    * Decides where {@code request}'s file writes next.
    *
    * @param request hints about the file and why it needs a zone
-   * @param zones the zones as they are now; must not be retained after the call
+   * @param zones the zones as a snapshot taken for this call; must not be retained after it
    * @return the decision; never null
    */
   Allocation allocate(AllocationRequest request, ZoneTableView zones);

@@ -1,0 +1,450 @@
+/* The policies are called without the file system's lock (zonefs/decisions.c): a placement
+ * policy, a victim policy or a GC trigger that blocks until another file's append and sync have
+ * completed does not stop them (with the lock held it deadlocked); a decision made on a view that
+ * went stale meanwhile is asked again, never carried out on a zone another writer took; and
+ * installing a policy waits for the call-outs under way. Progress, not speed: every wait is
+ * bounded (a deadlock fails the test instead of hanging it). */
+#include <time.h>
+
+#include "zfs_fixture.h"
+
+#define BLOCK_BOUND_SECONDS 60 /* a call-out waits this long at most for the other writer */
+
+/* A call-out that, once armed, blocks until released; says when it entered and whether its wait
+ * ran out (the other writer could not finish: the deadlock this file is about). */
+typedef struct blocker {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int armed, entered, released, timed_out, calls;
+} blocker;
+
+static void blocker_init(blocker *b) {
+  memset(b, 0, sizeof *b);
+  pthread_mutex_init(&b->mu, NULL);
+  pthread_cond_init(&b->cv, NULL);
+}
+
+static void blocker_destroy(blocker *b) {
+  pthread_mutex_destroy(&b->mu);
+  pthread_cond_destroy(&b->cv);
+}
+
+/* In a call-out: counts the call; if armed, blocks (once) until released or the bound. */
+static void blocker_enter(blocker *b) {
+  pthread_mutex_lock(&b->mu);
+  b->calls++;
+  if (b->armed && !b->entered) {
+    b->entered = 1;
+    pthread_cond_broadcast(&b->cv);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += BLOCK_BOUND_SECONDS;
+    while (!b->released && !b->timed_out)
+      if (pthread_cond_timedwait(&b->cv, &b->mu, &until) == ETIMEDOUT) b->timed_out = 1;
+  }
+  pthread_mutex_unlock(&b->mu);
+}
+
+/* From now on the next call-out blocks. */
+static void blocker_arm(blocker *b) {
+  pthread_mutex_lock(&b->mu);
+  b->armed = 1;
+  pthread_mutex_unlock(&b->mu);
+}
+
+static void blocker_wait_entered(blocker *b) {
+  pthread_mutex_lock(&b->mu);
+  while (!b->entered) pthread_cond_wait(&b->cv, &b->mu);
+  pthread_mutex_unlock(&b->mu);
+}
+
+static void blocker_release(blocker *b) {
+  pthread_mutex_lock(&b->mu);
+  b->released = 1;
+  pthread_cond_broadcast(&b->cv);
+  pthread_mutex_unlock(&b->mu);
+}
+
+/* The highest zone a writer may use, as the view shows it (a plain placement policy). */
+static int blocking_allocator(void *ctx, const zfs_alloc_request *req, const zfs_view *view, zfs_alloc_decision *out) {
+  (void)req;
+  blocker_enter(ctx);
+  for (uint32_t z = view->n_zones; z-- > 0;) {
+    const zfs_zone_info *zi = &view->zones[z];
+    if (zi->meta || zi->busy || zi->wp - zi->start >= zi->capacity) continue;
+    *out = (zfs_alloc_decision){.action = zi->wp == zi->start ? ZFS_ALLOC_OPEN_EMPTY : ZFS_ALLOC_USE, .zone = z};
+    return 0;
+  }
+  out->action = ZFS_ALLOC_NO_SPACE;
+  return 0;
+}
+
+static int blocking_victim(void *ctx, const zfs_view *view, uint32_t *victim) {
+  blocker_enter(ctx);
+  for (uint32_t z = 0; z < view->n_zones; z++)
+    if (view->zones[z].victim_ok) {
+      *victim = z;
+      return 0;
+    }
+  return -ENOSPC;
+}
+
+static int blocking_trigger(void *ctx, const zfs_view *view, uint64_t *max_live) {
+  (void)view;
+  blocker_enter(ctx);
+  *max_live = 0;
+  return 0;
+}
+
+/* The other writer: a file that owns its zone already (written and synced once) appends and syncs
+ * again; its reads then match. */
+typedef struct owner_file {
+  zfs_file *f;
+  uint64_t seed, size;
+} owner_file;
+
+static void owner_write(zfs *fs, owner_file *o, size_t n) {
+  uint8_t *buf = malloc(n);
+  CHECK(buf != NULL);
+  fill(buf, o->seed, o->size, n);
+  CHECK_EQ(zfs_append(o->f, buf, n), 0);
+  CHECK_EQ(zfs_sync(o->f), 0);
+  o->size += n;
+  free(buf);
+  (void)fs;
+}
+
+static owner_file owner_open(zfs *fs, const char *name, uint64_t seed) {
+  int rc = 0;
+  owner_file o = {zfs_create(fs, name, 3, &rc), seed, 0};
+  CHECK(o.f != NULL);
+  owner_write(fs, &o, 64 << 10); /* takes its zone and keeps it (the writer stays open) */
+  return o;
+}
+
+static void owner_close_and_check(zfs *fs, owner_file *o, const char *name) {
+  CHECK_EQ(zfs_close(o->f), 0);
+  check_file(fs, name, o->seed, o->size);
+}
+
+/* A thread's zfs call and its result. */
+typedef struct call {
+  zfs *fs;
+  const char *name;
+  int rc;
+  uint64_t got;
+} call;
+
+static void *write_new_file(void *arg) {
+  call *c = arg;
+  int rc = 0;
+  zfs_file *f = zfs_create(c->fs, c->name, 3, &rc);
+  if (!f) {
+    c->rc = rc;
+    return NULL;
+  }
+  uint8_t *buf = malloc(128 << 10);
+  fill(buf, 5, 0, 128 << 10);
+  c->rc = zfs_append(f, buf, 128 << 10);
+  if (!c->rc) c->rc = zfs_sync(f);
+  int close_rc = zfs_close(f);
+  if (!c->rc) c->rc = close_rc;
+  free(buf);
+  return NULL;
+}
+
+static void *reclaim_all(void *arg) {
+  call *c = arg;
+  c->got = zfs_reclaim(c->fs, UINT64_MAX);
+  return NULL;
+}
+
+/* A placement policy that waits, inside allocate, for another file's append and sync. */
+static void test_blocked_placement_policy_lets_others_write(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  blocker b;
+  blocker_init(&b);
+  zfs_set_allocator(fs, blocking_allocator, &b);
+  owner_file o = owner_open(fs, "/db/owner.sst", 21);
+  blocker_arm(&b);
+  call c = {fs, "/db/new.sst", 0, 0};
+  pthread_t t;
+  CHECK_EQ(pthread_create(&t, NULL, write_new_file, &c), 0);
+  blocker_wait_entered(&b);
+  owner_write(fs, &o, 200 << 10); /* while the policy decides for new.sst */
+  owner_write(fs, &o, 4096);
+  blocker_release(&b);
+  CHECK_EQ(pthread_join(t, NULL), 0);
+  CHECK_EQ(b.timed_out, 0);
+  CHECK_EQ(c.rc, 0);
+  check_file(fs, "/db/new.sst", 5, 128 << 10);
+  owner_close_and_check(fs, &o, "/db/owner.sst");
+  zfs_set_allocator(fs, NULL, NULL);
+  blocker_destroy(&b);
+  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+/* Packs files: a partly written zone nobody holds, else the first empty one. */
+static int packing_allocator(void *ctx, const zfs_alloc_request *req, const zfs_view *view, zfs_alloc_decision *out) {
+  (void)ctx, (void)req;
+  int64_t empty = -1;
+  for (uint32_t z = 0; z < view->n_zones; z++) {
+    const zfs_zone_info *zi = &view->zones[z];
+    if (zi->meta || zi->busy || zi->wp - zi->start >= zi->capacity) continue;
+    if (zi->wp > zi->start) {
+      *out = (zfs_alloc_decision){.action = ZFS_ALLOC_USE, .zone = z};
+      return 0;
+    }
+    if (empty < 0) empty = z;
+  }
+  *out = (zfs_alloc_decision){.action = empty < 0 ? ZFS_ALLOC_NO_SPACE : ZFS_ALLOC_OPEN_EMPTY,
+                              .zone = empty < 0 ? 0 : (uint32_t)empty};
+  return 0;
+}
+
+/* Two full zones of which half is garbage: four files of half a zone one after the other, packed
+ * two to a zone, then the first of each pair deleted. */
+static void make_garbage(zfs *fs) {
+  zfs_set_allocator(fs, packing_allocator, NULL);
+  char name[32];
+  for (int i = 0; i < 4; i++) {
+    snprintf(name, sizeof name, "/db/g%d.sst", i);
+    write_file(fs, name, 40 + (uint64_t)i, GEO.zone_cap / 2, 0);
+  }
+  zfs_set_allocator(fs, NULL, NULL);
+  CHECK_EQ(zfs_delete(fs, "/db/g0.sst"), 0);
+  CHECK_EQ(zfs_delete(fs, "/db/g2.sst"), 0);
+}
+
+/* A victim policy that waits, inside its choice, for another file's append and sync. */
+static void test_blocked_victim_policy_lets_others_write(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  CHECK_EQ(zfs_set_gc_start_percent(fs, 0), 0); /* only the collection below */
+  make_garbage(fs);
+  owner_file o = owner_open(fs, "/db/owner.sst", 22);
+  blocker b;
+  blocker_init(&b);
+  zfs_set_victim_chooser(fs, blocking_victim, &b);
+  blocker_arm(&b);
+  call c = {fs, NULL, 0, 0};
+  pthread_t t;
+  CHECK_EQ(pthread_create(&t, NULL, reclaim_all, &c), 0);
+  blocker_wait_entered(&b);
+  owner_write(fs, &o, 200 << 10);
+  blocker_release(&b);
+  CHECK_EQ(pthread_join(t, NULL), 0);
+  CHECK_EQ(b.timed_out, 0);
+  zfs_stats st;
+  zfs_stats_get(fs, &st);
+  CHECK(st.gc_bytes > 0); /* the victims it chose were collected */
+  check_file(fs, "/db/g1.sst", 41, GEO.zone_cap / 2);
+  check_file(fs, "/db/g3.sst", 43, GEO.zone_cap / 2);
+  owner_close_and_check(fs, &o, "/db/owner.sst");
+  zfs_set_victim_chooser(fs, NULL, NULL);
+  blocker_destroy(&b);
+  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+/* A GC trigger that waits, inside its round, for another file's append and sync. */
+static void test_blocked_gc_trigger_lets_others_write(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  owner_file o = owner_open(fs, "/db/owner.sst", 23);
+  blocker b;
+  blocker_init(&b);
+  blocker_arm(&b);
+  zfs_set_gc_trigger(fs, blocking_trigger, &b); /* the background worker asks it within 100 ms */
+  blocker_wait_entered(&b);
+  owner_write(fs, &o, 200 << 10);
+  blocker_release(&b);
+  zfs_set_gc_trigger(fs, NULL, NULL); /* returns once the blocked round is over */
+  CHECK_EQ(b.timed_out, 0);
+  owner_close_and_check(fs, &o, "/db/owner.sst");
+  blocker_destroy(&b);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+/* A placement policy whose view goes stale while it decides: its first answer (the zone another
+ * writer takes meanwhile) is asked again, never carried out; the stale decision is counted. */
+typedef struct racing_policy {
+  blocker b;
+  uint32_t first_choice;
+  int answers;
+} racing_policy;
+
+static int first_empty_allocator(void *ctx, const zfs_alloc_request *req, const zfs_view *view,
+                                 zfs_alloc_decision *out) {
+  (void)req;
+  racing_policy *p = ctx;
+  blocker_enter(&p->b);
+  for (uint32_t z = 0; z < view->n_zones; z++) {
+    const zfs_zone_info *zi = &view->zones[z];
+    if (zi->meta || zi->busy || zi->wp != zi->start) continue;
+    *out = (zfs_alloc_decision){.action = ZFS_ALLOC_OPEN_EMPTY, .zone = z};
+    pthread_mutex_lock(&p->b.mu);
+    if (p->answers++ == 0) p->first_choice = z;
+    pthread_mutex_unlock(&p->b.mu);
+    return 0;
+  }
+  out->action = ZFS_ALLOC_NO_SPACE;
+  return 0;
+}
+
+static void test_stale_decision_is_asked_again(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  racing_policy p = {0};
+  blocker_init(&p.b);
+  zfs_set_allocator(fs, first_empty_allocator, &p);
+  zfs_stats before;
+  zfs_stats_get(fs, &before);
+  blocker_arm(&p.b);
+  call c = {fs, "/db/slow.sst", 0, 0};
+  pthread_t t;
+  CHECK_EQ(pthread_create(&t, NULL, write_new_file, &c), 0);
+  blocker_wait_entered(&p.b); /* it has chosen on its view; the view goes stale now */
+  uint32_t first = p.first_choice;
+  owner_file o = owner_open(fs, "/db/fast.sst", 24); /* asks the same policy: the same empty zone */
+  blocker_release(&p.b);
+  CHECK_EQ(pthread_join(t, NULL), 0);
+  CHECK_EQ(c.rc, 0);
+  CHECK_EQ(p.b.timed_out, 0);
+  zfs_stats after;
+  zfs_stats_get(fs, &after);
+  CHECK(after.stale_decisions > before.stale_decisions);
+  CHECK_EQ(after.fallback_allocations, before.fallback_allocations);
+  zfs_zone_info zi;
+  CHECK_EQ(zfs_zone_info_get(fs, first, &zi), 0);
+  CHECK(zi.wp > zi.start); /* fast.sst's zone: the first choice went to the writer that committed */
+  check_file(fs, "/db/slow.sst", 5, 128 << 10);
+  owner_close_and_check(fs, &o, "/db/fast.sst");
+  zfs_set_allocator(fs, NULL, NULL);
+  blocker_destroy(&p.b);
+  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+/* A policy that answers NeedGc (with a zone to finish) at first, then the highest zone with room. */
+typedef struct need_gc_policy {
+  int calls, need_gc_answers; /* calls for file writes (GC's migrations ask too, answered plainly) */
+  uint32_t finish;            /* the zone its NeedGc names to finish first */
+} need_gc_policy;
+
+static int need_gc_allocator(void *ctx, const zfs_alloc_request *req, const zfs_view *view, zfs_alloc_decision *out) {
+  need_gc_policy *p = ctx;
+  if (!req->for_gc && p->calls++ < p->need_gc_answers) {
+    *out = (zfs_alloc_decision){.action = ZFS_ALLOC_NEED_GC, .n_finish = 1, .finish = {p->finish}};
+    return 0;
+  }
+  return blocking_allocator(&(blocker){0}, req, view, out);
+}
+
+/* NeedGc means: collect, then ask again; the zones it names to finish are finished. */
+static void test_need_gc_collects_then_asks_again(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  CHECK_EQ(zfs_set_gc_start_percent(fs, 0), 0); /* only the writer's collection */
+  make_garbage(fs);
+  zfs_set_allocator(fs, packing_allocator, NULL);
+  write_file(fs, "/db/part.sst", 50, 64 << 10, 0); /* leaves a partly written zone nobody holds */
+  need_gc_policy p = {.need_gc_answers = 1};
+  zfs_zone_info zi;
+  for (p.finish = 0; p.finish < GEO.nr_zones; p.finish++) {
+    CHECK_EQ(zfs_zone_info_get(fs, p.finish, &zi), 0);
+    if (!zi.meta && !zi.busy && zi.wp > zi.start && zi.wp < zi.start + zi.capacity) break;
+  }
+  CHECK(p.finish < GEO.nr_zones);
+  zfs_set_allocator(fs, need_gc_allocator, &p);
+  zfs_stats before, after;
+  zfs_stats_get(fs, &before);
+  write_file(fs, "/db/next.sst", 51, 64 << 10, 0);
+  zfs_stats_get(fs, &after);
+  CHECK_EQ(p.calls, 2);                    /* NeedGc, then the zone after the collection */
+  CHECK(after.gc_bytes > before.gc_bytes); /* the writer collected */
+  CHECK_EQ(after.fallback_allocations, before.fallback_allocations);
+  CHECK_EQ(zfs_zone_info_get(fs, p.finish, &zi), 0);
+  /* Finished as the decision said: full, or, being nearly all garbage then, collected and reset;
+   * without the finish it would still hold its 64 KiB partly written. */
+  CHECK(zi.wp == zi.start + zi.capacity || zi.wp == zi.start);
+  check_file(fs, "/db/next.sst", 51, 64 << 10);
+  check_file(fs, "/db/part.sst", 50, 64 << 10);
+  check_file(fs, "/db/g1.sst", 41, GEO.zone_cap / 2);
+  /* NeedGc with nothing left to collect: the built-in rule places the data, counted. */
+  p = (need_gc_policy){.need_gc_answers = 1000, .finish = GEO.nr_zones - 1};
+  zfs_stats_get(fs, &before);
+  write_file(fs, "/db/last.sst", 52, 64 << 10, 0);
+  zfs_stats_get(fs, &after);
+  CHECK_EQ(after.fallback_allocations, before.fallback_allocations + 1);
+  check_file(fs, "/db/last.sst", 52, 64 << 10);
+  zfs_set_allocator(fs, NULL, NULL);
+  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+/* Installing a policy waits for a call-out under way, so the old policy's context may be freed
+ * when it returns. */
+typedef struct swap_call {
+  zfs *fs;
+  int returned;
+} swap_call;
+
+static void *uninstall_allocator(void *arg) {
+  swap_call *s = arg;
+  zfs_set_allocator(s->fs, NULL, NULL);
+  __atomic_store_n(&s->returned, 1, __ATOMIC_RELEASE);
+  return NULL;
+}
+
+static void test_installing_waits_for_callouts(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  blocker b;
+  blocker_init(&b);
+  zfs_set_allocator(fs, blocking_allocator, &b);
+  blocker_arm(&b);
+  call c = {fs, "/db/x.sst", 0, 0};
+  pthread_t writer, swapper;
+  CHECK_EQ(pthread_create(&writer, NULL, write_new_file, &c), 0);
+  blocker_wait_entered(&b);
+  swap_call s = {fs, 0};
+  CHECK_EQ(pthread_create(&swapper, NULL, uninstall_allocator, &s), 0);
+  usleep(100000); /* not proof of waiting, only a chance to return too early */
+  CHECK_EQ(__atomic_load_n(&s.returned, __ATOMIC_ACQUIRE), 0);
+  blocker_release(&b);
+  CHECK_EQ(pthread_join(swapper, NULL), 0);
+  CHECK_EQ(pthread_join(writer, NULL), 0);
+  CHECK_EQ(c.rc, 0);
+  CHECK_EQ(b.timed_out, 0);
+  blocker_destroy(&b);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+int main(void) {
+  make_temp_dir();
+  printf("test_zonefs_decisions seed=%llu\n", (unsigned long long)rng);
+  test_blocked_placement_policy_lets_others_write();
+  test_blocked_victim_policy_lets_others_write();
+  test_blocked_gc_trigger_lets_others_write();
+  test_stale_decision_is_asked_again();
+  test_need_gc_collects_then_asks_again();
+  test_installing_waits_for_callouts();
+  remove_temp_dir();
+  TEST_DONE("test_zonefs_decisions");
+  return 0;
+}
