@@ -23,7 +23,7 @@ int zkv_boundary_layout(int layout, int32_t *out, int cap) {
     out[n++] = ZKV_VIEW_VERSION;
     RECORD(zkv_bnd_zone), FIELD(zkv_bnd_zone, start), FIELD(zkv_bnd_zone, capacity), FIELD(zkv_bnd_zone, write_pointer),
         FIELD(zkv_bnd_zone, live), FIELD(zkv_bnd_zone, copy), FIELD(zkv_bnd_zone, lifetime), FIELD(zkv_bnd_zone, flags),
-        FIELD(zkv_bnd_zone, tag);
+        FIELD(zkv_bnd_zone, tag), FIELD(zkv_bnd_zone, io_class), FIELD(zkv_bnd_zone, owner_file);
     RECORD(zkv_bnd_file), FIELD(zkv_bnd_file, id), FIELD(zkv_bnd_file, lifetime), FIELD(zkv_bnd_file, level),
         FIELD(zkv_bnd_file, job_id), FIELD(zkv_bnd_file, name), FIELD(zkv_bnd_file, smallest),
         FIELD(zkv_bnd_file, largest);
@@ -32,7 +32,7 @@ int zkv_boundary_layout(int layout, int32_t *out, int cap) {
     RECORD(zkv_bnd_request), FIELD(zkv_bnd_request, file_id), FIELD(zkv_bnd_request, lifetime),
         FIELD(zkv_bnd_request, for_gc), FIELD(zkv_bnd_request, level), FIELD(zkv_bnd_request, active_limit),
         FIELD(zkv_bnd_request, job_id), FIELD(zkv_bnd_request, name), FIELD(zkv_bnd_request, smallest),
-        FIELD(zkv_bnd_request, largest);
+        FIELD(zkv_bnd_request, largest), FIELD(zkv_bnd_request, expected_size);
     RECORD(zkv_bnd_decision), FIELD(zkv_bnd_decision, action), FIELD(zkv_bnd_decision, zone),
         FIELD(zkv_bnd_decision, n_finish), FIELD(zkv_bnd_decision, tag), FIELD(zkv_bnd_decision, lifetime),
         FIELD(zkv_bnd_decision, finish);
@@ -106,6 +106,20 @@ int zkv_boundary_write_single(void *dst, size_t cap, int layout, int version, co
   int n = zkv_boundary_write_section(dst, cap, layout, version, size, 1);
   if (n > 0) memcpy(zkv_boundary_records(dst), record, size);
   return n;
+}
+
+void zkv_boundary_zone(const zfs_zone_info *z, zkv_bnd_zone *out) {
+  *out = (zkv_bnd_zone){.start = z->start,
+                        .capacity = z->capacity,
+                        .write_pointer = z->wp,
+                        .live = z->live,
+                        .copy = z->copy,
+                        .lifetime = z->lifetime,
+                        .flags = (z->meta ? ZKV_ZONE_META : 0u) | (z->busy ? ZKV_ZONE_BUSY : 0u) |
+                                 (z->victim_ok ? ZKV_ZONE_VICTIM_OK : 0u),
+                        .tag = z->tag,
+                        .io_class = z->io_class,
+                        .owner_file = z->owner_file};
 }
 
 void zkv_boundary_zone_stats(const zfs_stats *s, zkv_bnd_zone_stats *out) {

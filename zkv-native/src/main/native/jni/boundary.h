@@ -51,7 +51,8 @@ enum zkv_bnd_layout {
 #define ZKV_DEVICE_LAYOUT_VERSION 1
 #define ZKV_GEOMETRY_LAYOUT_VERSION 2
 
-/* ZKV_BND_ZONE_VIEW, version 1: the sections in this order. */
+/* ZKV_BND_ZONE_VIEW, version 2 (version 1 had no zone class, zone owner or expected size): the
+ * sections in this order. */
 enum zkv_bnd_zone_view_section {
   ZKV_VIEW_ZONES = 0,      /* zkv_bnd_zone, one per zone of the device */
   ZKV_VIEW_FILES = 1,      /* zkv_bnd_file, every file with live data, then the requesting file */
@@ -62,7 +63,7 @@ enum zkv_bnd_zone_view_section {
   ZKV_VIEW_BYTES = 6,      /* record size 1: file names and keys, referenced by offset/length */
   ZKV_VIEW_SECTIONS = 7
 };
-#define ZKV_VIEW_VERSION 1
+#define ZKV_VIEW_VERSION 2
 
 #define ZKV_ZONE_META 1u
 #define ZKV_ZONE_BUSY 2u
@@ -75,8 +76,12 @@ typedef struct zkv_bnd_zone {
   uint32_t lifetime;                       /* RocksDB write-lifetime hint of its data */
   uint32_t flags;                          /* ZKV_ZONE_* */
   int32_t tag;                             /* the placement policy's tag, -1 none */
-  uint32_t reserved;
+  uint32_t io_class;                       /* ZKV_CLASS_* its writes carry, NONE (0) unknown */
+  uint64_t owner_file;                     /* id of the file whose writer holds it, UINT64_MAX none */
 } zkv_bnd_zone;
+
+/* A zone as the file system sees it, as a boundary record (the zone view, the zone usage). */
+void zkv_boundary_zone(const zfs_zone_info *z, zkv_bnd_zone *out);
 
 /* Bytes: an offset into the ZKV_VIEW_BYTES section and a length, -1 for absent. */
 typedef struct zkv_bnd_bytes {
@@ -107,6 +112,7 @@ typedef struct zkv_bnd_request {
   uint32_t active_limit;
   int64_t job_id; /* -1 unknown */
   zkv_bnd_bytes name, smallest, largest;
+  uint64_t expected_size; /* bytes the writer is about to write (zfs_alloc_request) */
 } zkv_bnd_request;
 
 #define ZKV_BND_MAX_FINISH 16
@@ -144,8 +150,9 @@ typedef struct zkv_bnd_superblock {
   uint8_t uuid[16];
 } zkv_bnd_superblock;
 
-/* ZKV_BND_ZONE_USAGE, version 1: one section, a zkv_bnd_zone per zone. */
-#define ZKV_ZONE_USAGE_VERSION 1
+/* ZKV_BND_ZONE_USAGE, version 2: one section, a zkv_bnd_zone per zone (version 1: the zone record
+ * of view version 1). */
+#define ZKV_ZONE_USAGE_VERSION 2
 
 /* ZKV_BND_PATH_USAGE, version 1: one section of one record: the names under a path prefix and
  * their bytes, all and those of SST files (".sst"). A file with two names under it counts twice. */

@@ -93,15 +93,7 @@ JNI_EXPORT jint JNICALL Java_io_zkv_fs_ZoneFsInspector_nZones(JNIEnv *env, jclas
   for (uint32_t i = 0; i < sb.nr_zones; i++) {
     zfs_zone_info z;
     if (zfs_zone_info_get(FS(fs), i, &z)) return -EIO;
-    zones[i] = (zkv_bnd_zone){.start = z.start,
-                              .capacity = z.capacity,
-                              .write_pointer = z.wp,
-                              .live = z.live,
-                              .copy = z.copy,
-                              .lifetime = z.lifetime,
-                              .flags = (z.meta ? ZKV_ZONE_META : 0u) | (z.busy ? ZKV_ZONE_BUSY : 0u) |
-                                       (z.victim_ok ? ZKV_ZONE_VICTIM_OK : 0u),
-                              .tag = z.tag};
+    zkv_boundary_zone(&z, &zones[i]);
   }
   return n;
 }

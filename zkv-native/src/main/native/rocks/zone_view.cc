@@ -56,7 +56,8 @@ int ZoneView::Build(const zfs_view& view, const LsmHintRegistry* registry, const
                               known ? hint.job_id : -1,
                               bytes.Add(req->file_name),
                               bytes.AddIf(known && hint.has_range, hint.smallest),
-                              bytes.AddIf(known && hint.has_range, hint.largest)};
+                              bytes.AddIf(known && hint.has_range, hint.largest),
+                              req->expected_size};
     if (known)
       for (const auto& in : hint.inputs) {
         auto id = id_by_name.find(in);
@@ -88,19 +89,7 @@ int ZoneView::Build(const zfs_view& view, const LsmHintRegistry* registry, const
   std::memcpy(base, &h, sizeof h);
   std::memcpy(base + sizeof h, sec, sizeof sec);
   auto* z = reinterpret_cast<zkv_bnd_zone*>(base + sec[ZKV_VIEW_ZONES].offset);
-  for (uint32_t i = 0; i < n; i++) {
-    const zfs_zone_info& zi = zones[i];
-    z[i] = zkv_bnd_zone{
-        zi.start,
-        zi.capacity,
-        zi.wp,
-        zi.live,
-        zi.copy,
-        zi.lifetime,
-        (zi.meta ? ZKV_ZONE_META : 0u) | (zi.busy ? ZKV_ZONE_BUSY : 0u) | (zi.victim_ok ? ZKV_ZONE_VICTIM_OK : 0u),
-        zi.tag,
-        0};
-  }
+  for (uint32_t i = 0; i < n; i++) zkv_boundary_zone(&zones[i], &z[i]);
   if (!files.empty()) std::memcpy(base + sec[ZKV_VIEW_FILES].offset, files.data(), files.size() * sizeof(zkv_bnd_file));
   auto* zf = reinterpret_cast<zkv_bnd_zone_file*>(base + sec[ZKV_VIEW_ZONE_FILES].offset);
   for (size_t i = 0; i < n_placements; i++)

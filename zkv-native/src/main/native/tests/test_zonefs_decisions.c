@@ -127,6 +127,23 @@ static void owner_close_and_check(zfs *fs, owner_file *o, const char *name) {
   check_file(fs, name, o->seed, o->size);
 }
 
+typedef struct named {
+  const char *name;
+  uint64_t id;
+} named;
+
+static void find_id(const zfs_file_meta *m, void *arg) {
+  named *n = arg;
+  if (m->n_names && strcmp(m->names[0], n->name) == 0) n->id = m->id;
+}
+
+/* The id of the file of this name. */
+static uint64_t file_named_id(zfs *fs, const char *name) {
+  named n = {name, ZFS_NO_OWNER};
+  CHECK_EQ(zfs_walk_files(fs, find_id, &n), 0);
+  return n.id;
+}
+
 /* A thread's zfs call and its result. */
 typedef struct call {
   zfs *fs;
@@ -395,6 +412,41 @@ static void test_need_gc_collects_then_asks_again(void) {
   zkv_dev_close(d);
 }
 
+/* What the policy is shown: the writer holding a zone and the bytes the asking writer will write. */
+typedef struct seen_policy {
+  uint64_t owner_seen, expected_size;
+  int calls;
+} seen_policy;
+
+static int recording_allocator(void *ctx, const zfs_alloc_request *req, const zfs_view *view, zfs_alloc_decision *out) {
+  seen_policy *p = ctx;
+  if (p->calls++ == 0) {
+    p->expected_size = req->expected_size;
+    for (uint32_t z = 0; z < view->n_zones; z++)
+      if (view->zones[z].owner_file != ZFS_NO_OWNER) p->owner_seen = view->zones[z].owner_file;
+  }
+  return blocking_allocator(&(blocker){0}, req, view, out);
+}
+
+static void test_view_shows_owners_and_expected_size(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  owner_file o = owner_open(fs, "/db/owner.sst", 25);
+  uint64_t owner_id = file_named_id(fs, "/db/owner.sst");
+  seen_policy p = {.owner_seen = ZFS_NO_OWNER};
+  zfs_set_allocator(fs, recording_allocator, &p);
+  call c = {fs, "/db/new.sst", 0, 0};
+  write_new_file(&c); /* 128 KiB, one write-out at the sync */
+  CHECK_EQ(c.rc, 0);
+  CHECK_EQ(p.owner_seen, owner_id);
+  CHECK_EQ(p.expected_size, 128u << 10);
+  zfs_set_allocator(fs, NULL, NULL);
+  owner_close_and_check(fs, &o, "/db/owner.sst");
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
 /* Installing a policy waits for a call-out under way, so the old policy's context may be freed
  * when it returns. */
 typedef struct swap_call {
@@ -443,6 +495,7 @@ int main(void) {
   test_blocked_gc_trigger_lets_others_write();
   test_stale_decision_is_asked_again();
   test_need_gc_collects_then_asks_again();
+  test_view_shows_owners_and_expected_size();
   test_installing_waits_for_callouts();
   remove_temp_dir();
   TEST_DONE("test_zonefs_decisions");

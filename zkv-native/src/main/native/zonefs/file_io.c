@@ -44,13 +44,14 @@ static int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
  * files), the flush that replays a WAL at open (without it a stopped database cannot reopen; its
  * reserve tier counts garbage thinner than 1/8 a zone as room) and zfs_reclaim (resume) take any
  * garbage: their writes are bounded and are what frees space. Returns 0 with the zone, where the
- * write goes and the room left. */
-static int begin_write(zfs *fs, fobj *f, uint32_t *z, uint64_t *at, uint64_t *room) {
+ * write goes and the room left; `want`: the bytes of this write-out still to go (the policy's
+ * expected size). */
+static int begin_write(zfs *fs, fobj *f, uint64_t want, uint32_t *z, uint64_t *at, uint64_t *room) {
   int built_in = 0;
   for (;;) {
     pthread_mutex_lock(&fs->mu);
     int had_zone = f->zone >= 0;
-    int rc = take_zone(fs, f, built_in, z);
+    int rc = take_zone(fs, f, built_in, want, z);
     if (!rc && is_sparse(f) && !had_zone && (rc = persist_active(fs, f, fs->zones[*z].wp)) != 0) release_zone(fs, f);
     if (!rc) {
       *at = fs->zones[*z].wp;
@@ -104,7 +105,7 @@ static int write_out(zfs *fs, fobj *f, size_t n, size_t logical) {
   while (done < n) {
     uint32_t z = 0;
     uint64_t at = 0, room = 0;
-    int rc = begin_write(fs, f, &z, &at, &room);
+    int rc = begin_write(fs, f, n - done, &z, &at, &room);
     if (rc) return rc;
     size_t chunk = n - done < room ? n - done : (size_t)room;
     if (chunk > fs->g.zasl) chunk = fs->g.zasl / fs->g.lba_size * fs->g.lba_size;
@@ -127,7 +128,7 @@ static int write_out_chunks(zfs *fs, fobj *f, size_t logical) {
   while (!rc && done < logical) {
     uint32_t z = 0;
     uint64_t at = 0, room = 0;
-    if ((rc = begin_write(fs, f, &z, &at, &room))) break;
+    if ((rc = begin_write(fs, f, ZFS_CHUNK_HEADER + (logical - done), &z, &at, &room))) break;
     uint64_t max = room < fs->g.zasl ? room : fs->g.zasl / block * block;
     size_t data = logical - done;
     if (ZFS_CHUNK_HEADER + data > max) data = (size_t)(max - ZFS_CHUNK_HEADER);

@@ -41,7 +41,7 @@ static int copy_extent(zfs *fs, zfs_extent e, const fobj *f, int cls, int64_t *g
     }
     if (*gc_zone < 0) {
       uint32_t z;
-      zfs_alloc_request req = {f->m.id, f->m.n_names ? f->m.names[0] : "", f->m.lifetime, 1};
+      zfs_alloc_request req = {f->m.id, f->m.n_names ? f->m.names[0] : "", f->m.lifetime, 1, padded - moved};
       rc = fs->allocator ? allocate_by_policy(fs, &req, FOR_GC, cls, &z)
                          : allocate_zone_for(fs, f->m.lifetime, FOR_GC, cls, &z);
       if (rc == ALLOC_WAIT) rc = -ENOSPC; /* GC writes on its own token: a wait means no zone */

@@ -241,7 +241,9 @@ void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out) {
                          .busy = zone_held(z),
                          .copy = z->live_phys,
                          .victim_ok = victim_eligible(fs, zone, UINT64_MAX),
-                         .tag = z->tag};
+                         .tag = z->tag,
+                         .io_class = classes_bind_zones(fs) ? z->io_class : ZKV_CLASS_NONE,
+                         .owner_file = z->owner ? z->owner->m.id : ZFS_NO_OWNER};
 }
 
 /* Whether decision d's zones to finish first are data zones other than its target and nobody holds
@@ -459,7 +461,7 @@ static int release_idle_owner(zfs *fs, const fobj *asking, int spare_wal) {
 
 /* The zone a writer writes next: the one it owns (it is released when full), else a new one from
  * the policy, which it then owns until close or full. Called with fs->mu held. */
-int take_zone(zfs *fs, fobj *f, int built_in, uint32_t *out) {
+int take_zone(zfs *fs, fobj *f, int built_in, uint64_t want, uint32_t *out) {
   if (f->zone >= 0) {
     *out = (uint32_t)f->zone;
     return 0;
@@ -471,7 +473,7 @@ int take_zone(zfs *fs, fobj *f, int built_in, uint32_t *out) {
   for (;;) {
     /* The policy's call releases fs->mu: a rename meanwhile frees the name read before it. */
     const char *name = f->m.n_names ? f->m.names[0] : "";
-    zfs_alloc_request req = {f->m.id, name, f->m.lifetime, 0};
+    zfs_alloc_request req = {f->m.id, name, f->m.lifetime, 0, want};
     int rc = fs->allocator && !built_in ? allocate_by_policy(fs, &req, purpose_of(f, 0), class_of(f), out)
                                         : allocate_zone_for(fs, f->m.lifetime, purpose_of(f, 0), class_of(f), out);
     if (rc == 0 && built_in && fs->allocator) fs->st.fallback_allocations++;

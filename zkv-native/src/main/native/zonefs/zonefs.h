@@ -68,7 +68,13 @@ typedef struct zfs_zone_info {
   uint64_t copy; /* bytes GC would copy to empty it: the blocks its live data occupies */
   int victim_ok; /* GC may take it now: a full data zone, not busy, holding some garbage */
   int32_t tag;   /* the tag the placement policy gave the zone when it opened it, -1 for none */
+  /* The I/O class the device binds the zone to (ZKV_CLASS_*, on a device whose zones serve one
+   * class, ZKV_GEO_CLASS_BOUND_ZONES; NONE while empty and on other devices), and the id of the
+   * file whose writer holds it (ZFS_NO_OWNER for none). */
+  uint32_t io_class;
+  uint64_t owner_file;
 } zfs_zone_info;
+#define ZFS_NO_OWNER UINT64_MAX
 
 /* A zone allocation decision, asked of an external placement policy (the Java SPI) at every
  * allocation: which zone, and which zones to finish first. */
@@ -85,6 +91,9 @@ typedef struct zfs_alloc_request {
   const char *file_name;
   uint32_t lifetime;
   int for_gc;
+  /* Bytes the writer is about to write (the rest of its buffer's write-out, or of the extent GC
+   * moves); more may follow in the same zone while it has room. */
+  uint64_t expected_size;
 } zfs_alloc_request;
 typedef struct zfs_alloc_decision {
   int action;

@@ -244,7 +244,7 @@ int allocate_zone_for(zfs *fs, uint32_t lifetime, int purpose, int cls, uint32_t
 /* The zone a writer writes next (its own, or a new one from the policy; `built_in`: from the
  * built-in rule, counted as overriding the policy, after the policy's NeedGc found nothing to
  * collect). Called with fs->mu held; the policy's call releases it meanwhile. */
-int take_zone(zfs *fs, fobj *f, int built_in, uint32_t *out);
+int take_zone(zfs *fs, fobj *f, int built_in, uint64_t want, uint32_t *out);
 void release_zone(zfs *fs, fobj *f);
 int zone_held(const zone_state *s);
 /* allocate_by_policy / allocate_zone_for: the policy (or the built-in rule) says wait for a zone

@@ -55,6 +55,9 @@ public final class PlacementAllocator implements ZoneAllocator {
                 view.requestForGc()
                     ? AllocationPurpose.GC_MIGRATION
                     : AllocationPurpose.FILE_WRITE);
+    if (view.requestExpectedSize() > 0) {
+      r.expectedSize(view.requestExpectedSize());
+    }
     if (view.requestLevel() >= 0) {
       r.level(view.requestLevel());
     }

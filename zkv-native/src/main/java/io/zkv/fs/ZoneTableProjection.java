@@ -6,6 +6,7 @@ import io.zkv.placement.FileKind;
 import io.zkv.placement.KeyRange;
 import io.zkv.placement.WriteLifetime;
 import io.zkv.placement.ZoneCondition;
+import io.zkv.placement.ZoneIoClass;
 import io.zkv.placement.ZoneReservation;
 import io.zkv.placement.ZoneTable;
 import java.util.Arrays;
@@ -85,9 +86,12 @@ final class ZoneTableProjection {
       if (victimChoice && padding > 0) {
         b.live(i, PADDING_FILE, padding);
       }
-      if (busy) {
+      if (v.zoneOwner(i) >= 0) {
+        b.owner(i, v.zoneOwner(i));
+      } else if (busy) {
         b.busy(i);
       }
+      b.ioClass(i, ZoneIoClass.fromValue(v.zoneIoClass(i)));
       if (v.zoneTag(i) >= 0) {
         b.tag(i, v.zoneTag(i));
       }

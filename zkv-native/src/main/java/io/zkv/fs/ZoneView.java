@@ -14,7 +14,7 @@ import java.util.List;
  */
 public final class ZoneView {
   public static final int LAYOUT = 1;
-  public static final int VERSION = 1;
+  public static final int VERSION = 2;
 
   // sections
   static final int ZONES = 0, FILES = 1, ZONE_FILES = 2, INPUTS = 3, REQUEST = 4, DECISION = 5;
@@ -23,7 +23,8 @@ public final class ZoneView {
   /** zkv_bnd_zone: field offsets and size. */
   static final int Z_START = 0, Z_CAPACITY = 8, Z_WRITE_POINTER = 16, Z_LIVE = 24, Z_COPY = 32;
 
-  static final int Z_LIFETIME = 40, Z_FLAGS = 44, Z_TAG = 48, ZONE_SIZE = 56;
+  static final int Z_LIFETIME = 40, Z_FLAGS = 44, Z_TAG = 48, Z_CLASS = 52, Z_OWNER = 56;
+  static final int ZONE_SIZE = 64;
   static final int FLAG_META = 1, FLAG_BUSY = 2, FLAG_VICTIM_OK = 4;
 
   /** zkv_bnd_file. Bytes fields are (offset, length) pairs of ints. */
@@ -37,7 +38,8 @@ public final class ZoneView {
   /** zkv_bnd_request. */
   static final int R_FILE = 0, R_LIFETIME = 8, R_FOR_GC = 12, R_LEVEL = 16, R_ACTIVE_LIMIT = 20;
 
-  static final int R_JOB = 24, R_NAME = 32, R_SMALLEST = 40, R_LARGEST = 48, REQUEST_SIZE = 56;
+  static final int R_JOB = 24, R_NAME = 32, R_SMALLEST = 40, R_LARGEST = 48;
+  static final int R_EXPECTED_SIZE = 56, REQUEST_SIZE = 64;
 
   /** zkv_bnd_decision. */
   static final int D_ACTION = 0, D_ZONE = 4, D_FINISH_COUNT = 8, D_TAG = 12, D_LIFETIME = 16;
@@ -123,6 +125,20 @@ public final class ZoneView {
     return b.getInt(ZONES, z, Z_TAG);
   }
 
+  /**
+   * The I/O class the zone's writes carry: 0 none (empty, or not known after a mount on a device
+   * that does not bind zones to classes), 1 data (flushes, compactions, GC), 2 WAL, 3 the file
+   * system's metadata (zkv/device.h {@code ZKV_CLASS_*}).
+   */
+  public int zoneIoClass(int z) {
+    return b.getInt(ZONES, z, Z_CLASS);
+  }
+
+  /** The id of the file whose writer holds the zone, -1 for none. */
+  public long zoneOwner(int z) {
+    return b.getLong(ZONES, z, Z_OWNER);
+  }
+
   public int fileCount() {
     return b.count(FILES);
   }
@@ -179,6 +195,11 @@ public final class ZoneView {
   /** Whether this view comes with an allocation request (not for a victim choice). */
   public boolean hasRequest() {
     return b.count(REQUEST) == 1;
+  }
+
+  /** Bytes the writer is about to write into the zone (more may follow while it has room). */
+  public long requestExpectedSize() {
+    return b.getLong(REQUEST, 0, R_EXPECTED_SIZE);
   }
 
   public long requestFileId() {

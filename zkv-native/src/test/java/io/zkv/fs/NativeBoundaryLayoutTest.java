@@ -35,6 +35,8 @@ class NativeBoundaryLayoutTest {
           Z_LIFETIME,
           Z_FLAGS,
           Z_TAG,
+          Z_CLASS,
+          Z_OWNER,
           FILE_SIZE,
           F_ID,
           F_LIFETIME,
@@ -57,6 +59,7 @@ class NativeBoundaryLayoutTest {
           R_NAME,
           R_SMALLEST,
           R_LARGEST,
+          R_EXPECTED_SIZE,
           DECISION_SIZE,
           D_ACTION,
           D_ZONE,
@@ -102,7 +105,8 @@ class NativeBoundaryLayoutTest {
         },
         ZkvEnv.nativeBoundaryLayout(ZoneFsInspector.SUPERBLOCK_LAYOUT));
     assertArrayEquals(
-        new int[] {1, ZONE_SIZE}, ZkvEnv.nativeBoundaryLayout(ZoneFsInspector.ZONE_USAGE_LAYOUT));
+        new int[] {ZoneFsInspector.ZONE_USAGE_VERSION, ZONE_SIZE},
+        ZkvEnv.nativeBoundaryLayout(ZoneFsInspector.ZONE_USAGE_LAYOUT));
   }
 
   @Test

@@ -97,6 +97,7 @@ final class ZoneViewWriter {
               | (z.busy() ? FLAG_BUSY : 0)
               | (z.victimOk() ? FLAG_VICTIM_OK : 0);
       b.putInt(o + Z_FLAGS, flags).putInt(o + Z_TAG, z.tag());
+      b.putInt(o + Z_CLASS, 0).putLong(o + Z_OWNER, -1); // no class, no owner
     }
     for (int i = 0; i < files.size(); i++) {
       File f = files.get(i);

@@ -131,7 +131,7 @@ public final class LizaPolicy implements PlacementPolicy {
     }
 
     // GetBestOpenZoneMatch with min_capacity 0.
-    Match best = bestOpenZone(zones, lifetime, 0, finished);
+    Match best = bestOpenZone(zones, request.kind(), lifetime, 0, finished);
     if (best.zone >= 0 && best.diff < LifetimeDiff.COULD_BE_WORSE) {
       return new Allocation.UseZone(
           best.zone, finished, "best open zone, lifetime diff " + best.diff);
@@ -181,7 +181,7 @@ public final class LizaPolicy implements PlacementPolicy {
   /** {@code TakeMigrateZone}: best match with room for the extent, any diff, reserved token. */
   private static Allocation migrationTarget(AllocationRequest request, ZoneTableView zones) {
     long need = request.expectedSize().orElse(0);
-    Match best = bestOpenZone(zones, request.lifetime(), need, List.of());
+    Match best = bestOpenZone(zones, request.kind(), request.lifetime(), need, List.of());
     if (best.zone < 0) {
       return new Allocation.NoSpace(
           List.of(), "no open zone has " + need + " bytes left for the extent; skip it");
@@ -199,12 +199,16 @@ public final class LizaPolicy implements PlacementPolicy {
    * zones are returned too; callers decide whether to use them.
    */
   private static Match bestOpenZone(
-      ZoneTableView zones, WriteLifetime lifetime, long minCapacity, List<Integer> finished) {
+      ZoneTableView zones,
+      FileKind kind,
+      WriteLifetime lifetime,
+      long minCapacity,
+      List<Integer> finished) {
     int bestZone = -1;
     int bestDiff = LifetimeDiff.NOT_GOOD;
     for (int i = 0; i < zones.zoneCount(); i++) {
       ZoneInfo z = zones.zone(i);
-      if (!acquirable(z) || finished.contains(i)) {
+      if (!acquirable(z) || finished.contains(i) || !servesClass(z, kind)) {
         continue;
       }
       if (z.liveBytes() > 0 && z.remaining() > 0 && z.remaining() >= minCapacity) {
@@ -265,6 +269,17 @@ public final class LizaPolicy implements PlacementPolicy {
       }
     }
     return false;
+  }
+
+  /**
+   * Whether a written zone may take more of a file of this kind: where the device binds zones to an
+   * I/O class (a {@code plmarray:}), only zones of the file's class (WAL or data); elsewhere every
+   * zone's class is {@link ZoneIoClass#NONE}. ZenFS has no such classes; without this rule the file
+   * system overrode LIZA's choice of a zone of the other class.
+   */
+  private static boolean servesClass(ZoneInfo z, FileKind kind) {
+    ZoneIoClass wanted = kind.isWal() ? ZoneIoClass.WAL : ZoneIoClass.DATA;
+    return z.ioClass() == ZoneIoClass.NONE || z.ioClass() == wanted;
   }
 
   /** An I/O zone that ZenFS's {@code Zone::Acquire()} would grant: not reserved, not busy. */

@@ -2,6 +2,7 @@ package io.zkv.placement;
 
 import java.util.Objects;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 
 /**
  * One zone as the placement policy sees it: an immutable snapshot, checked for consistency on
@@ -21,6 +22,10 @@ import java.util.OptionalInt;
  *     Zone::Acquire()} fail so that allocation scans skip the zone
  * @param tag optional integer chosen by the policy that opened the zone (ZoneKV: its lifetime
  *     class, which {@link WriteLifetime} cannot express); cleared on reset
+ * @param ioClass the I/O class the zone's writes carry (a {@code plmarray:} binds each zone to
+ *     one), {@link ZoneIoClass#NONE} while empty or not known
+ * @param owner the id of the file whose writer holds the zone, if one does (a busy zone without an
+ *     owner is GC's)
  */
 public record ZoneInfo(
     int index,
@@ -31,7 +36,9 @@ public record ZoneInfo(
     WriteLifetime lifetime,
     ZoneReservation reservation,
     boolean busy,
-    OptionalInt tag) {
+    OptionalInt tag,
+    ZoneIoClass ioClass,
+    OptionalLong owner) {
 
   /** Checks the invariants of a ZNS zone and of extent accounting. */
   public ZoneInfo {
@@ -39,6 +46,8 @@ public record ZoneInfo(
     Objects.requireNonNull(lifetime, "lifetime");
     Objects.requireNonNull(reservation, "reservation");
     Objects.requireNonNull(tag, "tag");
+    Objects.requireNonNull(ioClass, "ioClass");
+    Objects.requireNonNull(owner, "owner");
     String z = "zone " + index + ": ";
     if (index < 0) {
       throw new IllegalArgumentException("zone index must be >= 0, not " + index);

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -34,6 +35,8 @@ public final class ZoneTable implements ZoneTableView {
   private final ZoneReservation[] reservation;
   private final boolean[] busy;
   private final OptionalInt[] tag;
+  private final ZoneIoClass[] ioClass;
+  private final long[] owner; // file id of the writer holding the zone, -1 none
   private final List<TreeMap<Long, Long>> live;
   private final TreeMap<Long, TreeSet<Integer>> zonesByFile = new TreeMap<>();
   private final TreeMap<Long, FileInfo> files = new TreeMap<>();
@@ -49,6 +52,8 @@ public final class ZoneTable implements ZoneTableView {
     lifetime = b.lifetime.clone();
     reservation = b.reservation.clone();
     busy = b.busy.clone();
+    ioClass = b.ioClass.clone();
+    owner = b.owner.clone();
     tag = b.tag.clone();
     live = new ArrayList<>(zoneCount);
     for (int i = 0; i < zoneCount; i++) {
@@ -121,7 +126,9 @@ public final class ZoneTable implements ZoneTableView {
         lifetime[index],
         reservation[index],
         busy[index],
-        tag[index]);
+        tag[index],
+        ioClass[index],
+        owner[index] < 0 ? OptionalLong.empty() : OptionalLong.of(owner[index]));
   }
 
   @Override
@@ -269,6 +276,7 @@ public final class ZoneTable implements ZoneTableView {
       throw new IllegalArgumentException("zone " + index + " is not held by a writer");
     }
     busy[index] = false;
+    owner[index] = -1;
     if (condition[index] == ZoneCondition.OPEN) {
       condition[index] = written[index] == 0 ? ZoneCondition.EMPTY : ZoneCondition.CLOSED;
     }
@@ -322,6 +330,7 @@ public final class ZoneTable implements ZoneTableView {
     condition[index] = ZoneCondition.EMPTY;
     lifetime[index] = WriteLifetime.NOT_SET;
     tag[index] = OptionalInt.empty();
+    ioClass[index] = ZoneIoClass.NONE;
   }
 
   /**
@@ -448,6 +457,8 @@ public final class ZoneTable implements ZoneTableView {
     private final ZoneReservation[] reservation;
     private final boolean[] busy;
     private final OptionalInt[] tag;
+    private final ZoneIoClass[] ioClass;
+    private final long[] owner;
     private final List<long[]> lives = new ArrayList<>();
     private final List<FileInfo> files = new ArrayList<>();
     private int deviceMaxOpen;
@@ -469,7 +480,11 @@ public final class ZoneTable implements ZoneTableView {
       reservation = new ZoneReservation[zoneCount];
       busy = new boolean[zoneCount];
       tag = new OptionalInt[zoneCount];
+      ioClass = new ZoneIoClass[zoneCount];
+      owner = new long[zoneCount];
       for (int i = 0; i < zoneCount; i++) {
+        ioClass[i] = ZoneIoClass.NONE;
+        owner[i] = -1;
         capacity[i] = zoneCapacity;
         condition[i] = ZoneCondition.EMPTY;
         lifetime[i] = WriteLifetime.NOT_SET;
@@ -543,6 +558,22 @@ public final class ZoneTable implements ZoneTableView {
     /** Marks zone {@code index} as held by a writer. */
     public Builder busy(int index) {
       busy[Objects.checkIndex(index, zoneCount)] = true;
+      return this;
+    }
+
+    /** Marks zone {@code index} as held by the writer of file {@code fileId}. */
+    public Builder owner(int index, long fileId) {
+      if (fileId < 0) {
+        throw new IllegalArgumentException("owner file id must be >= 0, not " + fileId);
+      }
+      busy(index);
+      owner[index] = fileId;
+      return this;
+    }
+
+    /** Sets the I/O class zone {@code index}'s writes carry. */
+    public Builder ioClass(int index, ZoneIoClass value) {
+      ioClass[Objects.checkIndex(index, zoneCount)] = Objects.requireNonNull(value, "ioClass");
       return this;
     }
 

@@ -134,6 +134,23 @@ class LizaPolicyTest {
     }
 
     @Test
+    void keepsEachFileInZonesOfItsClassWhereTheDeviceBindsThem() {
+      ZoneTable.Builder b = table(8, 0, 0);
+      closed(b, 0, EXTREME, 100, 100).ioClass(0, ZoneIoClass.DATA); // diff 2 for MEDIUM
+      closed(b, 1, LONG, 100, 100).ioClass(1, ZoneIoClass.WAL); // diff 1, but the WAL's
+      assertUses(0, liza.allocate(sst(MEDIUM), b.build()));
+      ZoneTable.Builder w = table(8, 0, 0);
+      closed(w, 0, SHORT, 100, 100).ioClass(0, ZoneIoClass.DATA); // the WAL's own lifetime
+      closed(w, 1, EXTREME, 100, 100).ioClass(1, ZoneIoClass.WAL);
+      assertUses(1, liza.allocate(wal(), w.build()));
+      // No class (devices that do not bind zones): as ZenFS, the lifetime decides.
+      ZoneTable.Builder n = table(8, 0, 0);
+      closed(n, 0, EXTREME, 100, 100);
+      closed(n, 1, LONG, 100, 100);
+      assertUses(1, liza.allocate(sst(MEDIUM), n.build()));
+    }
+
+    @Test
     void skipsZonesWithoutLiveData() {
       ZoneTable.Builder b = table(8, 0, 0);
       closed(b, 0, EXTREME, 100, 100);
