@@ -579,6 +579,7 @@ public final class ZkvDb implements AutoCloseable {
         db = null;
         try {
           old.closeE();
+          RocksDbLeaks.releaseAfterClose(old);
         } catch (RocksDBException e) {
           env.markUncleanClose(path, e.getMessage());
           stopped =
@@ -700,6 +701,7 @@ public final class ZkvDb implements AutoCloseable {
           failure = e;
           env.markUncleanClose(path, e.getMessage());
         }
+        RocksDbLeaks.releaseAfterClose(db);
         db = null;
       }
       flushOptions.close();
