@@ -65,10 +65,15 @@ static void blocker_release(blocker *b) {
   pthread_mutex_unlock(&b->mu);
 }
 
-/* The highest zone a writer may use, as the view shows it (a plain placement policy). */
-static int blocking_allocator(void *ctx, const zfs_alloc_request *req, const zfs_view *view, zfs_alloc_decision *out) {
-  (void)req;
-  blocker_enter(ctx);
+/* A freshly formatted device, mounted (GC started). */
+static zfs *fresh_mount(zkv_dev **d) {
+  fresh("");
+  *d = open_dev();
+  return mount_ok(*d);
+}
+
+/* The highest zone a writer may use, as the view shows it (a plain placement decision). */
+static int highest_zone(const zfs_view *view, zfs_alloc_decision *out) {
   for (uint32_t z = view->n_zones; z-- > 0;) {
     const zfs_zone_info *zi = &view->zones[z];
     if (zi->meta || zi->busy || zi->wp - zi->start >= zi->capacity) continue;
@@ -77,6 +82,13 @@ static int blocking_allocator(void *ctx, const zfs_alloc_request *req, const zfs
   }
   out->action = ZFS_ALLOC_NO_SPACE;
   return 0;
+}
+
+/* highest_zone, once the blocker lets the call go on. */
+static int blocking_allocator(void *ctx, const zfs_alloc_request *req, const zfs_view *view, zfs_alloc_decision *out) {
+  (void)req;
+  blocker_enter(ctx);
+  return highest_zone(view, out);
 }
 
 static int blocking_victim(void *ctx, const zfs_view *view, uint32_t *victim) {
@@ -178,9 +190,8 @@ static void *reclaim_all(void *arg) {
 
 /* A placement policy that waits, inside allocate, for another file's append and sync. */
 static void test_blocked_placement_policy_lets_others_write(void) {
-  fresh("");
-  zkv_dev *d = open_dev();
-  zfs *fs = mount_ok(d);
+  zkv_dev *d;
+  zfs *fs = fresh_mount(&d);
   blocker b;
   blocker_init(&b);
   zfs_set_allocator(fs, blocking_allocator, &b);
@@ -239,9 +250,8 @@ static void make_garbage(zfs *fs) {
 
 /* A victim policy that waits, inside its choice, for another file's append and sync. */
 static void test_blocked_victim_policy_lets_others_write(void) {
-  fresh("");
-  zkv_dev *d = open_dev();
-  zfs *fs = mount_ok(d);
+  zkv_dev *d;
+  zfs *fs = fresh_mount(&d);
   CHECK_EQ(zfs_set_gc_start_percent(fs, 0), 0); /* only the collection below */
   make_garbage(fs);
   owner_file o = owner_open(fs, "/db/owner.sst", 22);
@@ -272,9 +282,8 @@ static void test_blocked_victim_policy_lets_others_write(void) {
 
 /* A GC trigger that waits, inside its round, for another file's append and sync. */
 static void test_blocked_gc_trigger_lets_others_write(void) {
-  fresh("");
-  zkv_dev *d = open_dev();
-  zfs *fs = mount_ok(d);
+  zkv_dev *d;
+  zfs *fs = fresh_mount(&d);
   owner_file o = owner_open(fs, "/db/owner.sst", 23);
   blocker b;
   blocker_init(&b);
@@ -318,9 +327,8 @@ static int first_empty_allocator(void *ctx, const zfs_alloc_request *req, const 
 }
 
 static void test_stale_decision_is_asked_again(void) {
-  fresh("");
-  zkv_dev *d = open_dev();
-  zfs *fs = mount_ok(d);
+  zkv_dev *d;
+  zfs *fs = fresh_mount(&d);
   racing_policy p = {0};
   blocker_init(&p.b);
   zfs_set_allocator(fs, first_empty_allocator, &p);
@@ -365,14 +373,13 @@ static int need_gc_allocator(void *ctx, const zfs_alloc_request *req, const zfs_
     *out = (zfs_alloc_decision){.action = ZFS_ALLOC_NEED_GC, .n_finish = 1, .finish = {p->finish}};
     return 0;
   }
-  return blocking_allocator(&(blocker){0}, req, view, out);
+  return highest_zone(view, out);
 }
 
 /* NeedGc means: collect, then ask again; the zones it names to finish are finished. */
 static void test_need_gc_collects_then_asks_again(void) {
-  fresh("");
-  zkv_dev *d = open_dev();
-  zfs *fs = mount_ok(d);
+  zkv_dev *d;
+  zfs *fs = fresh_mount(&d);
   CHECK_EQ(zfs_set_gc_start_percent(fs, 0), 0); /* only the writer's collection */
   make_garbage(fs);
   zfs_set_allocator(fs, packing_allocator, NULL);
@@ -425,13 +432,12 @@ static int recording_allocator(void *ctx, const zfs_alloc_request *req, const zf
     for (uint32_t z = 0; z < view->n_zones; z++)
       if (view->zones[z].owner_file != ZFS_NO_OWNER) p->owner_seen = view->zones[z].owner_file;
   }
-  return blocking_allocator(&(blocker){0}, req, view, out);
+  return highest_zone(view, out);
 }
 
 static void test_view_shows_owners_and_expected_size(void) {
-  fresh("");
-  zkv_dev *d = open_dev();
-  zfs *fs = mount_ok(d);
+  zkv_dev *d;
+  zfs *fs = fresh_mount(&d);
   owner_file o = owner_open(fs, "/db/owner.sst", 25);
   uint64_t owner_id = file_named_id(fs, "/db/owner.sst");
   seen_policy p = {.owner_seen = ZFS_NO_OWNER};
@@ -462,9 +468,8 @@ static void *uninstall_allocator(void *arg) {
 }
 
 static void test_installing_waits_for_callouts(void) {
-  fresh("");
-  zkv_dev *d = open_dev();
-  zfs *fs = mount_ok(d);
+  zkv_dev *d;
+  zfs *fs = fresh_mount(&d);
   blocker b;
   blocker_init(&b);
   zfs_set_allocator(fs, blocking_allocator, &b);
