@@ -39,7 +39,8 @@ int zkv_boundary_layout(int layout, int32_t *out, int cap) {
     RECORD(zkv_bnd_bytes), FIELD(zkv_bnd_bytes, offset), FIELD(zkv_bnd_bytes, length);
   } else if (layout == ZKV_BND_ZONE_STATS) {
     out[n++] = ZKV_STATS_VERSION;
-    RECORD(zkv_bnd_zone_stats), FIELD(zkv_bnd_zone_stats, host_bytes), FIELD(zkv_bnd_zone_stats, stale_decisions);
+    RECORD(zkv_bnd_zone_stats), FIELD(zkv_bnd_zone_stats, host_bytes), FIELD(zkv_bnd_zone_stats, stale_decisions),
+        FIELD(zkv_bnd_zone_stats, overrides), FIELD(zkv_bnd_zone_stats, overrides_total);
   } else if (layout == ZKV_BND_SUPERBLOCK) {
     out[n++] = ZKV_SUPERBLOCK_VERSION;
     RECORD(zkv_bnd_superblock), FIELD(zkv_bnd_superblock, version), FIELD(zkv_bnd_superblock, flags),
@@ -146,7 +147,11 @@ void zkv_boundary_zone_stats(const zfs_stats *s, zkv_bnd_zone_stats *out) {
                               s->zone_steals_total,
                               s->device_errors,
                               s->reserve_refusals,
-                              s->stale_decisions};
+                              s->stale_decisions,
+                              {0},
+                              {0}};
+  for (int i = 0; i < ZFS_OVERRIDES; i++) out->overrides[i] = s->overrides[i];
+  for (int i = 0; i < ZFS_OVERRIDES; i++) out->overrides_total[i] = s->overrides_total[i];
 }
 
 static void add_usage(const char *name, uint64_t size, void *arg) {

@@ -126,14 +126,16 @@ typedef struct zkv_bnd_decision {
   uint32_t finish[ZKV_BND_MAX_FINISH];
 } zkv_bnd_decision;
 
-/* ZKV_BND_ZONE_STATS, version 5: one section of one record, zfs_stats widened to 64 bits (version 2
- * had no device_errors, version 3 no reserve_refusals, version 4 no stale_decisions). */
-#define ZKV_STATS_VERSION 5
+/* ZKV_BND_ZONE_STATS, version 6: one section of one record, zfs_stats widened to 64 bits, the
+ * overrides by reason since mount and since format last, each in enum zfs_override's order (version 2 had no
+ * device_errors, version 3 no reserve_refusals, version 4 no stale_decisions, version 5 no overrides). */
+#define ZKV_STATS_VERSION 6
 typedef struct zkv_bnd_zone_stats {
   uint64_t host_bytes, padding_bytes, gc_bytes, meta_bytes, resets, resets_without_copy, meta_rolls, live_bytes,
       used_zone_bytes, files, data_zones, empty_zones, full_zones, open_zones, owned_zones, policy_decisions,
       fallback_allocations, zone_steals, policy_decisions_total, fallback_allocations_total, zone_steals_total,
       device_errors, reserve_refusals, stale_decisions;
+  uint64_t overrides[ZFS_OVERRIDES], overrides_total[ZFS_OVERRIDES];
 } zkv_bnd_zone_stats;
 
 /* zfs_stats as a zkv_bnd_zone_stats record. */

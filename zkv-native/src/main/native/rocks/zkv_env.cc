@@ -291,11 +291,10 @@ bool Bind(JNIEnv* env, EnvHandle* h, JavaCallout* slot, jobject target, const ch
 }
 }  // namespace zkv
 
-// Uninstalls the Java policies of a zoned Env: the file system's built-in rules (LIZA, greedy GC)
-// decide from now on. For JVM exit (ZkvEnvExitGuard): zfs_set_* return once no call-out is under
-// way, and none will start after; a
-// RocksDB thread then never attaches to a JVM that is going away (it would block forever, and the
-// VM thread, which joins RocksDB's thread pool in exit(), with it).
+// Uninstalls the Java policies of a zoned Env: the file system's safety rule decides from now on
+// (counted as overrides), and no background GC round collects. For JVM exit (ZkvEnvExitGuard): zfs_set_* return once no
+// call-out is under way, and none will start after; a RocksDB thread then never attaches to a JVM that is going away
+// (it would block forever, and the VM thread, which joins RocksDB's thread pool in exit(), with it).
 JNI_EXPORT void JNICALL Java_org_rocksdb_ZkvEnv_nDisableCallouts(JNIEnv*, jclass, jlong handle) {
   auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
   if (!h->zone_fs) return;
@@ -330,13 +329,6 @@ JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetGcTrigger(JNIEnv* env, jclas
   if (!zkv::Bind(env, h, &h->gc_trigger, trigger, "maxLiveBytes", "(Ljava/nio/ByteBuffer;)J")) return -EINVAL;
   zfs_set_gc_trigger(h->zone_fs, zkv::CallJavaGcTrigger, &h->gc_trigger);
   return 0;
-}
-
-// Background GC start level of the built-in rule, percent free (0 = off).
-JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetGcStartPercent(JNIEnv*, jclass, jlong handle, jint percent) {
-  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
-  if (!h->zone_fs || percent < 0) return -EINVAL;
-  return zfs_set_gc_start_percent(h->zone_fs, static_cast<uint32_t>(percent));
 }
 
 // Starts background GC (after the Java policies are installed); idempotent.

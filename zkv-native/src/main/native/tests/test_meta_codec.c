@@ -81,7 +81,9 @@ static void test_superblock(void) {
   sb.version = ZFS_FORMAT_VERSION + 1;
   zfs_superblock_encode(&sb, buf, sizeof buf);
   CHECK_EQ(zfs_superblock_decode(buf, sizeof buf, &out, err, sizeof err), ZFS_UNSUPPORTED);
-  CHECK(strstr(err, "version 5") != NULL);
+  char newer[32];
+  snprintf(newer, sizeof newer, "version %u;", ZFS_FORMAT_VERSION + 1);
+  CHECK(strstr(err, newer) != NULL);
   sb.version = 0;
   zfs_superblock_encode(&sb, buf, sizeof buf);
   CHECK_EQ(zfs_superblock_decode(buf, sizeof buf, &out, err, sizeof err), ZFS_UNSUPPORTED);

@@ -123,43 +123,6 @@ static int test_allocator(void *ctx, const zfs_alloc_request *req, const zfs_vie
   return 0;
 }
 
-static void record_zones(const zfs_file_meta *m, void *arg) {
-  uint32_t *lowest = arg;
-  for (uint32_t i = 0; i < m->n_extents; i++) {
-    uint32_t z = (uint32_t)(m->extents[i].start / GEO.zone_size);
-    if (z < *lowest) *lowest = z;
-  }
-}
-
-/* The file system asks the installed policy at every allocation, and checks what it answers. */
-static void test_external_allocator(void) {
-  fresh("");
-  zkv_dev *d = open_dev();
-  zfs *fs = mount_ok(d);
-  test_policy p = {0};
-  zfs_set_allocator(fs, test_allocator, &p);
-  write_file(fs, "/db/p.sst", 41, 4 << 20, 0); /* two zones' worth: two allocations at least */
-  CHECK(p.calls >= 2);
-  uint32_t lowest = UINT32_MAX;
-  zfs_walk_files(fs, record_zones, &lowest);
-  CHECK(lowest >= GEO.nr_zones - 2); /* the policy's choice, not the built-in rule's (zone 3 up) */
-  check_file(fs, "/db/p.sst", 41, 4 << 20);
-  p.mode = 1; /* a policy bug: a meta zone */
-  int rc = 0;
-  zfs_file *f = zfs_create(fs, "/db/bad.sst", 3, &rc);
-  uint8_t buf[8192] = {1};
-  CHECK_EQ(zfs_append(f, buf, sizeof buf), 0);
-  CHECK_EQ(zfs_sync(f), -EINVAL);
-  p.mode = 2; /* the policy finds no zone, but zones have room: the built-in rule places the data */
-  CHECK_EQ(zfs_sync(f), 0);
-  zfs_set_allocator(fs, NULL, NULL); /* the built-in rule again */
-  CHECK_EQ(zfs_append(f, buf, sizeof buf), 0);
-  CHECK_EQ(zfs_sync(f), 0);
-  CHECK_EQ(zfs_close(f), 0);
-  zfs_unmount(fs);
-  zkv_dev_close(d);
-}
-
 /* The file of a name, as zfs_walk_files shows it: its id and the zone of its first extent. */
 typedef struct named_file {
   const char *name;
@@ -181,6 +144,60 @@ static named_file file_named(zfs *fs, const char *name) {
 }
 
 static uint64_t file_id_of(zfs *fs, const char *name) { return file_named(fs, name).id; }
+
+static void record_zones(const zfs_file_meta *m, void *arg) {
+  uint32_t *lowest = arg;
+  for (uint32_t i = 0; i < m->n_extents; i++) {
+    uint32_t z = (uint32_t)(m->extents[i].start / GEO.zone_size);
+    if (z < *lowest) *lowest = z;
+  }
+}
+
+/* The file system asks the installed policy at every allocation, and checks what it answers. */
+static void test_external_allocator(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  test_policy p = {0};
+  zfs_set_allocator(fs, test_allocator, &p);
+  write_file(fs, "/db/p.sst", 41, 4 << 20, 0); /* two zones' worth: two allocations at least */
+  CHECK(p.calls >= 2);
+  uint32_t lowest = UINT32_MAX;
+  zfs_walk_files(fs, record_zones, &lowest);
+  CHECK(lowest >= GEO.nr_zones - 2); /* the policy's choice, not the safety rule's (zone 3 up) */
+  check_file(fs, "/db/p.sst", 41, 4 << 20);
+  zfs_stats s;
+  CHECK_EQ(zfs_stats_get(fs, &s), 0);
+  CHECK_EQ(s.fallback_allocations, 0);
+  p.mode = 1; /* a policy bug: a meta zone; the safety rule places the data instead, counted */
+  int rc = 0;
+  zfs_file *f = zfs_create(fs, "/db/bad.sst", 3, &rc);
+  uint8_t buf[8192] = {1};
+  CHECK_EQ(zfs_append(f, buf, sizeof buf), 0);
+  CHECK_EQ(zfs_sync(f), 0);
+  CHECK_EQ(zfs_stats_get(fs, &s), 0);
+  CHECK_EQ(s.overrides[ZFS_OVERRIDE_INVALID], 1);
+  CHECK_EQ(s.fallback_allocations, 1);
+  CHECK(file_named(fs, "/db/bad.sst").zone >= 3); /* never the metadata zone it named */
+  CHECK_EQ(zfs_close(f), 0);
+  f = zfs_create(fs, "/db/bad.sst", 3, &rc); /* a new writer: a new allocation */
+  p.mode = 2; /* the policy finds no zone, but zones have room: the safety rule places the data */
+  CHECK_EQ(zfs_append(f, buf, sizeof buf), 0);
+  CHECK_EQ(zfs_sync(f), 0);
+  CHECK_EQ(zfs_stats_get(fs, &s), 0);
+  CHECK_EQ(s.overrides[ZFS_OVERRIDE_NO_SPACE], 1);
+  CHECK_EQ(zfs_close(f), 0);
+  zfs_set_allocator(fs, NULL, NULL); /* no policy: the safety rule, counted */
+  f = zfs_create(fs, "/db/bad.sst", 3, &rc);
+  CHECK_EQ(zfs_append(f, buf, sizeof buf), 0);
+  CHECK_EQ(zfs_sync(f), 0);
+  CHECK_EQ(zfs_close(f), 0);
+  CHECK_EQ(zfs_stats_get(fs, &s), 0);
+  CHECK_EQ(s.overrides[ZFS_OVERRIDE_NO_POLICY], 1);
+  CHECK_EQ(s.fallback_allocations, 3);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
 
 /* A policy sees which file has what in each zone (the zone view's files), and the tag and lifetime
  * it gives a zone it opens stay on the zone, across a remount, until the zone is reset. */
@@ -297,14 +314,14 @@ static zone_masks write_interleaved(zfs *fs, int n, int rounds, uint32_t *owned_
 /* ZenFS's ownership: a writer holds its zone from allocation to close, so files written at the same
  * time never share a zone while open tokens allow (GEO: max open 6, 2 kept back: 4 writers). The
  * zones go back at close, explicitly closed on the device (still active, no longer open). Under
- * the built-in rule and under an installed policy alike. */
+ * the tests' LIZA, another policy and the safety rule alone (no policy) alike. */
 static void test_writers_own_their_zones(void) {
-  for (int with_policy = 0; with_policy < 2; with_policy++) {
+  for (int mode = 0; mode < 3; mode++) { /* the tests' LIZA, test_allocator, no policy */
     fresh("");
     zkv_dev *d = open_dev();
     zfs *fs = mount_ok(d);
     test_policy p = {0};
-    if (with_policy) zfs_set_allocator(fs, test_allocator, &p);
+    if (mode > 0) zfs_set_allocator(fs, mode == 1 ? test_allocator : NULL, mode == 1 ? &p : NULL);
     uint32_t owned = 0;
     zone_masks zm = write_interleaved(fs, 4, 12, &owned);
     CHECK_EQ(owned, 4);
@@ -318,7 +335,9 @@ static void test_writers_own_their_zones(void) {
     zfs_stats_get(fs, &s);
     CHECK_EQ(s.owned_zones, 0);
     CHECK_EQ(s.zone_steals, 0);
-    CHECK_EQ(s.policy_decisions, with_policy ? 4u : 0u); /* one allocation per file */
+    CHECK_EQ(s.policy_decisions, mode < 2 ? 4u : 0u); /* one allocation per file */
+    CHECK_EQ(s.overrides[ZFS_OVERRIDE_NO_POLICY], mode < 2 ? 0u : 4u);
+    CHECK_EQ(s.fallback_allocations, mode < 2 ? 0u : 4u);
     zkv_zone rep[24];
     CHECK_EQ(zkv_dev_report(d, 0, rep, GEO.nr_zones), (int)GEO.nr_zones);
     for (uint32_t z = 0; z < GEO.nr_zones; z++)
@@ -600,7 +619,7 @@ static void test_gc_frees_the_share_its_writer_needs(int with_chooser) {
   zkv_dev_geometry(d, &g);
   CHECK_EQ(zfs_mkfs(d, NULL, err, sizeof err), 0);
   zfs *fs = mount_ok(d);
-  CHECK_EQ(zfs_set_gc_start_percent(fs, 0), 0); /* only the writer's collections, below */
+  tp_set_gc_level(fs, 0); /* only the writer's collections, below */
   if (with_chooser) zfs_set_victim_chooser(fs, least_copy_chooser, NULL);
   /* Free for data: the non-WAL share's 16 zones but the two reserves, not the WAL's 4. */
   CHECK_EQ(g.nr_zones - g.meta_class_zones, 16);

@@ -252,7 +252,7 @@ static void make_garbage(zfs *fs) {
 static void test_blocked_victim_policy_lets_others_write(void) {
   zkv_dev *d;
   zfs *fs = fresh_mount(&d);
-  CHECK_EQ(zfs_set_gc_start_percent(fs, 0), 0); /* only the collection below */
+  tp_set_gc_level(fs, 0); /* only the collection below */
   make_garbage(fs);
   owner_file o = owner_open(fs, "/db/owner.sst", 22);
   blocker b;
@@ -380,7 +380,7 @@ static int need_gc_allocator(void *ctx, const zfs_alloc_request *req, const zfs_
 static void test_need_gc_collects_then_asks_again(void) {
   zkv_dev *d;
   zfs *fs = fresh_mount(&d);
-  CHECK_EQ(zfs_set_gc_start_percent(fs, 0), 0); /* only the writer's collection */
+  tp_set_gc_level(fs, 0); /* only the writer's collection */
   make_garbage(fs);
   zfs_set_allocator(fs, packing_allocator, NULL);
   write_file(fs, "/db/part.sst", 50, 64 << 10, 0); /* leaves a partly written zone nobody holds */

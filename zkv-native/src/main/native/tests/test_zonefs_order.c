@@ -276,7 +276,7 @@ static void cut_between_every_step(const scenario *sc) {
     zkv_dev *d = open_dev();
     zfs *fs = mount_ok(d);
     cur_dev = d;
-    CHECK_EQ(zfs_set_gc_start_percent(fs, 0), 0); /* no background GC: the steps are the change's alone */
+    tp_set_gc_level(fs, 0); /* no background GC: the steps are the change's alone */
     held = NULL;
     sc->setup(fs);
     uint64_t first = device_steps(d);

@@ -1,5 +1,6 @@
 /* Shared fixture of the zone file system C tests: an emulated device in a temporary directory,
- * files of seeded patterns, and byte-level damage to the backing file. */
+ * mounted with the tests' policies (test_policies.h), files of seeded patterns, and byte-level
+ * damage to the backing file. */
 #ifndef ZKV_ZFS_FIXTURE_H
 #define ZKV_ZFS_FIXTURE_H
 #define _GNU_SOURCE
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "emu_internal.h"
+#include "test_policies.h"
 #include "test_util.h"
 #include "timing.h"
 #include "zonefs.h"
@@ -44,6 +46,9 @@ FIXTURE zfs *mount_ok(zkv_dev *d) {
   zfs *fs = zfs_mount(d, &rc, err, sizeof err);
   if (!fs) fprintf(stderr, "mount: %d %s\n", rc, err);
   CHECK(fs != NULL);
+  zkv_geometry g;
+  CHECK_EQ(zkv_dev_geometry(d, &g), 0);
+  tp_install(fs, &g); /* the tests' policies, as a ZkvEnv installs the Java ones */
   CHECK_EQ(zfs_start_gc(fs), 0);
   return fs;
 }

@@ -301,7 +301,11 @@ static void run_child(int fd, const model *m, uint64_t seed, int end) {
   c.m = *m;
   mount_child(&c);
   zfs_delete(c.fs, "/db/filler"); /* a crash may have left the last cycle's filler */
-  zfs_set_gc_start_percent(c.fs, (uint32_t)(zkv_rng_next(&c.rng) % 2 ? 20 : 0));
+  tp_set_gc_level(c.fs, (uint32_t)(zkv_rng_next(&c.rng) % 2 ? 20 : 0));
+  if (zkv_rng_next(&c.rng) % 4 == 0) { /* a quarter of the cycles: the safety rule decides alone */
+    zfs_set_allocator(c.fs, NULL, NULL);
+    zfs_set_victim_chooser(c.fs, NULL, NULL);
+  }
   int ops = 20 + (int)(zkv_rng_next(&c.rng) % 60);
   int cut_at = (int)(zkv_rng_next(&c.rng) % (uint64_t)ops);
   if (end == END_CUT_MIDOP)

@@ -36,7 +36,7 @@ static int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
 /* Takes the zone for the writer's next device write and marks the write in flight: the zone it owns,
  * or a new one (a sparse file first records where its chunks start there, persist_active). When no
  * zone has room, or the policy says so (NeedGc), collects garbage and tries again; a NeedGc that
- * finds nothing to collect leaves the choice to the built-in rule (counted as overriding the
+ * finds nothing to collect leaves the choice to the safety rule (counted as overriding the
  * policy: never NoSpace while a zone has room). A data writer's GC needs a victim at least 1/8
  * garbage: on a nearly full device, copying a whole zone to win a few blocks, which the writer then
  * fills, would repeat for every few blocks written (a copy spiral of thousands of bytes per byte
@@ -47,11 +47,11 @@ static int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
  * write goes and the room left; `want`: the bytes of this write-out still to go (the policy's
  * expected size). */
 static int begin_write(zfs *fs, fobj *f, uint64_t want, uint32_t *z, uint64_t *at, uint64_t *room) {
-  int built_in = 0;
+  int safety = 0;
   for (;;) {
     pthread_mutex_lock(&fs->mu);
     int had_zone = f->zone >= 0;
-    int rc = take_zone(fs, f, built_in, want, z);
+    int rc = take_zone(fs, f, safety, want, z);
     if (!rc && is_sparse(f) && !had_zone && (rc = persist_active(fs, f, fs->zones[*z].wp)) != 0) release_zone(fs, f);
     if (!rc) {
       *at = fs->zones[*z].wp;
@@ -67,7 +67,7 @@ static int begin_write(zfs *fs, fobj *f, uint64_t want, uint32_t *z, uint64_t *a
     int collected =
         collect_garbage(fs, any_garbage ? UINT64_MAX : fs->g.zone_cap - fs->g.zone_cap / 8, class_of(f)) == 0;
     if (!collected && rc == ALLOC_NEED_GC)
-      built_in = 1; /* once: the safety rule decides */
+      safety = 1; /* once: the safety rule decides */
     else if (!collected)
       return -ENOSPC;
   }

@@ -42,8 +42,7 @@ static int copy_extent(zfs *fs, zfs_extent e, const fobj *f, int cls, int64_t *g
     if (*gc_zone < 0) {
       uint32_t z;
       zfs_alloc_request req = {f->m.id, f->m.n_names ? f->m.names[0] : "", f->m.lifetime, 1, padded - moved};
-      rc = fs->allocator ? allocate_by_policy(fs, &req, FOR_GC, cls, &z)
-                         : allocate_zone_for(fs, f->m.lifetime, FOR_GC, cls, &z);
+      rc = allocate_by_policy(fs, &req, FOR_GC, cls, &z);
       if (rc == ALLOC_WAIT) rc = -ENOSPC; /* GC writes on its own token: a wait means no zone */
       if (!rc) {
         claim_zone(fs, z, cls);
@@ -85,14 +84,16 @@ static int victim_for(zfs *fs, uint32_t z, uint64_t max_live, int spare) {
   return victim_eligible(fs, z, max_live) && victim_helps(fs, z, spare);
 }
 
-/* The built-in victim: the eligible zone with the fewest blocks to copy (greedy, lowest index on a
- * tie) that helps the writer (spare: gc_spares_wal_share), or -1. */
-static int64_t greedy_victim(zfs *fs, uint64_t max_live, int spare) {
-  int64_t victim = -1;
+/* The safety rule's victim, counted under `reason`: the lowest-numbered eligible zone that helps
+ * the writer (spare: gc_spares_wal_share), or -1. It does not weigh garbage: which zone is worth
+ * collecting is the victim policy's choice. */
+static int64_t safety_victim(zfs *fs, uint64_t max_live, int spare, int reason) {
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
-    if (victim_for(fs, z, max_live, spare) && (victim < 0 || fs->zones[z].live_phys < fs->zones[victim].live_phys))
-      victim = z;
-  return victim;
+    if (victim_for(fs, z, max_live, spare)) {
+      count_override(fs, reason);
+      return z;
+    }
+  return -1;
 }
 
 typedef struct victim_bound {
@@ -107,35 +108,41 @@ static int victim_in_bound(zfs *fs, uint32_t z, void *arg) {
 
 /* Asks the external policy, without the file system's lock, on a view whose victim_ok marks the
  * zones this collection may take. A full data zone nobody wrote in the view that is not marked
- * (over the bound, or all live) declines the collection (-ENOSPC); any other unmarked zone is a
- * policy bug and fails it (-EINVAL): the file system never resets a zone on a policy's mistake. A
+ * (over the bound, or all live) declines the collection (-ENOSPC), as does the policy's "none"; a
  * marked zone that no longer qualifies (its data deleted meanwhile, and it was reset) is asked
- * again on a fresh view. Called with fs->mu held; releases it during the call. */
+ * again on a fresh view. The safety rule chooses instead (counted by reason) without a policy,
+ * when it fails, when it names a zone whose room the writer cannot use, or any other zone its
+ * view forbids: the file system never resets a zone on a policy's mistake. Called with fs->mu
+ * held; releases it during the call. */
 static int64_t policy_victim(zfs *fs, uint64_t max_live, int spare, int *rc) {
+  if (!fs->victim_chooser) return safety_victim(fs, max_live, spare, ZFS_OVERRIDE_VICTIM_NO_POLICY);
   victim_bound bound = {max_live, spare};
   for (int attempt = 0;; attempt++) {
     decision_view view;
     if ((*rc = view_take(fs, &view, victim_in_bound, &bound))) return -1;
     uint32_t victim = 0;
     *rc = call_victim_chooser(fs, &view, &victim); /* fs->mu released meanwhile */
-    if (*rc == -ENOENT) {                          /* the policy was uninstalled meanwhile */
-      view_free(&view);
-      *rc = 0;
-      return greedy_victim(fs, max_live, spare);
-    }
     const zfs_zone_info *v = !*rc && victim < fs->g.nr_zones ? &view.zones[victim] : NULL;
     int full_and_idle = v && !v->meta && !v->busy && v->wp >= v->start + v->capacity;
     int marked = v && v->victim_ok;
     view_free(&view);
-    if (*rc) return -1;
+    if (*rc == -ENOSPC) return -1; /* the policy collects nothing now */
+    if (*rc) {                     /* -ENOENT: removed meanwhile (JVM exit); else it failed */
+      int reason = *rc == -ENOENT ? ZFS_OVERRIDE_VICTIM_NO_POLICY : ZFS_OVERRIDE_VICTIM_FAILED;
+      *rc = 0;
+      return safety_victim(fs, max_live, spare, reason);
+    }
     if (!marked) {
       /* A zone the writer cannot use the room of (a policy that does not look at victim_ok, such
-       * as the Java greedy one, picks the least-copy zone, often a WAL zone): the built-in choice
-       * among those it can, as allocation falls back on a choice of the wrong class. */
+       * as the Java greedy one, picks the least-copy zone, often a WAL zone): the safety rule
+       * chooses among those it can, as allocation falls back on a choice of the wrong class. */
       if (full_and_idle && victim_eligible(fs, victim, max_live) && !victim_helps(fs, victim, spare))
-        return greedy_victim(fs, max_live, spare);
-      *rc = full_and_idle ? -ENOSPC : -EINVAL; /* all live or over this collection's bound: declined */
-      return -1;
+        return safety_victim(fs, max_live, spare, ZFS_OVERRIDE_VICTIM_CLASS);
+      if (full_and_idle) {
+        *rc = -ENOSPC; /* all live or over this collection's bound: declined */
+        return -1;
+      }
+      return safety_victim(fs, max_live, spare, ZFS_OVERRIDE_VICTIM_FAILED);
     }
     if (victim_for(fs, victim, max_live, spare)) return victim;
     fs->st.stale_decisions++;
@@ -162,7 +169,7 @@ static void forget_copies(zfs *fs, const gc_move *m) {
 }
 
 /* Reclaims one full zone whose live data is at most `max_live`, chosen by the victim policy
- * (greedy unless one is installed). Returns 0 when a zone became empty, -ENOSPC when no zone
+ * (policy_victim). Returns 0 when a zone became empty, -ENOSPC when no zone
  * qualifies. Called with gc_mu held (one collection at a time) and no other lock.
  *
  * Writers and readers go on while GC copies: the victim is held (nobody allocates, finishes or
@@ -177,7 +184,7 @@ static int gc_one_zone(zfs *fs, uint64_t max_live, int for_class) {
   int rc = 0;
   pthread_mutex_lock(&fs->mu);
   int spare = gc_spares_wal_share(fs, for_class); /* once per collection: one scan */
-  int64_t victim = fs->victim_chooser ? policy_victim(fs, max_live, spare, &rc) : greedy_victim(fs, max_live, spare);
+  int64_t victim = policy_victim(fs, max_live, spare, &rc);
   if (rc || victim < 0) {
     pthread_mutex_unlock(&fs->mu);
     return rc ? rc : -ENOSPC;
@@ -291,20 +298,14 @@ int collect_garbage(zfs *fs, uint64_t max_live, int for_class) {
   return rc;
 }
 
-/* This round's bound on a victim's live bytes, 0 for no collection. The installed trigger (a Java
- * policy) decides, called without the lock; without one, the built-in rule: from gc_free_percent
- * free space on, zones that are at least half garbage (the C tests' rule). Called with mu held. */
+/* This round's bound on a victim's live bytes, 0 for no collection: the installed trigger (a Java
+ * policy) decides, called without the lock. Without one, no round collects; a failing trigger
+ * skips the round (counted). GC on NoSpace runs either way. Called with mu held. */
 static uint64_t gc_round_bound(zfs *fs) {
   uint64_t max_live = 0;
-  int rc = call_gc_trigger(fs, &max_live);     /* without fs->mu */
-  if (rc != -ENOENT) return rc ? 0 : max_live; /* a failing trigger skips the round; GC on NoSpace still runs */
-  uint64_t free_bytes = 0, total = 0;
-  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
-    free_bytes += zone_end(fs, z) - fs->zones[z].wp;
-    total += fs->g.zone_cap;
-  }
-  if (!fs->gc_free_percent || free_bytes * 100 > total * fs->gc_free_percent) return 0;
-  return fs->g.zone_cap / 2;
+  int rc = call_gc_trigger(fs, &max_live); /* without fs->mu */
+  if (rc && rc != -ENOENT) count_override(fs, ZFS_OVERRIDE_TRIGGER_FAILED);
+  return rc ? 0 : max_live;
 }
 
 /* Background GC: a round every 100 ms; the trigger says whether to collect and which zones

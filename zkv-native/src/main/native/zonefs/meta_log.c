@@ -98,12 +98,14 @@ static int append_zone_labels(zfs *fs, uint32_t only, int raw) {
 
 int persist_zone_labels(zfs *fs, uint32_t zone) { return append_zone_labels(fs, zone, 0); }
 
-/* The placement counters since format (earlier mounts' plus this one's). */
+/* The placement counters since format (earlier mounts' plus this one's), then the overrides by
+ * reason likewise. */
 static int append_policy_counts(zfs *fs, int raw) {
-  uint8_t p[24];
+  uint8_t p[ZFS_POLICY_COUNTS_LEN];
   put64(p, fs->policy_base[0] + fs->st.policy_decisions);
   put64(p + 8, fs->policy_base[1] + fs->st.fallback_allocations);
   put64(p + 16, fs->policy_base[2] + fs->st.zone_steals);
+  for (int i = 0; i < ZFS_OVERRIDES; i++) put64(p + 24 + 8 * i, fs->override_base[i] + fs->st.overrides[i]);
   return raw ? append_record_raw(fs, ZFS_REC_POLICY_COUNTS, p, sizeof p)
              : append_record(fs, ZFS_REC_POLICY_COUNTS, p, sizeof p);
 }

@@ -32,7 +32,6 @@ static zfs *alloc_fs(zkv_dev *dev) {
   pthread_rwlock_init(&fs->io_lock, NULL);
   pthread_mutex_init(&fs->gc_mu, NULL);
   pthread_cond_init(&fs->gc_wake, NULL);
-  fs->gc_free_percent = 20;
   return fs;
 }
 
@@ -313,8 +312,11 @@ static int replay(zfs *fs, const uint8_t *log, size_t len, uint64_t base, char *
         fs->zones[z].labelled = 1;
       }
     } else if (r.type == ZFS_REC_POLICY_COUNTS) {
-      if (r.len != 24) return fail(-EUCLEAN, err, errlen, "policy counts record of %u bytes", r.len);
+      /* 24 bytes in a version 4 log (no overrides by reason), ZFS_POLICY_COUNTS_LEN since */
+      if (r.len != 24 && r.len != ZFS_POLICY_COUNTS_LEN)
+        return fail(-EUCLEAN, err, errlen, "policy counts record of %u bytes", r.len);
       for (int i = 0; i < 3; i++) fs->policy_base[i] = get64(r.payload + 8 * i);
+      for (int i = 0; i < ZFS_OVERRIDES; i++) fs->override_base[i] = r.len == 24 ? 0 : get64(r.payload + 24 + 8 * i);
     } else if (r.type == ZFS_REC_END) {
       break;
     }
@@ -506,9 +508,6 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
     }
   /* Two zones of the active limit stay free: one for the metadata log, one for GC migration. */
   fs->active_limit = fs->g.max_active ? (fs->g.max_active > 3 ? fs->g.max_active - 2 : 1) : 0;
-  /* Open tokens likewise (ZenFS keeps 2 of each limit back); a device without an open limit has
-   * one per zone. */
-  fs->open_limit = fs->g.max_open ? (fs->g.max_open > 3 ? fs->g.max_open - 2 : 1) : 0;
   /* Start a fresh log, so a torn tail is never followed by new records; it is written in the
    * current format (a version 1 log is a valid version 2 log). */
   fs->sb.version = ZFS_FORMAT_VERSION;

@@ -1,6 +1,7 @@
 /* Zone allocation: the reserves that protect the file system, checking and carrying out the
- * placement policy's decision (asked through decisions.c), the built-in rule used without a
- * policy, and which zone a writer writes next. */
+ * placement policy's decision (asked through decisions.c), the safety rule that decides when the
+ * policy cannot (counted by reason), and which zone a writer writes next. Nothing here chooses by
+ * lifetime or garbage: that is the policies' (zkv-placement). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -8,17 +9,6 @@
 #include <string.h>
 
 #include "zonefs_internal.h"
-
-#define LIFETIME_DIFF_NOT_GOOD 100
-#define LIFETIME_DIFF_COULD_BE_WORSE 50
-
-/* ZenFS GetLifeTimeDiff: a zone holding data that lives at least as long is a good match. */
-static unsigned lifetime_diff(uint32_t zone_lt, uint32_t file_lt) {
-  if (file_lt <= 1) return zone_lt == file_lt ? 0 : LIFETIME_DIFF_NOT_GOOD;
-  if (zone_lt > file_lt) return zone_lt - file_lt;
-  if (zone_lt == file_lt) return LIFETIME_DIFF_COULD_BE_WORSE;
-  return LIFETIME_DIFF_NOT_GOOD;
-}
 
 /* Held: a writer owns it, or a write or GC is under way in it. Nobody else allocates it. */
 int zone_held(const zone_state *s) { return s->owner != NULL || s->busy; }
@@ -33,27 +23,6 @@ static uint32_t active_data_zones(const zfs *fs) {
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
     n += partly_written(fs, z) || (zone_held(&fs->zones[z]) && fs->zones[z].wp == fs->zones[z].start);
   return n;
-}
-
-/* Zones writers hold: the open tokens in use. */
-static uint32_t owned_zones(const zfs *fs) {
-  uint32_t n = 0;
-  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) n += fs->zones[z].owner != NULL;
-  return n;
-}
-
-/* Finishes the partially written zone nobody holds with the least room left (ZenFS
- * FinishCheapestIOZone). */
-static int finish_cheapest(zfs *fs) {
-  int64_t best = -1;
-  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
-    if (zone_held(&fs->zones[z]) || !partly_written(fs, z)) continue;
-    if (best < 0 || zone_end(fs, z) - fs->zones[z].wp < zone_end(fs, (uint32_t)best) - fs->zones[best].wp) best = z;
-  }
-  if (best < 0) return -ENOSPC;
-  int rc = zkv_dev_zone_mgmt(fs->dev, (uint32_t)best, ZKV_ZONE_FINISH);
-  if (rc == 0) fs->zones[best].wp = zone_end(fs, (uint32_t)best);
-  return rc;
 }
 
 static const char *base_name(const char *name) {
@@ -286,34 +255,40 @@ static int finish_zones(zfs *fs, const zfs_alloc_decision *d) {
   return 0;
 }
 
-/* Decisions retried on a fresh view before the built-in rule decides (counted, both). */
+/* Decisions retried on a fresh view before the safety rule decides (counted, both). */
 #define MAX_STALE_DECISIONS 8
 
-/* The safety rule's allocation in place of the policy's (counted in fallback_allocations). */
-static int fall_back(zfs *fs, const zfs_alloc_request *req, int purpose, int cls, uint32_t *out) {
-  int rc = allocate_zone_for(fs, req->lifetime, purpose, cls, out);
-  if (rc == 0) fs->st.fallback_allocations++;
-  return rc == ALLOC_WAIT ? -ENOSPC : rc; /* the built-in tokens do not apply under a policy */
+void count_override(zfs *fs, int reason) {
+  fs->st.overrides[reason]++;
+  if (reason < ZFS_OVERRIDE_ALLOCATION_REASONS) fs->st.fallback_allocations++;
+}
+
+/* The safety rule's allocation in place of the policy's, counted under `reason` when it finds a
+ * zone. */
+static int fall_back(zfs *fs, int reason, const zfs_alloc_request *req, int purpose, int cls, uint32_t *out) {
+  int rc = safety_zone(fs, req->lifetime, purpose, cls, out);
+  if (rc == 0) count_override(fs, reason);
+  return rc;
 }
 
 /* Asks the external policy, without the file system's lock, on a view of the zones, and carries
- * out its decision under the lock after checking it: a decision the view already contradicts is a
- * policy bug and a clear error (-EINVAL), never a write into the wrong zone; one the view allowed
- * but the zones no longer do (another writer took the zone meanwhile) is asked again on a fresh
- * view. Called with fs->mu held; releases it during the call. Returns 0 with the zone in *out,
- * ALLOC_WAIT when the policy waits for a token, or an error.
+ * out its decision under the lock after checking it: one the view allowed but the zones no longer
+ * do (another writer took the zone meanwhile) is asked again on a fresh view. Called with fs->mu
+ * held; releases it during the call. Returns 0 with the zone in *out, ALLOC_WAIT when the policy
+ * waits for a token, ALLOC_NEED_GC, or an error.
  *
  * Every decision's zones to finish are finished first (ZenFS finishes them before it looks
  * further). NeedGc returns ALLOC_NEED_GC: the writer collects garbage and asks again (begin_write).
  *
- * Safety rule (counted in fallback_allocations): where the policy finds no zone (NO_SPACE; a
- * NEED_GC with nothing to collect, or for GC's own migration), asks for an empty zone the
- * reserves keep from this writer, or keeps deciding on stale views, the built-in rule decides
- * instead: it writes into any partly written zone with room (relaxing the lifetime match) or, for
- * GC, an empty zone. ZenFS
+ * The safety rule decides instead, counted by reason (enum zfs_override), where the policy is
+ * missing or fails, answers what its own view forbids (a policy bug: never a write into the wrong
+ * zone), keeps deciding on stale views, finds no zone (NO_SPACE; NeedGc for GC's own copies), asks
+ * for an empty zone the reserves keep from this writer, or for a zone of another I/O class: it
+ * writes into a partly written zone with room or starts an empty one beyond the reserves. ZenFS
  * fails such writes with NoSpace while open zones have room, and its GC migrates only into open
- * zones; both are the false "No space left" its users report. GC runs only when no zone has room. */
+ * zones; both are the false "No space left" its users report. */
 int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int cls, uint32_t *out) {
+  if (!fs->allocator) return fall_back(fs, ZFS_OVERRIDE_NO_POLICY, req, purpose, cls, out);
   zfs_alloc_decision d;
   for (int attempt = 0;; attempt++) {
     decision_view view;
@@ -321,33 +296,29 @@ int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int c
     if (rc) return rc;
     d = (zfs_alloc_decision){0};
     rc = call_allocator(fs, req, &view, &d); /* fs->mu released meanwhile */
-    if (rc == -ENOENT) {                     /* the policy was uninstalled meanwhile */
-      view_free(&view);
-      return allocate_zone_for(fs, req->lifetime, purpose, cls, out);
-    }
     if (rc) {
       view_free(&view);
-      return rc;
+      /* -ENOENT: the policy was removed meanwhile (JVM exit); else it failed (threw: shown there) */
+      return fall_back(fs, rc == -ENOENT ? ZFS_OVERRIDE_NO_POLICY : ZFS_OVERRIDE_POLICY_FAILED, req, purpose, cls, out);
     }
     fs->st.policy_decisions++;
-    int stale = 0, action = d.action;
-    if (!decision_holds(fs, &d, view.zones))
-      rc = -EINVAL;
-    else /* a Wait is stale too when a zone came free while it decided */
-      stale = !decision_holds(fs, &d, NULL) || (action == ZFS_ALLOC_WAIT && fs->zone_events != view.zone_events);
+    int invalid = !decision_holds(fs, &d, view.zones), action = d.action;
+    /* a Wait is stale too when a zone came free while it decided */
+    int stale = !invalid &&
+                (!decision_holds(fs, &d, NULL) || (action == ZFS_ALLOC_WAIT && fs->zone_events != view.zone_events));
     view_free(&view);
-    if (rc) return rc;
+    if (invalid) return fall_back(fs, ZFS_OVERRIDE_INVALID, req, purpose, cls, out);
     if (stale) {
       fs->st.stale_decisions++;
       if (attempt < MAX_STALE_DECISIONS) continue;
-      return fall_back(fs, req, purpose, cls, out);
+      return fall_back(fs, ZFS_OVERRIDE_STALE, req, purpose, cls, out);
     }
     if (action == ZFS_ALLOC_WAIT) return (rc = finish_zones(fs, &d)) ? rc : ALLOC_WAIT;
     if (action == ZFS_ALLOC_NEED_GC || action == ZFS_ALLOC_NO_SPACE) {
       if ((rc = finish_zones(fs, &d))) return rc;
       /* NeedGc: the writer collects, then asks again (begin_write); GC itself cannot. */
       if (action == ZFS_ALLOC_NEED_GC && purpose != FOR_GC) return ALLOC_NEED_GC;
-      return fall_back(fs, req, purpose, cls, out);
+      return fall_back(fs, ZFS_OVERRIDE_NO_SPACE, req, purpose, cls, out);
     }
     break;
   }
@@ -355,9 +326,9 @@ int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int c
    * the last, data files all but the last two. A zone that serves another class (a plmarray:'s
    * meta or stripe group) is not the policy's to give either. */
   uint32_t z = d.zone;
-  if ((d.action == ZFS_ALLOC_OPEN_EMPTY && !may_take_empty_zone(fs, purpose, cls)) ||
-      !zone_takes_class(fs, &fs->zones[z], cls))
-    return fall_back(fs, req, purpose, cls, out);
+  if (d.action == ZFS_ALLOC_OPEN_EMPTY && !may_take_empty_zone(fs, purpose, cls))
+    return fall_back(fs, ZFS_OVERRIDE_RESERVE, req, purpose, cls, out);
+  if (!zone_takes_class(fs, &fs->zones[z], cls)) return fall_back(fs, ZFS_OVERRIDE_CLASS, req, purpose, cls, out);
   int rc = finish_zones(fs, &d);
   if (rc) return rc;
   if (d.action == ZFS_ALLOC_OPEN_EMPTY) {
@@ -371,52 +342,30 @@ int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int c
   return 0;
 }
 
-int zfs_set_gc_start_percent(zfs *fs, uint32_t percent) {
-  if (percent > 100) return -EINVAL;
-  pthread_mutex_lock(&fs->mu);
-  fs->gc_free_percent = percent;
-  pthread_cond_signal(&fs->gc_wake);
-  pthread_mutex_unlock(&fs->mu);
-  return 0;
-}
-
-/* The built-in rule (no policy installed, or the fallback above): a zone nobody holds for a writer
- * of the given lifetime. A file write waits (ALLOC_WAIT) while writers hold every open token of the
- * built-in rule; GC writes on its own reserved token. */
-int allocate_zone_for(zfs *fs, uint32_t lifetime, int purpose, int cls, uint32_t *out) {
-  int for_gc = purpose == FOR_GC;
-  if (!for_gc && !fs->allocator && fs->open_limit && owned_zones(fs) >= fs->open_limit) return ALLOC_WAIT;
-  int64_t best = -1;
-  unsigned best_diff = LIFETIME_DIFF_NOT_GOOD + 1;
+/* The safety rule: the lowest-numbered zone nobody holds that has room and takes the writer's
+ * class: a partly written one (no new active zone), else an empty one beyond the reserves
+ * (may_take_empty_zone) while the active limit allows (GC one more: its own token). -ENOSPC if
+ * none. It never looks at lifetimes or garbage; an empty zone it starts keeps the request's
+ * lifetime hint (unpersisted, for the policies' view). */
+int safety_zone(zfs *fs, uint32_t lifetime, int purpose, int cls, uint32_t *out) {
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
     zone_state *s = &fs->zones[z];
     if (zone_held(s) || s->wp == s->start || zone_end(fs, z) - s->wp < fs->g.lba_size) continue;
     if (!zone_takes_class(fs, s, cls)) continue;
-    unsigned d = lifetime_diff(s->lifetime, lifetime);
-    if (d <= best_diff) best = z, best_diff = d;
+    *out = z;
+    return 0;
   }
-  if (best >= 0 && best_diff < LIFETIME_DIFF_COULD_BE_WORSE) goto take;
-  /* Empty zones beyond the reserves (see may_take_empty_zone); GC may use them all. */
-  for (int attempt = 0; attempt < 2; attempt++) {
-    if (!may_take_empty_zone(fs, purpose, cls)) break; /* only reserves are left */
-    if (!fs->active_limit || active_data_zones(fs) < fs->active_limit + (for_gc ? 1u : 0u)) {
-      for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
-        zone_state *s = &fs->zones[z];
-        if (!zone_held(s) && s->wp == s->start) {
-          s->lifetime = lifetime;
-          best = z;
-          goto take;
-        }
-      }
-      break; /* no empty zone */
+  if (!may_take_empty_zone(fs, purpose, cls)) return -ENOSPC; /* only reserves are left */
+  if (fs->active_limit && active_data_zones(fs) >= fs->active_limit + (purpose == FOR_GC ? 1u : 0u)) return -ENOSPC;
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
+    zone_state *s = &fs->zones[z];
+    if (!zone_held(s) && s->wp == s->start) {
+      s->lifetime = lifetime;
+      *out = z;
+      return 0;
     }
-    if (best >= 0) goto take; /* relax the lifetime match rather than finish a zone */
-    if (finish_cheapest(fs)) break;
   }
-  if (best < 0) return -ENOSPC;
-take:
-  *out = (uint32_t)best;
-  return 0;
+  return -ENOSPC;
 }
 
 /* The owner's zone goes back to the pool, partly written (still active) or full. */
@@ -461,7 +410,7 @@ static int release_idle_owner(zfs *fs, const fobj *asking, int spare_wal) {
 
 /* The zone a writer writes next: the one it owns (it is released when full), else a new one from
  * the policy, which it then owns until close or full. Called with fs->mu held. */
-int take_zone(zfs *fs, fobj *f, int built_in, uint64_t want, uint32_t *out) {
+int take_zone(zfs *fs, fobj *f, int safety, uint64_t want, uint32_t *out) {
   if (f->zone >= 0) {
     *out = (uint32_t)f->zone;
     return 0;
@@ -474,9 +423,8 @@ int take_zone(zfs *fs, fobj *f, int built_in, uint64_t want, uint32_t *out) {
     /* The policy's call releases fs->mu: a rename meanwhile frees the name read before it. */
     const char *name = f->m.n_names ? f->m.names[0] : "";
     zfs_alloc_request req = {f->m.id, name, f->m.lifetime, 0, want};
-    int rc = fs->allocator && !built_in ? allocate_by_policy(fs, &req, purpose_of(f, 0), class_of(f), out)
-                                        : allocate_zone_for(fs, f->m.lifetime, purpose_of(f, 0), class_of(f), out);
-    if (rc == 0 && built_in && fs->allocator) fs->st.fallback_allocations++;
+    int rc = safety ? fall_back(fs, ZFS_OVERRIDE_NO_SPACE, &req, purpose_of(f, 0), class_of(f), out)
+                    : allocate_by_policy(fs, &req, purpose_of(f, 0), class_of(f), out);
     if (rc == ALLOC_NEED_GC) return rc;
     if (rc == 0) {
       claim_zone(fs, *out, class_of(f));

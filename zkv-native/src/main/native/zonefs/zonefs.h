@@ -22,6 +22,28 @@ typedef struct zfs_options {
   uint32_t finish_threshold; /* percent, default 0 */
 } zfs_options;
 
+/* Why the file system overrode a policy: the safety rule decided instead (zone_alloc.c, gc.c). The
+ * file system itself chooses nothing by lifetime or garbage: placement, victims and when to collect
+ * are the policies'; the safety rule only keeps the file system going (never NoSpace while a zone
+ * has room, the reserves kept) and picks the lowest-numbered zone that does. */
+enum zfs_override {
+  ZFS_OVERRIDE_NO_POLICY = 0,        /* allocation: no placement policy installed (or removed: JVM exit) */
+  ZFS_OVERRIDE_POLICY_FAILED = 1,    /* allocation: the policy failed (threw, could not be called) */
+  ZFS_OVERRIDE_INVALID = 2,          /* allocation: a decision its own view forbids (a policy bug) */
+  ZFS_OVERRIDE_STALE = 3,            /* allocation: decisions went stale MAX_STALE_DECISIONS times */
+  ZFS_OVERRIDE_NO_SPACE = 4,         /* allocation: NoSpace, or NeedGc with nothing to collect, while a
+                                        zone has room (or a NeedGc for GC's own copies) */
+  ZFS_OVERRIDE_RESERVE = 5,          /* allocation: an empty zone the reserves keep from this writer */
+  ZFS_OVERRIDE_CLASS = 6,            /* allocation: a zone bound to another I/O class */
+  ZFS_OVERRIDE_VICTIM_NO_POLICY = 7, /* GC victim: no victim policy installed */
+  ZFS_OVERRIDE_VICTIM_FAILED = 8,    /* GC victim: the policy failed, or chose a zone its view forbids */
+  ZFS_OVERRIDE_VICTIM_CLASS = 9,     /* GC victim: one whose room the writer it runs for cannot use */
+  ZFS_OVERRIDE_TRIGGER_FAILED = 10,  /* GC trigger: failed, the round was skipped */
+  ZFS_OVERRIDES = 11
+};
+/* The allocation reasons: those fallback_allocations sums. */
+#define ZFS_OVERRIDE_ALLOCATION_REASONS 7
+
 typedef struct zfs_stats {
   uint64_t host_bytes;    /* file data written for the host (RocksDB) */
   uint64_t padding_bytes; /* block padding written by syncs of partial blocks */
@@ -33,8 +55,8 @@ typedef struct zfs_stats {
   uint32_t files, data_zones, empty_zones, full_zones, open_zones;
   uint32_t owned_zones; /* zones writers hold now (open tokens in use) */
   /* How zone allocation went: decisions the placement policy made; the file system's overrides of
-   * them (zone_alloc.c's safety rules): allocations it decided itself where the policy found no
-   * zone or asked for a reserved one, and zones it took from idle owners. */
+   * them (zone_alloc.c's safety rule): allocations it decided itself (the sum of the allocation
+   * reasons in `overrides`), and zones it took from idle owners. */
   uint64_t policy_decisions, fallback_allocations, zone_steals;
   /* The same three since the file system was formatted, as of the metadata log: the counts of
    * earlier mounts are recorded at every log roll and clean unmount (a crash loses those since). */
@@ -47,6 +69,10 @@ typedef struct zfs_stats {
    * committed (another writer took the zone, the victim's data was deleted), so the policy was
    * asked again on a fresh view: the price of calling policies without the file system's lock. */
   uint64_t stale_decisions;
+  /* Every override of a policy since mount, by reason (enum zfs_override), and since format (as
+   * the three totals above: the metadata log's count). */
+  uint64_t overrides[ZFS_OVERRIDES];
+  uint64_t overrides_total[ZFS_OVERRIDES];
 } zfs_stats;
 
 #define ZFS_MOUNT_READONLY 1
@@ -129,24 +155,26 @@ typedef struct zfs_view {
   const zfs_zone_file *files;
   size_t n_files;
 } zfs_view;
-/* Returns 0 with *out filled, or a negative code (the allocation then fails with it). Called with
- * no file system lock held; it may block, and it may call into the file system (any thread's
- * writes go on meanwhile), but it must not install or remove a policy. */
+/* Returns 0 with *out filled, or a negative code (the safety rule then decides, counted as
+ * ZFS_OVERRIDE_POLICY_FAILED). Called with no file system lock held, possibly from several threads
+ * at once; it may block, and it may call into the file system (any thread's writes go on
+ * meanwhile), but it must not install or remove a policy. */
 typedef int (*zfs_allocator)(void *ctx, const zfs_alloc_request *req, const zfs_view *view, zfs_alloc_decision *out);
 
 /* GC victim choice by an external policy (the Java SPI), asked once per zone to collect (never per
  * write): returns 0 with *victim set, -ENOSPC when no zone should be collected, or another negative
- * code. A victim whose victim_ok is clear in the view is not collected: a full zone nobody writes
- * declines this collection, any other zone fails it with -EINVAL; but a zone within the
+ * code (the safety rule then chooses, counted). A victim whose victim_ok is clear in the view is
+ * not collected: a full zone nobody writes declines this collection; a zone within the
  * collection's bound whose room the asking writer cannot use (a WAL zone for SST data where zones
- * serve one class) is replaced by the built-in choice. A victim valid in the view but not any more
- * (its data deleted meanwhile) is asked again. Called like the allocator, without the file
- * system's lock, from a writer, the background GC thread or zfs_reclaim (one collection at a time). */
+ * serve one class), or any other zone the view forbids, is replaced by the safety rule's choice
+ * (counted). A victim valid in the view but not any more (its data deleted meanwhile) is asked
+ * again. Called like the allocator, without the file system's lock, from a writer, the background
+ * GC thread or zfs_reclaim (one collection at a time). */
 typedef int (*zfs_victim_chooser)(void *ctx, const zfs_view *view, uint32_t *victim);
 /* The background GC's trigger: asked at each of the GC thread's rounds (every 100 ms), never per
  * write, without the file system's lock. Sets *max_live to the most live bytes a full zone may
- * hold to be collected this round, 0 for no collection now. Without one, the built-in level rule
- * (zfs_set_gc_start_percent) decides. */
+ * hold to be collected this round, 0 for no collection now. Without one, no background GC runs:
+ * only a writer that finds no room (and zfs_reclaim) collects. */
 typedef int (*zfs_gc_trigger)(void *ctx, const zfs_view *view, uint64_t *max_live);
 
 /* Formats the device: resets every zone, writes a superblock and an empty snapshot. */
@@ -154,20 +182,17 @@ int zfs_mkfs(zkv_dev *dev, const zfs_options *opt, char *err, size_t errlen);
 /* Mounts: picks the newest valid superblock, replays the log, resets zones with no live data.
  * Returns NULL with *rc < 0 and a message on a foreign, corrupt or unformatted device. */
 zfs *zfs_mount(zkv_dev *dev, int *rc, char *err, size_t errlen);
-/* Starts background garbage collection (idempotent; -EROFS on a read-only mount). A mount does
- * not start it: install the placement and victim policies first, so that GC never runs under the
- * built-in rules of a file system whose policies are about to be set. */
+/* Starts background garbage collection (idempotent; -EROFS on a read-only mount): rounds of the
+ * installed GC trigger. A mount does not start it: install the policies first, so that GC never
+ * runs under the safety rule of a file system whose policies are about to be set. */
 int zfs_start_gc(zfs *fs);
-/* Install external policies (NULL restores the built-in rule: LIZA, greedy, the free level). Each
- * returns once no call-out of the file system is under way any more, so the previous policy's
- * context may be freed then. Never call them from a call-out (it would wait for itself). */
+/* Install the policies (NULL removes one: the safety rule decides allocations and victims, counted
+ * as overrides, and no background GC runs). Each returns once no call-out of the file system is
+ * under way any more, so the previous policy's context may be freed then. Never call them from a
+ * call-out (it would wait for itself). */
 void zfs_set_allocator(zfs *fs, zfs_allocator fn, void *ctx);
 void zfs_set_victim_chooser(zfs *fs, zfs_victim_chooser fn, void *ctx);
 void zfs_set_gc_trigger(zfs *fs, zfs_gc_trigger fn, void *ctx);
-/* Background GC starts when free space (writable bytes of the data zones over their capacity)
- * falls to `percent` (default 20, ZenFS's level; 0 turns background GC off). Returns -EINVAL
- * above 100. GC on allocation failure and zfs_reclaim run whatever the level. */
-int zfs_set_gc_start_percent(zfs *fs, uint32_t percent);
 /* Mount with flags: ZFS_MOUNT_READONLY inspects without changing the device (no resets, no log
  * roll; every change fails with -EROFS). */
 zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen);

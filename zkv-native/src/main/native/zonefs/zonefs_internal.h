@@ -14,8 +14,11 @@
  * - Zones are owned as in ZenFS: a writer holds the zone it writes (its open token) from the
  *   allocation until the file is closed or the zone is full, so files written at the same time
  *   never share a zone while tokens allow. Which zone is the installed placement policy's choice
- *   (the Java SPI through zkv_env.cc); without one (the C tests) a built-in rule modeled on LIZA
- *   decides. The safety rules that override a policy are in zone_alloc.c, each one counted.
+ *   (the Java SPI through zkv_env.cc), as are GC's victims and when GC runs: the file system has
+ *   no rule of its own that chooses by lifetime or garbage. Without a policy, or where it fails,
+ *   the safety rule (zone_alloc.c, gc.c) takes the lowest-numbered zone that keeps the file system
+ *   going, each time counted by reason (enum zfs_override). The C tests install their own
+ *   policies (tests/test_policies.c).
  * - RocksDB's WAL files (*.log) are sparse, as in ZenFS: every write-out is a self-describing chunk
  *   (header, data, padding), a sync writes data only, and a mount finds the chunks written after
  *   the file's last record by reading them from the zone (docs/formats/zone-fs.md). A sync of any
@@ -122,7 +125,6 @@ struct zfs {
   uint32_t meta_zone;
   uint64_t meta_wp, meta_seq;
   uint32_t active_limit; /* data zones that may be partially written at once, 0 = no limit */
-  uint32_t open_limit;   /* zones writers may hold at once (the built-in rule's open tokens), 0 = no limit */
   int readonly;
   zfs_allocator allocator;
   void *allocator_ctx;
@@ -137,12 +139,12 @@ struct zfs {
   pthread_t gc_thread;
   int gc_running, gc_stop;
   pthread_cond_t gc_wake;
-  uint32_t gc_free_percent; /* background GC starts when free space falls to this percent */
   zfs_meta_status meta_status[ZFS_MAX_META_ZONES];
   char log_tail[256];             /* how the replayed log ended when it did not end cleanly, for fsck */
   uint64_t data_gen, durable_gen; /* data writes made / made durable by a flush (make_data_durable) */
   zfs_stats st;
-  uint64_t policy_base[3]; /* decisions, fallbacks, steals of earlier mounts (the log's count) */
+  uint64_t policy_base[3];               /* decisions, fallbacks, steals of earlier mounts (the log's count) */
+  uint64_t override_base[ZFS_OVERRIDES]; /* overrides by reason of earlier mounts, likewise */
 };
 
 static inline uint64_t now_us(void) {
@@ -240,21 +242,27 @@ int victim_helps(const zfs *fs, uint32_t zone, int spare_wal_share);
 uint64_t free_bytes_for_data(const zfs *fs);
 void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out);
 int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int cls, uint32_t *out);
-int allocate_zone_for(zfs *fs, uint32_t lifetime, int purpose, int cls, uint32_t *out);
-/* The zone a writer writes next (its own, or a new one from the policy; `built_in`: from the
- * built-in rule, counted as overriding the policy, after the policy's NeedGc found nothing to
+/* The safety rule (zone_alloc.c): the lowest-numbered zone with room the writer may use, or -ENOSPC. */
+int safety_zone(zfs *fs, uint32_t lifetime, int purpose, int cls, uint32_t *out);
+/* Counts an override of a policy (enum zfs_override); the allocation reasons in fallback_allocations too. */
+void count_override(zfs *fs, int reason);
+/* The zone a writer writes next (its own, or a new one from the policy; `safety`: from the
+ * safety rule, counted as overriding the policy, after the policy's NeedGc found nothing to
  * collect). Called with fs->mu held; the policy's call releases it meanwhile. */
-int take_zone(zfs *fs, fobj *f, int built_in, uint64_t want, uint32_t *out);
+int take_zone(zfs *fs, fobj *f, int safety, uint64_t want, uint32_t *out);
 void release_zone(zfs *fs, fobj *f);
 int zone_held(const zone_state *s);
-/* allocate_by_policy / allocate_zone_for: the policy (or the built-in rule) says wait for a zone
- * to be released (no open or active token free). */
+/* allocate_by_policy: the policy says wait for a zone to be released (no open or active token
+ * free). */
+/* The policy counts record's payload (docs/formats/zone-fs.md): decisions, fallbacks, steals, then
+ * the overrides by reason (version 5). */
+#define ZFS_POLICY_COUNTS_LEN (24 + 8 * ZFS_OVERRIDES)
 #define ALLOC_WAIT 1
 /* take_zone: the writer's tier of the space reserve is reached (within_space_reserve): NoSpace,
  * without collecting garbage (GC turns garbage into room, which the reserve counts already). */
 #define ALLOC_RESERVED 2
 /* allocate_by_policy / take_zone: the policy says collect garbage first (NeedGc); the writer
- * collects and asks again, or the built-in rule decides if nothing could be collected. */
+ * collects and asks again, or the safety rule decides if nothing could be collected. */
 #define ALLOC_NEED_GC 3
 int within_space_reserve(const zfs *fs, int purpose);
 uint64_t space_reserve(const zfs *fs, int purpose);

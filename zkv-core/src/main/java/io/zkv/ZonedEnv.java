@@ -347,8 +347,7 @@ public final class ZonedEnv implements AutoCloseable {
    */
   private static ZkvEnv placed(ZonedDevice device, ZonedEnvOptions options, boolean format)
       throws ZonedDeviceException {
-    return ZkvEnv.onZones(
-        device, format, options.placement(), options.victimPolicy(), options.gcStartPercent());
+    return ZkvEnv.onZones(device, options.toZoneFsSettings(format));
   }
 
   private static boolean isNotFormatted(ZonedDeviceException e) {

@@ -1,10 +1,12 @@
 package io.zkv;
 
+import io.zkv.fs.ZoneFsSettings;
 import io.zkv.placement.GcTrigger;
 import io.zkv.placement.GreedyVictimPolicy;
 import io.zkv.placement.LizaPolicy;
 import io.zkv.placement.PlacementPolicy;
 import io.zkv.placement.VictimPolicy;
+import io.zkv.placement.ZenFsGcTrigger;
 import io.zkv.plm.driver.WindowSchedulers;
 import java.util.Objects;
 
@@ -16,9 +18,11 @@ import java.util.Objects;
  * own too), handed straight to the file system's call-outs. Defaults: {@link LizaPolicy} (ZenFS's
  * allocation, finish threshold off as in ZenFS's mkfs; {@code new LizaPolicy(10)} finishes zones
  * with less than 10% left before each non-WAL allocation), the {@link GreedyVictimPolicy} for
- * garbage collection, and background GC from {@value GcTrigger#ZENFS_START_PERCENT}% free space
- * (ZenFS's level). Policies are per device: every database on it shares them, so a policy object
- * must be safe to call from several threads (the file system serialises the calls of one device).
+ * garbage collection, and background GC by ZenFS's trigger from {@value
+ * GcTrigger#ZENFS_START_PERCENT}% free space ({@link GcTrigger#zenFsDefault()}). The file system
+ * itself chooses nothing by lifetime or garbage: these policies make every such decision. Policies
+ * are per device: every database on it shares them, so a policy object must be safe to call from
+ * several threads at once (the file system calls them without its lock).
  *
  * <p>On a {@code plmarray:} device (docs/plm.md), {@link Builder#windowScheduler(String)} names the
  * window scheduler a driver thread applies to its NVM Sets while the env is open; none by default
@@ -29,13 +33,13 @@ public final class ZonedEnvOptions {
 
   private final PlacementPolicy placement;
   private final VictimPolicy victimPolicy;
-  private final int gcStartPercent;
+  private final GcTrigger gcTrigger;
   private final String windowScheduler;
 
   private ZonedEnvOptions(Builder b) {
     this.placement = b.placement;
     this.victimPolicy = b.victimPolicy;
-    this.gcStartPercent = b.gcStartPercent;
+    this.gcTrigger = b.gcTrigger;
     this.windowScheduler = b.windowScheduler;
   }
 
@@ -58,14 +62,37 @@ public final class ZonedEnvOptions {
     return victimPolicy;
   }
 
-  /**
-   * Background GC starts when free space falls to this percentage (0 = never in the background).
-   */
-  public int gcStartPercent() {
-    return gcStartPercent;
+  /** When background GC runs ({@link GcTrigger#off()}: never; a writer without room still does). */
+  public GcTrigger gcTrigger() {
+    return gcTrigger;
   }
 
-  /** Equal settings: same placement and victim policy (by name) and GC level. */
+  /**
+   * The start level of the default trigger, percent free: that of a {@link ZenFsGcTrigger}, 0 when
+   * background GC is off.
+   *
+   * @throws IllegalStateException if the trigger is another one ({@link #gcTrigger()})
+   */
+  public int gcStartPercent() {
+    if (gcTrigger == GcTrigger.off()) {
+      return 0;
+    }
+    if (gcTrigger instanceof ZenFsGcTrigger zenFs) {
+      return zenFs.startPercent();
+    }
+    throw new IllegalStateException("the GC trigger is " + gcTrigger.name() + ", not ZenFS's");
+  }
+
+  /** The file system settings these options mount with ({@code ZkvEnv.onZones}). */
+  public ZoneFsSettings toZoneFsSettings(boolean format) {
+    return ZoneFsSettings.builder()
+        .format(format)
+        .placement(placement)
+        .victims(victimPolicy)
+        .gcTrigger(gcTrigger)
+        .build();
+  }
+
   /**
    * The window scheduler ({@code base}, {@code r-vigil}, {@code o-vigil}) driving a {@code
    * plmarray:} device's NVM Sets, or null for none.
@@ -79,13 +106,13 @@ public final class ZonedEnvOptions {
     return o instanceof ZonedEnvOptions other
         && placement.name().equals(other.placement.name())
         && victimPolicy.name().equals(other.victimPolicy.name())
-        && gcStartPercent == other.gcStartPercent
+        && gcTrigger.name().equals(other.gcTrigger.name())
         && Objects.equals(windowScheduler, other.windowScheduler);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(placement.name(), victimPolicy.name(), gcStartPercent, windowScheduler);
+    return Objects.hash(placement.name(), victimPolicy.name(), gcTrigger.name(), windowScheduler);
   }
 
   @Override
@@ -94,8 +121,8 @@ public final class ZonedEnvOptions {
         + placement.name()
         + ", victimPolicy="
         + victimPolicy.name()
-        + ", gcStartPercent="
-        + gcStartPercent
+        + ", gcTrigger="
+        + gcTrigger.name()
         + (windowScheduler != null ? ", windowScheduler=" + windowScheduler : "")
         + "}";
   }
@@ -104,7 +131,7 @@ public final class ZonedEnvOptions {
   public static final class Builder {
     private PlacementPolicy placement = new LizaPolicy();
     private VictimPolicy victimPolicy = new GreedyVictimPolicy();
-    private int gcStartPercent = GcTrigger.ZENFS_START_PERCENT;
+    private GcTrigger gcTrigger = GcTrigger.zenFsDefault();
     private String windowScheduler;
 
     private Builder() {}
@@ -148,14 +175,19 @@ public final class ZonedEnvOptions {
     }
 
     /**
-     * Background GC starts when free space falls to {@code percent} (0 turns it off; GC on a full
-     * device and {@link ZkvDb#resume()} still run).
+     * Background GC by ZenFS's trigger from {@code percent} free space on (0 turns background GC
+     * off; GC on a full device and {@link ZkvDb#resume()} still run).
      *
      * @throws IllegalArgumentException if {@code percent} is not 0..100
      */
     public Builder gcStartPercent(int percent) {
-      new GcTrigger(percent); // validates, with the message users see
-      this.gcStartPercent = percent;
+      GcTrigger trigger = GcTrigger.zenFs(percent); // validates, with the message users see
+      return gcTrigger(percent == 0 ? GcTrigger.off() : trigger);
+    }
+
+    /** When background GC runs: any {@link GcTrigger} (your own too), {@link GcTrigger#off()}. */
+    public Builder gcTrigger(GcTrigger trigger) {
+      this.gcTrigger = Objects.requireNonNull(trigger, "gcTrigger must not be null");
       return this;
     }
 

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.zkv.fs.PolicyOverride;
+import io.zkv.placement.GcTrigger;
 import io.zkv.placement.GreedyVictimPolicy;
 import io.zkv.placement.VictimPolicy;
 import io.zkv.placement.ZoneCondition;
@@ -16,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -117,6 +120,57 @@ class GarbageCollectionPolicyTest {
     }
   }
 
+  /** A trigger of one's own: collects any full zone with garbage from its first round on. */
+  static final class EagerTrigger implements GcTrigger {
+    final AtomicInteger rounds = new AtomicInteger();
+
+    @Override
+    public String name() {
+      return "eager";
+    }
+
+    @Override
+    public long maxLiveBytes(ZoneTableView zones, long capacity) {
+      rounds.incrementAndGet();
+      return capacity;
+    }
+  }
+
+  @Test
+  void aTriggerOfOnesOwnDecidesWhenBackgroundGcRuns() throws Exception {
+    RecordingGreedy policy = new RecordingGreedy();
+    EagerTrigger trigger = new EagerTrigger();
+    ZonedEnvOptions options =
+        ZonedEnvOptions.builder().victimPolicy(policy).gcTrigger(trigger).build();
+    try (ZonedEnv env = ZonedEnv.open(TestDevices.medium(dir), ZonedEnv.Mode.FORMAT, options);
+        ZkvDb db = ZkvDb.open(env, "/gc/db", TestDevices.small())) {
+      overwrite(db, 2);
+      db.flush();
+      db.compactRange(); // the overwritten SSTs' zones fill with garbage
+      long deadline = System.nanoTime() + 60_000_000_000L; // a loaded host delays the GC thread
+      while (env.stats().resets() - env.stats().resetsWithoutCopy() == 0
+          && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertTrue(trigger.rounds.get() > 0);
+      assertTrue(env.stats().gcBytes() > 0, ZkvEnvStats.of(env).toString());
+      synchronized (policy) {
+        assertTrue(policy.victims.size() > 0);
+      }
+      for (PolicyOverride gcReason :
+          List.of(
+              PolicyOverride.TRIGGER_FAILED,
+              PolicyOverride.VICTIM_NO_POLICY,
+              PolicyOverride.VICTIM_FAILED)) {
+        assertEquals(0L, env.stats().overrides().get(gcReason), env.stats().toString());
+      }
+      assertEquals("eager", env.options().gcTrigger().name());
+      for (int k = 0; k < KEYS; k += 7) {
+        assertArrayEquals(value(k, 1), db.get(b("key" + k)), "key" + k);
+      }
+    }
+  }
+
   @Test
   void optionsAreValidatedAndCompared() {
     IllegalArgumentException e =
@@ -129,6 +183,11 @@ class GarbageCollectionPolicyTest {
     assertEquals("greedy", ZonedEnvOptions.defaults().victimPolicy().name());
     assertNotEquals(
         ZonedEnvOptions.defaults(), ZonedEnvOptions.builder().gcStartPercent(10).build());
+    assertEquals(GcTrigger.off(), ZonedEnvOptions.builder().gcStartPercent(0).build().gcTrigger());
+    assertEquals(0, ZonedEnvOptions.builder().gcTrigger(GcTrigger.off()).build().gcStartPercent());
+    assertEquals(
+        ZonedEnvOptions.builder().gcStartPercent(30).build(),
+        ZonedEnvOptions.builder().gcTrigger(GcTrigger.zenFs(30)).build());
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.zkv;
 
 import io.zkv.device.DeviceInUseException;
 import io.zkv.device.ZonedDevice;
+import io.zkv.fs.ZoneFsSettings;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.rocksdb.Options;
@@ -53,7 +54,7 @@ public final class MisuseWorkload {
       }
       Thread.sleep(250); // background GC rounds (every 100 ms) run meanwhile
       try (ZonedDevice dev = ZonedDevice.open(uri)) {
-        ZkvEnv.onZones(dev, false).close();
+        ZkvEnv.onZones(dev, ZoneFsSettings.mount()).close();
         fail("a second mount of a mounted device was accepted");
       } catch (DeviceInUseException e) {
         System.out.println("second mount refused: " + e.getMessage());
@@ -64,7 +65,7 @@ public final class MisuseWorkload {
     Thread.sleep(250);
     try (ZonedDevice dev = ZonedDevice.open(uri)) {
       for (int round = 0; round < 2; round++) {
-        try (ZkvEnv env = ZkvEnv.onZones(dev, false);
+        try (ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.mount());
             Options o = new Options().setCreateIfMissing(true).setEnv(env);
             RocksDB raw = RocksDB.open(o, "/raw")) {
           if (round == 1 && !Arrays.equals(b("r0"), raw.get(b("r")))) {

@@ -3,7 +3,9 @@ package org.rocksdb;
 import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
 import io.zkv.fs.GcVictimChooser;
+import io.zkv.fs.PolicyOverride;
 import io.zkv.fs.ZoneAllocator;
+import io.zkv.fs.ZoneFsSettings;
 import io.zkv.nativelib.BoundaryBuffer;
 import io.zkv.nativelib.ZkvNative;
 import java.nio.ByteBuffer;
@@ -19,14 +21,14 @@ import java.util.Objects;
  *
  * <p>The JVM may exit ({@code System.exit}, SIGTERM) while databases on a zoned Env are busy: a
  * shutdown hook ({@link ZkvEnvExitGuard}) first hands zone placement and GC back to the file
- * system's built-in rules, so that no RocksDB thread attaches to the exiting JVM.
+ * system's safety rule, so that no RocksDB thread attaches to the exiting JVM.
  */
 public final class ZkvEnv extends Env {
   private final long zkvHandle;
   private final ZonedDevice.Lease lease;
   private final Object callouts = new Object(); // orders call-out changes with dispose
   private boolean disposed; // guarded by callouts
-  private final ByteBuffer statsBuffer = ByteBuffer.allocateDirect(256); // zone stats crossing
+  private final ByteBuffer statsBuffer = ByteBuffer.allocateDirect(512); // zone stats crossing
 
   private ZkvEnv(long zkvHandle, ZonedDevice.Lease lease) {
     super(nEnvPointer(zkvHandle));
@@ -36,14 +38,34 @@ public final class ZkvEnv extends Env {
 
   /**
    * An Env whose files live in zones of {@code device}, through zkv's zone file system: formatted
-   * first when {@code format} is true (erasing the device), else mounted. The device cannot be
-   * closed while the Env is open. One Env per device; several databases (paths) may share it.
+   * first when the settings say so (erasing the device), else mounted, with the settings' policies
+   * deciding every zone allocation, every GC victim and when background GC runs (the file system
+   * chooses nothing itself: its safety rule steps in only where a policy cannot decide, counted in
+   * {@link ZoneStats#overrides()}). Background GC starts once every policy is installed, so it
+   * never runs under rules about to be replaced. The device cannot be closed while the Env is open.
+   * One Env per device; several databases (paths) may share it.
    *
    * @throws io.zkv.device.DeviceInUseException if the device's file system is mounted (or
    *     inspected) already in this process
    */
-  public static ZkvEnv onZones(ZonedDevice device, boolean format) throws ZonedDeviceException {
-    ZkvEnv env = mount(device, "mounted by a ZkvEnv", format, false);
+  public static ZkvEnv onZones(ZonedDevice device, ZoneFsSettings settings)
+      throws ZonedDeviceException {
+    Objects.requireNonNull(settings, "settings");
+    io.zkv.device.DeviceGeometry g = device.geometry();
+    ZkvEnv env = mount(device, "mounted by a ZkvEnv", settings.formatFirst(), false);
+    try {
+      env.installAllocator(
+          settings.allocator() != null
+              ? settings.allocator()
+              : new io.zkv.fs.PlacementAllocator(settings.placement(), g));
+      env.setVictimChooser(new io.zkv.fs.VictimPolicyChooser(settings.victims(), g));
+      if (settings.gcTrigger() != io.zkv.placement.GcTrigger.off()) {
+        env.setGcTrigger(new io.zkv.fs.GcTriggerPlanner(settings.gcTrigger(), g));
+      }
+    } catch (RuntimeException e) {
+      env.close();
+      throw e;
+    }
     env.startBackgroundGc();
     return env;
   }
@@ -71,78 +93,6 @@ public final class ZkvEnv extends Env {
     return mount(device, "mounted read-only by a ZkvEnv", false, true);
   }
 
-  /**
-   * Like {@link #onZones(ZonedDevice, boolean)}, with a placement policy consulted at every zone
-   * allocation instead of the built-in LIZA rule.
-   */
-  public static ZkvEnv onZones(ZonedDevice device, boolean format, ZoneAllocator allocator)
-      throws ZonedDeviceException {
-    ZkvEnv env = mount(device, "mounted by a ZkvEnv", format, false);
-    env.installAllocator(allocator);
-    env.startBackgroundGc();
-    return env;
-  }
-
-  /**
-   * Like {@link #onZones(ZonedDevice, boolean, ZoneAllocator)}, with a GC victim policy and the
-   * background GC start level too: ZenFS's trigger ({@link io.zkv.placement.GcTrigger}: from that
-   * percentage of free space on, full zones whose garbage is above a bar that falls as free space
-   * does) decides every round through {@link io.zkv.fs.GcTriggerPlanner}; 0 turns background GC
-   * off. Background GC starts only once every policy is installed, so it never runs under rules
-   * about to be replaced.
-   */
-  public static ZkvEnv onZones(
-      ZonedDevice device,
-      boolean format,
-      ZoneAllocator allocator,
-      GcVictimChooser chooser,
-      int gcStartPercent)
-      throws ZonedDeviceException {
-    ZkvEnv env = mount(device, "mounted by a ZkvEnv", format, false);
-    try {
-      env.installAllocator(allocator);
-      env.setVictimChooser(chooser);
-      if (gcStartPercent == 0) {
-        env.setGcStartPercent(0);
-      } else {
-        env.setGcTrigger(
-            new io.zkv.fs.GcTriggerPlanner(
-                new io.zkv.placement.GcTrigger(gcStartPercent), device.geometry()));
-      }
-    } catch (RuntimeException e) {
-      env.close();
-      throw e;
-    }
-    env.startBackgroundGc();
-    return env;
-  }
-
-  /**
-   * Mounts (or formats, then mounts) with Java policies deciding every zone allocation and every GC
-   * victim, and the background GC start level: the policies go straight to the native call-outs
-   * through {@link io.zkv.fs.PlacementAllocator} and {@link io.zkv.fs.VictimPolicyChooser}.
-   * Background GC starts only once all of them are installed.
-   *
-   * @param placement decides the zone of each allocation (e.g. {@code new LizaPolicy()})
-   * @param victims chooses the zone GC empties next (e.g. {@code new GreedyVictimPolicy()})
-   * @param gcStartPercent background GC starts when free space falls to this percentage (0 = off)
-   */
-  public static ZkvEnv onZones(
-      ZonedDevice device,
-      boolean format,
-      io.zkv.placement.PlacementPolicy placement,
-      io.zkv.placement.VictimPolicy victims,
-      int gcStartPercent)
-      throws ZonedDeviceException {
-    io.zkv.device.DeviceGeometry g = device.geometry();
-    return onZones(
-        device,
-        format,
-        new io.zkv.fs.PlacementAllocator(placement, g),
-        new io.zkv.fs.VictimPolicyChooser(victims, g),
-        gcStartPercent);
-  }
-
   private void installAllocator(ZoneAllocator allocator) {
     if (installCallout(() -> nSetAllocator(zkvHandle, allocator)) < 0) {
       close();
@@ -160,7 +110,7 @@ public final class ZkvEnv extends Env {
   }
 
   /**
-   * Installs a Java policy unless the JVM is exiting (then the built-in rule stays: see {@link
+   * Installs a Java policy unless the JVM is exiting (then the safety rule stays: see {@link
    * ZkvEnvExitGuard}); returns the native result.
    */
   private int installCallout(java.util.function.IntSupplier install) {
@@ -175,7 +125,7 @@ public final class ZkvEnv extends Env {
     nJvmExiting();
   }
 
-  /** Back to the file system's built-in rules; waits for call-outs under way (JVM exit). */
+  /** Back to the file system's safety rule; waits for call-outs under way (JVM exit). */
   void disableCallouts() {
     synchronized (callouts) {
       if (!disposed) {
@@ -184,51 +134,17 @@ public final class ZkvEnv extends Env {
     }
   }
 
-  /**
-   * Installs a garbage-collection victim policy, consulted whenever GC needs a zone to empty
-   * (instead of the built-in greedy choice). Once per Env.
-   *
-   * @throws IllegalStateException if a chooser is installed already or this is not a zoned Env
-   */
-  public void setVictimChooser(GcVictimChooser chooser) {
-    checkOpen();
-    Objects.requireNonNull(chooser, "chooser");
+  /** Installs the GC victim call-out (at mount, {@link #onZones}). */
+  private void setVictimChooser(GcVictimChooser chooser) {
     if (installCallout(() -> nSetVictimChooser(zkvHandle, chooser)) < 0) {
-      throw new IllegalStateException(
-          "cannot install the victim chooser " + chooser + " (one per zoned Env)");
+      throw new IllegalStateException("cannot install the victim chooser " + chooser);
     }
   }
 
-  /**
-   * Installs the background GC's trigger, asked at each round (every 100 ms) whether to collect and
-   * which zones qualify (instead of the built-in level rule). Once per Env.
-   *
-   * @throws IllegalStateException if a trigger is installed already or this is not a zoned Env
-   */
-  public void setGcTrigger(io.zkv.fs.GcRoundPlanner trigger) {
-    checkOpen();
-    Objects.requireNonNull(trigger, "trigger");
+  /** Installs the background GC's trigger call-out (at mount, {@link #onZones}). */
+  private void setGcTrigger(io.zkv.fs.GcRoundPlanner trigger) {
     if (installCallout(() -> nSetGcTrigger(zkvHandle, trigger)) < 0) {
-      throw new IllegalStateException(
-          "cannot install the GC trigger " + trigger + " (one per zoned Env)");
-    }
-  }
-
-  /**
-   * The built-in rule for background GC, used while no trigger is installed ({@link
-   * #setGcTrigger}): it starts when free space falls to {@code percent} of the data zones' capacity
-   * (20 by default, ZenFS's level; 0 turns background GC off). GC when a write finds no space, and
-   * {@link #reclaim}, run whatever the level.
-   *
-   * @throws IllegalArgumentException if {@code percent} is not 0..100
-   */
-  public void setGcStartPercent(int percent) {
-    checkOpen();
-    if (percent < 0 || percent > 100) {
-      throw new IllegalArgumentException("GC start level must be 0..100 % free, not " + percent);
-    }
-    if (nSetGcStartPercent(zkvHandle, percent) < 0) {
-      throw new IllegalStateException("not a zoned Env");
+      throw new IllegalStateException("cannot install the GC trigger " + trigger);
     }
   }
 
@@ -392,6 +308,9 @@ public final class ZkvEnv extends Env {
    *     that changed before they could be carried out (another writer took the zone meanwhile), so
    *     the policy was asked again: policies are called without the file system's lock
    *     (docs/zone-fs.md, "Locks and decisions")
+   * @param overrides every override of a policy since mount, by reason (every reason present)
+   * @param overridesTotal {@code overrides} since format, as the metadata log counts them (like
+   *     {@code policyDecisionsTotal})
    */
   public record ZoneStats(
       long hostBytes,
@@ -417,12 +336,40 @@ public final class ZkvEnv extends Env {
       long zoneStealsTotal,
       long deviceErrors,
       long reserveRefusals,
-      long staleDecisions) {
-    /** How many counters cross the native boundary (layout 2: one record of 64-bit fields). */
-    static final int FIELDS = 24;
+      long staleDecisions,
+      java.util.Map<PolicyOverride, Long> overrides,
+      java.util.Map<PolicyOverride, Long> overridesTotal) {
+    /** Counters before the overrides (layout 2: one record of 64-bit fields). */
+    static final int NAMED_FIELDS = 24;
+
+    /** How many counters cross the native boundary: the named ones, the overrides twice. */
+    static final int FIELDS = NAMED_FIELDS + 2 * PolicyOverride.values().length;
 
     static final int LAYOUT = 2;
-    static final int VERSION = 5;
+    static final int VERSION = 6;
+
+    public ZoneStats {
+      overrides = everyReason(overrides);
+      overridesTotal = everyReason(overridesTotal);
+    }
+
+    private static java.util.Map<PolicyOverride, Long> everyReason(
+        java.util.Map<PolicyOverride, Long> counts) {
+      java.util.EnumMap<PolicyOverride, Long> all = new java.util.EnumMap<>(PolicyOverride.class);
+      for (PolicyOverride reason : PolicyOverride.values()) {
+        all.put(reason, counts.getOrDefault(reason, 0L));
+      }
+      return java.util.Collections.unmodifiableMap(all);
+    }
+
+    private static java.util.Map<PolicyOverride, Long> reasons(long[] v, int from) {
+      java.util.EnumMap<PolicyOverride, Long> counts =
+          new java.util.EnumMap<>(PolicyOverride.class);
+      for (PolicyOverride reason : PolicyOverride.values()) {
+        counts.put(reason, v[from + reason.ordinal()]);
+      }
+      return counts;
+    }
 
     /**
      * Reads a zone-stats buffer of the typed native boundary (docs/formats/native-boundary.md).
@@ -432,6 +379,7 @@ public final class ZkvEnv extends Env {
     public static ZoneStats read(ByteBuffer buffer) {
       long[] v =
           BoundaryBuffer.wrap(buffer, LAYOUT, VERSION, FIELDS * Long.BYTES).getLongs(0, 0, FIELDS);
+      int reasons = PolicyOverride.values().length;
       return new ZoneStats(
           v[0],
           v[1],
@@ -456,17 +404,30 @@ public final class ZkvEnv extends Env {
           v[20],
           v[21],
           v[22],
-          v[23]);
+          v[23],
+          reasons(v, NAMED_FIELDS),
+          reasons(v, NAMED_FIELDS + reasons));
     }
 
-    /** Every time the file system overrode the placement policy since format (the log's count). */
+    /** Every time the file system overrode a policy since format (the log's count). */
     public long policyOverridesTotal() {
-      return fallbackAllocationsTotal + zoneStealsTotal;
+      long n = zoneStealsTotal;
+      for (long count : overridesTotal.values()) {
+        n += count;
+      }
+      return n;
     }
 
-    /** Every time the file system overrode the placement policy since mount. */
+    /**
+     * Every time the file system overrode a policy since mount: the overrides by reason (placement,
+     * victims, trigger) and the zones taken from idle writers.
+     */
     public long policyOverrides() {
-      return fallbackAllocations + zoneSteals;
+      long n = zoneSteals;
+      for (long count : overrides.values()) {
+        n += count;
+      }
+      return n;
     }
 
     /** Space amplification: zone space in use over live data (1.0 = none). */
@@ -545,8 +506,6 @@ public final class ZkvEnv extends Env {
   private static native int nExpectOpen(long handle, long token);
 
   private static native String nOpenedDir(long handle, long token);
-
-  private static native int nSetGcStartPercent(long handle, int percent);
 
   private static native int nSetGcTrigger(long handle, io.zkv.fs.GcRoundPlanner trigger);
 

@@ -9,7 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * an attach blocks forever, and exit() itself then waits forever for that thread (the VM thread
  * runs RocksDB's static destructors, which join its thread pool). A shutdown hook therefore
  * uninstalls the Java policies of every open zoned Env before the JVM goes: call-outs under way
- * finish first, later allocations use the file system's built-in rules (LIZA, greedy GC) and never
+ * finish first, later allocations and victims use the file system's safety rule (counted) and never
  * touch the JVM. The hook also tells the native side, so that threads attached for earlier
  * call-outs (they stay attached) do not detach when exit() joins them. Synced data is durable
  * already; nothing else needs the hook.

@@ -7,6 +7,7 @@ import io.zkv.cli.ZkvCommand;
 import io.zkv.device.DeviceGeometry;
 import io.zkv.device.EmulatedDevice;
 import io.zkv.device.ZonedDevice;
+import io.zkv.fs.ZoneFsSettings;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -127,7 +128,7 @@ public final class FsCompareCommand implements ZkvCommand {
     Files.deleteIfExists(file);
     EmulatedDevice.format(file, g);
     try (ZonedDevice dev = ZonedDevice.open(EmulatedDevice.uri(file, profile));
-        ZkvEnv env = ZkvEnv.onZones(dev, true);
+        ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.format());
         Options o = options(env);
         RocksDB db = RocksDB.open(o, "/fs-compare/db")) {
       return phases(db, keys, valueSize, round);

@@ -342,12 +342,21 @@ final class FsCommands {
       ZkvEnv.ZoneStats st = fs.stats();
       out.printf(
           "placement    %d decisions by the policy, %d overridden by the file system (%d fallback"
-              + " allocations, %d zones taken from idle writers) since format, as of the last log"
-              + " roll or clean unmount%n",
+              + " allocations, %d zones taken from idle writers, the rest GC's) since format, as of"
+              + " the last log roll or clean unmount%n",
           st.policyDecisionsTotal(),
           st.policyOverridesTotal(),
           st.fallbackAllocationsTotal(),
           st.zoneStealsTotal());
+      StringBuilder reasons = new StringBuilder();
+      for (var e : st.overridesTotal().entrySet()) {
+        if (e.getValue() > 0) {
+          reasons.append(reasons.length() == 0 ? "" : ", ");
+          reasons.append(e.getKey().description()).append(' ').append(e.getValue());
+        }
+      }
+      out.printf(
+          "overrides    %s (by reason, since format)%n", reasons.length() == 0 ? "none" : reasons);
       return 0;
     }
 

@@ -9,6 +9,7 @@ import io.zkv.device.ZoneCondition;
 import io.zkv.device.ZonedDevice;
 import io.zkv.fs.FsFile;
 import io.zkv.fs.ZoneFsInspector;
+import io.zkv.fs.ZoneFsSettings;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -75,12 +76,7 @@ class FsCommandsTest {
             "mkfs", "--device", uri(), "--zones", "16", "--zone-size", "8M", "--zone-cap", "6M"),
         cli.err());
     try (ZonedDevice dev = ZonedDevice.open(uri());
-        ZkvEnv env =
-            ZkvEnv.onZones(
-                dev,
-                false,
-                new io.zkv.fs.PlacementAllocator(
-                    new io.zkv.placement.LizaPolicy(), dev.geometry()));
+        ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.mount());
         Options o = new Options().setCreateIfMissing(true).setEnv(env);
         RocksDB db = RocksDB.open(o, "/cli/db");
         FlushOptions f = new FlushOptions().setWaitForFlush(true)) {
@@ -108,6 +104,7 @@ class FsCommandsTest {
     assertTrue(
         cli.out().matches("(?s).*placement    [1-9]\\d* decisions by the policy, 0 overridden.*"),
         cli.out());
+    assertTrue(cli.out().contains("overrides    none (by reason, since format)"), cli.out());
     assertEquals(0, cli.run("zones", "--device", uri()));
     assertTrue(cli.out().contains("metadata") && cli.out().contains("data"), cli.out());
     assertEquals(0, cli.run("dump", "--device", uri(), "--json"));
@@ -320,7 +317,7 @@ class FsCommandsTest {
   void fsckVerifyDataFindsDamagedSstAndWalData() throws Exception {
     createWithData();
     try (ZonedDevice dev = ZonedDevice.open(uri());
-        ZkvEnv env = ZkvEnv.onZones(dev, false);
+        ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.mount());
         Options o = new Options().setEnv(env);
         RocksDB db = RocksDB.open(o, "/cli/db")) {
       for (int i = 0; i < 5_000; i++) { // stays in the WAL (and the memtable) at close

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.zkv.device.ZonedDevice;
+import io.zkv.fs.ZoneFsSettings;
 import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Tag;
@@ -66,7 +67,7 @@ class KernelDeviceRocksDbTest {
     String uri = System.getProperty("zkv.test.device", "");
     assumeFalse(uri.isEmpty(), "-Dzkv.test.device=nvme:/dev/ngXnY (or zbd:) not given");
     try (ZonedDevice dev = ZonedDevice.open(uri)) {
-      try (ZkvEnv env = ZkvEnv.onZones(dev, true)) {
+      try (ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.format())) {
         try (Options o = options(env);
             RocksDB db = RocksDB.open(o, DB);
             WriteOptions w = new WriteOptions();
@@ -91,7 +92,7 @@ class KernelDeviceRocksDbTest {
         assertTrue(s.hostBytes() > KEYS * 100L, "the data went to the device's zones: " + s);
         assertTrue(s.files() > 1, "RocksDB files live in zones: " + s);
       }
-      try (ZkvEnv env = ZkvEnv.onZones(dev, false);
+      try (ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.mount());
           Options o = options(env);
           RocksDB db = RocksDB.open(o, DB)) {
         for (int i = 0; i < KEYS; i++) {

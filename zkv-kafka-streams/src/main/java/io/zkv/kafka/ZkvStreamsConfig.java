@@ -148,7 +148,7 @@ public record ZkvStreamsConfig(
       int percent;
       try {
         percent = Integer.parseInt(gc.trim());
-        new GcTrigger(percent); // validates the range
+        GcTrigger.zenFs(percent); // validates the range
       } catch (IllegalArgumentException e) {
         throw new ConfigException(
             GC_START_PERCENT, gc, "use a whole number 0..100 (0: no background GC)");

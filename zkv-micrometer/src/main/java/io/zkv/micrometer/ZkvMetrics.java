@@ -11,6 +11,7 @@ import io.zkv.ZkvDb;
 import io.zkv.ZkvException;
 import io.zkv.ZonedEnv;
 import io.zkv.device.ZoneCondition;
+import io.zkv.fs.PolicyOverride;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
@@ -194,13 +195,15 @@ public final class ZkvMetrics implements MeterBinder {
         "zkv.placement.decisions",
         "zone allocations the placement policy decided",
         ZoneStats::policyDecisions);
-    counter(
-        registry,
-        device.and("reason", "fallback"),
-        "zkv.placement.overrides",
-        "allocations the file system decided itself: the policy found no zone while one had room,"
-            + " or asked for an empty zone the reserves keep",
-        ZoneStats::fallbackAllocations);
+    for (PolicyOverride reason : PolicyOverride.values()) {
+      counter(
+          registry,
+          device.and("reason", reason.name().toLowerCase(java.util.Locale.ROOT)),
+          "zkv.placement.overrides",
+          "decisions the file system's safety rule made in place of a policy: "
+              + reason.description(),
+          s -> s.overrides().get(reason));
+    }
     counter(
         registry,
         device.and("reason", "zone_steal"),

@@ -18,6 +18,7 @@ import io.zkv.device.FaultInjector;
 import io.zkv.device.ZoneCondition;
 import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
+import io.zkv.fs.PolicyOverride;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -95,13 +96,16 @@ class ZkvMetricsTest {
       assertEquals(
           stats.policyDecisions(),
           registry.get("zkv.placement.decisions").functionCounter().count());
-      assertEquals(
-          stats.fallbackAllocations(),
-          registry
-              .get("zkv.placement.overrides")
-              .tag("reason", "fallback")
-              .functionCounter()
-              .count());
+      for (PolicyOverride reason : PolicyOverride.values()) {
+        assertEquals(
+            (double) stats.overrides().get(reason),
+            registry
+                .get("zkv.placement.overrides")
+                .tag("reason", reason.name().toLowerCase(java.util.Locale.ROOT))
+                .functionCounter()
+                .count(),
+            reason.name());
+      }
       assertEquals(
           stats.zoneSteals(),
           registry

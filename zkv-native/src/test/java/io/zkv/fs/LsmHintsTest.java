@@ -82,7 +82,8 @@ class LsmHintsTest {
     List<LiveFileMetaData> live;
     Map<String, Known> view;
     try (ZonedDevice dev = ZonedDevice.open(EmulatedDevice.uri(file, "instant"));
-        ZkvEnv env = ZkvEnv.onZones(dev, true, recorder);
+        ZkvEnv env =
+            ZkvEnv.onZones(dev, ZoneFsSettings.builder().format(true).allocator(recorder).build());
         AbstractEventListener hints = env.newLsmHintListener();
         Options o =
             new Options()

@@ -2,6 +2,7 @@ package io.zkv.fs;
 
 import static io.zkv.fs.ZoneView.*;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.zkv.nativelib.BoundaryBuffer;
@@ -76,8 +77,11 @@ class NativeBoundaryLayoutTest {
 
   @Test
   void zoneStats() {
-    // version 5: one record of 24 64-bit counters, first and last field
-    assertArrayEquals(new int[] {5, 24 * 8, 0, 23 * 8}, ZkvEnv.nativeBoundaryLayout(2));
+    // version 6: one record of 46 64-bit counters: the first field, the last named one, and the
+    // overrides by reason since mount and since format after it (one per PolicyOverride each)
+    assertEquals(46, 24 + 2 * PolicyOverride.values().length);
+    assertArrayEquals(
+        new int[] {6, 46 * 8, 0, 23 * 8, 24 * 8, 35 * 8}, ZkvEnv.nativeBoundaryLayout(2));
   }
 
   @Test

@@ -23,7 +23,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
-import org.rocksdb.RocksDBException;
 import org.rocksdb.ZkvEnv;
 
 /** The zone file system asks the Java placement policy at every allocation. */
@@ -64,7 +63,9 @@ class PlacementAllocatorTest {
     Recording policy = new Recording();
     PlacementAllocator allocator = new PlacementAllocator(policy, GEOMETRY);
     try (ZonedDevice dev = device()) {
-      try (ZkvEnv env = ZkvEnv.onZones(dev, true, allocator);
+      try (ZkvEnv env =
+              ZkvEnv.onZones(
+                  dev, ZoneFsSettings.builder().format(true).allocator(allocator).build());
           Options o =
               new Options().setCreateIfMissing(true).setEnv(env).setWriteBufferSize(1 << 20);
           RocksDB db = RocksDB.open(o, "/placed/db");
@@ -98,7 +99,7 @@ class PlacementAllocatorTest {
                 .allMatch(r -> r.lifetime().value() >= WriteLifetime.MEDIUM.value()),
             policy.requests.toString());
       }
-      try (ZkvEnv env = ZkvEnv.onZones(dev, false);
+      try (ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.mount());
           Options o = new Options().setEnv(env);
           RocksDB db = RocksDB.open(o, "/placed/db")) {
         for (int i = 0; i < 200_000; i += 333) {
@@ -109,23 +110,27 @@ class PlacementAllocatorTest {
   }
 
   @Test
-  void aPolicyThatFailsFailsTheWriteNotTheProcess() throws Exception {
+  void aPolicyThatThrowsIsOverriddenAndCounted() throws Exception {
     ZoneAllocator broken =
         view -> {
           throw new IllegalStateException("policy bug (expected by the test)");
         };
     try (ZonedDevice dev = device();
-        ZkvEnv env = ZkvEnv.onZones(dev, true, broken);
-        Options o = new Options().setCreateIfMissing(true).setEnv(env)) {
-      RocksDBException e =
-          assertThrows(
-              RocksDBException.class,
-              () -> {
-                try (RocksDB db = RocksDB.open(o, "/broken/db")) {
-                  db.put("k".getBytes(), "v".getBytes());
-                }
-              });
-      assertTrue(e.getMessage().contains("Input/output error"), e.getMessage());
+        ZkvEnv env =
+            ZkvEnv.onZones(dev, ZoneFsSettings.builder().format(true).allocator(broken).build());
+        Options o = new Options().setCreateIfMissing(true).setEnv(env);
+        FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
+      // the safety rule places every file instead: the database works, each override counted
+      try (RocksDB db = RocksDB.open(o, "/broken/db")) {
+        db.put("k".getBytes(), "v".getBytes());
+        db.flush(flush);
+        assertArrayEquals("v".getBytes(), db.get("k".getBytes()));
+      }
+      ZkvEnv.ZoneStats s = env.zoneStats();
+      long failed = s.overrides().get(PolicyOverride.POLICY_FAILED);
+      assertTrue(failed >= 2, "WAL, SST, MANIFEST...: " + s);
+      assertEquals(failed, s.fallbackAllocations());
+      assertEquals(failed, s.policyOverrides());
     }
   }
 

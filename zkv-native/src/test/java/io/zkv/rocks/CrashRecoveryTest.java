@@ -6,6 +6,7 @@ import io.zkv.device.DeviceGeometry;
 import io.zkv.device.EmulatedDevice;
 import io.zkv.device.FaultInjector;
 import io.zkv.device.ZonedDevice;
+import io.zkv.fs.ZoneFsSettings;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
@@ -120,7 +121,7 @@ class CrashRecoveryTest {
     long version = 0;
     for (int cycle = 0; cycle < cycles; cycle++) {
       ZonedDevice dev = ZonedDevice.open(uri);
-      ZkvEnv env = ZkvEnv.onZones(dev, cycle == 0);
+      ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.builder().format(cycle == 0).build());
       Options o = new Options().setCreateIfMissing(true).setEnv(env).setWriteBufferSize(256 << 10);
       RocksDB db = RocksDB.open(o, DB);
       WriteOptions sync = new WriteOptions().setSync(true);
@@ -179,7 +180,7 @@ class CrashRecoveryTest {
   private static void verify(String uri, Map<Integer, Long> acked, String context)
       throws Exception {
     try (ZonedDevice dev = ZonedDevice.open(uri);
-        ZkvEnv env = ZkvEnv.onZones(dev, false);
+        ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.mount());
         Options o = new Options().setEnv(env);
         RocksDB db = RocksDB.open(o, DB)) {
       CrashTestSupport.verifyAcknowledged(db, acked, context);

@@ -1,6 +1,7 @@
 package io.zkv.rocks;
 
 import io.zkv.device.ZonedDevice;
+import io.zkv.fs.ZoneFsSettings;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
 import org.rocksdb.Options;
@@ -24,7 +25,7 @@ public final class CrashWorkload {
     int keys = Integer.parseInt(args[3]);
     boolean format = Boolean.parseBoolean(args[4]);
     try (ZonedDevice dev = ZonedDevice.open(uri);
-        ZkvEnv env = ZkvEnv.onZones(dev, format);
+        ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.builder().format(format).build());
         Options o =
             new Options()
                 .setCreateIfMissing(true)

@@ -14,6 +14,7 @@ import io.zkv.device.ZoneCondition;
 import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
 import io.zkv.fs.ZoneFsInspector;
+import io.zkv.fs.ZoneFsSettings;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,7 +69,7 @@ class ZoneFileSystemRocksDbTest {
   @Test
   void millionKeysWithFlushesCompactionsAndReopen() throws Exception {
     try (ZonedDevice dev = device()) {
-      try (ZkvEnv env = ZkvEnv.onZones(dev, true)) {
+      try (ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.format())) {
         try (Options o = options(env);
             RocksDB db = RocksDB.open(o, DB);
             WriteOptions w = new WriteOptions();
@@ -94,7 +95,7 @@ class ZoneFileSystemRocksDbTest {
         assertTrue(s.files() > 3, s.toString());
       }
       // a second mount of the same device: everything is still there
-      try (ZkvEnv env = ZkvEnv.onZones(dev, false);
+      try (ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.mount());
           Options o = options(env);
           RocksDB db = RocksDB.open(o, DB)) {
         for (int i = 0; i < KEYS; i += 997) {
@@ -142,7 +143,7 @@ class ZoneFileSystemRocksDbTest {
     long rolls = 0;
     for (int cycle = 0; cycle < cycles; cycle++) {
       try (ZonedDevice dev = ZonedDevice.open(uri);
-          ZkvEnv env = ZkvEnv.onZones(dev, cycle == 0);
+          ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.builder().format(cycle == 0).build());
           Options o = options(env).setWriteBufferSize(1L << 20).setTargetFileSizeBase(1L << 20);
           RocksDB db = RocksDB.open(o, DB);
           WriteOptions w = new WriteOptions().setSync(cycle % 2 == 0);
@@ -159,7 +160,7 @@ class ZoneFileSystemRocksDbTest {
     }
     assertTrue(rolls > cycles, "the log rolled beyond the one roll of each mount: " + rolls);
     try (ZonedDevice dev = ZonedDevice.open(uri);
-        ZkvEnv env = ZkvEnv.onZones(dev, false);
+        ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.mount());
         Options o = options(env);
         RocksDB db = RocksDB.open(o, DB)) {
       for (int k = 0; k < cycles * keysPerCycle; k++) {
@@ -179,7 +180,7 @@ class ZoneFileSystemRocksDbTest {
     byte[] val = new byte[200];
     java.util.SplittableRandom rnd = new java.util.SplittableRandom(42);
     try (ZonedDevice dev = ZonedDevice.open(EmulatedDevice.uri(file, "instant"));
-        ZkvEnv env = ZkvEnv.onZones(dev, true);
+        ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.format());
         Options o = options(env).setWriteBufferSize(2L << 20).setTargetFileSizeBase(2L << 20);
         RocksDB db = RocksDB.open(o, DB);
         WriteOptions w = new WriteOptions()) {
@@ -234,7 +235,7 @@ class ZoneFileSystemRocksDbTest {
   void directIoForFlushCompactionAndReads() throws Exception {
     int keys = 200_000;
     try (ZonedDevice dev = device()) {
-      try (ZkvEnv env = ZkvEnv.onZones(dev, true);
+      try (ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.format());
           Options o =
               options(env).setUseDirectReads(true).setUseDirectIoForFlushAndCompaction(true);
           RocksDB db = RocksDB.open(o, DB);
@@ -251,7 +252,7 @@ class ZoneFileSystemRocksDbTest {
           assertArrayEquals(value(i, 0), db.get(key(i)));
         }
       }
-      try (ZkvEnv env = ZkvEnv.onZones(dev, false);
+      try (ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.mount());
           Options o = options(env).setUseDirectReads(true);
           RocksDB db = RocksDB.open(o, DB);
           RocksIterator it = db.newIterator()) {
@@ -269,7 +270,7 @@ class ZoneFileSystemRocksDbTest {
   @Test
   void severalDatabasesShareOneDevice() throws Exception {
     try (ZonedDevice dev = device();
-        ZkvEnv env = ZkvEnv.onZones(dev, true)) {
+        ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.format())) {
       try (Options o = options(env);
           RocksDB a = RocksDB.open(o, "/stores/a");
           RocksDB b = RocksDB.open(o, "/stores/b")) {
@@ -289,9 +290,10 @@ class ZoneFileSystemRocksDbTest {
   void deviceRefusesToCloseUnderAnEnvAndMountNeedsAFileSystem() throws Exception {
     try (ZonedDevice dev = device()) {
       ZonedDeviceException e =
-          assertThrows(ZonedDeviceException.class, () -> ZkvEnv.onZones(dev, false));
+          assertThrows(
+              ZonedDeviceException.class, () -> ZkvEnv.onZones(dev, ZoneFsSettings.mount()));
       assertTrue(e.getMessage().contains("run mkfs"), e.getMessage());
-      ZkvEnv env = ZkvEnv.onZones(dev, true);
+      ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.format());
       IllegalStateException busy = assertThrows(IllegalStateException.class, dev::close);
       assertTrue(busy.getMessage().contains("close those first"), busy.getMessage());
       env.close();
@@ -302,14 +304,16 @@ class ZoneFileSystemRocksDbTest {
   @Test
   void aSecondMountOfAnOpenDeviceIsRefusedAndTheFirstKeepsWorking() throws Exception {
     try (ZonedDevice dev = device()) {
-      ZkvEnv first = ZkvEnv.onZones(dev, true);
+      ZkvEnv first = ZkvEnv.onZones(dev, ZoneFsSettings.format());
       try (Options o = options(first);
           RocksDB db = RocksDB.open(o, DB);
           WriteOptions sync = new WriteOptions().setSync(true)) {
         db.put(sync, "before".getBytes(), "1".getBytes());
         for (boolean format : new boolean[] {false, true}) {
           DeviceInUseException e =
-              assertThrows(DeviceInUseException.class, () -> ZkvEnv.onZones(dev, format));
+              assertThrows(
+                  DeviceInUseException.class,
+                  () -> ZkvEnv.onZones(dev, ZoneFsSettings.builder().format(format).build()));
           assertTrue(
               e.getMessage().contains("already mounted by a ZkvEnv in this process"),
               e.getMessage());
@@ -321,7 +325,7 @@ class ZoneFileSystemRocksDbTest {
         db.put(sync, "after".getBytes(), "2".getBytes()); // the first mount's syncs still work
       }
       first.close();
-      try (ZkvEnv again = ZkvEnv.onZones(dev, false);
+      try (ZkvEnv again = ZkvEnv.onZones(dev, ZoneFsSettings.mount());
           Options o = options(again);
           RocksDB db = RocksDB.open(o, DB)) {
         assertArrayEquals("1".getBytes(), db.get("before".getBytes()));
@@ -337,7 +341,7 @@ class ZoneFileSystemRocksDbTest {
   @Test
   void zoneStatusesReachRocksDbByName() throws Exception {
     try (ZonedDevice dev = device();
-        ZkvEnv env = ZkvEnv.onZones(dev, true);
+        ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.format());
         Options o = options(env);
         RocksDB db = RocksDB.open(o, DB);
         WriteOptions sync = new WriteOptions().setSync(true)) {

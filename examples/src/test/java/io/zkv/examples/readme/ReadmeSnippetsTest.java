@@ -6,6 +6,7 @@ import io.zkv.device.DeviceGeometry;
 import io.zkv.device.EmulatedDevice;
 import io.zkv.device.ZonedDevice;
 import io.zkv.examples.Snippets;
+import io.zkv.fs.ZoneFsSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -27,7 +28,7 @@ class ReadmeSnippetsTest {
     Path file = Files.createTempDirectory("zkv").resolve("dev.zkvemu");
     EmulatedDevice.format(file, DeviceGeometry.of(64, 64L << 20, 48L << 20, 14, 14, 1 << 20));
     try (ZonedDevice dev = ZonedDevice.open(EmulatedDevice.uri(file, "zn540"));
-        ZkvEnv env = ZkvEnv.onZones(dev, true); // true: format first
+        ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.format()); // format first, default policies
         AbstractEventListener hints = env.newLsmHintListener();
         Options options =
             new Options().setCreateIfMissing(true).setEnv(env).setListeners(List.of(hints));
@@ -37,7 +38,7 @@ class ReadmeSnippetsTest {
     }
     // end:rawenv
     try (ZonedDevice dev = ZonedDevice.open(EmulatedDevice.uri(file, "zn540"));
-        ZkvEnv env = ZkvEnv.onZones(dev, false); // mount
+        ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.mount()); // mount
         Options options = new Options().setEnv(env);
         RocksDB db = RocksDB.openReadOnly(options, "/db/main")) {
       assertArrayEquals("value".getBytes(), db.get("key".getBytes()));

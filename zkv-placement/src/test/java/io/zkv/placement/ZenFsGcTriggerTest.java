@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-class GcTriggerTest {
+class ZenFsGcTriggerTest {
   static final long CAP = 1_000;
 
   @Test
@@ -22,7 +22,7 @@ class GcTriggerTest {
     // zones 3, 4 empty: free 2000
     b.reserve(4, ZoneReservation.METADATA); // not an I/O zone: not counted
     // free = 500 + 1000 = 1500; used = 1700; reclaimable = 400 -> 100 * 1500 / 3600 = 41
-    assertEquals(41, GcTrigger.freePercent(b.build()));
+    assertEquals(41, ZenFsGcTrigger.freePercent(b.build()));
   }
 
   @Test
@@ -33,23 +33,23 @@ class GcTriggerTest {
     }
     // free 2000, used 4000, reclaimable 4000 -> exactly 20%
     ZoneTable t = b.build();
-    assertEquals(20, GcTrigger.freePercent(t));
-    assertTrue(GcTrigger.zenFsDefault().shouldCollect(t));
-    assertFalse(new GcTrigger(19).shouldCollect(t));
-    assertTrue(new GcTrigger(25).shouldCollect(t));
-    assertEquals(20, GcTrigger.zenFsDefault().startPercent());
+    assertEquals(20, ZenFsGcTrigger.freePercent(t));
+    assertTrue(ZenFsGcTrigger.zenFsDefault().shouldCollect(t));
+    assertFalse(new ZenFsGcTrigger(19).shouldCollect(t));
+    assertTrue(new ZenFsGcTrigger(25).shouldCollect(t));
+    assertEquals(20, ZenFsGcTrigger.zenFsDefault().startPercent());
   }
 
   @Test
   void anEmptyDeviceIsAllFreeAndReadOnlyZonesCountAsNotWritable() {
     ZoneTable t = ZoneTable.builder(4, CAP).build();
-    assertEquals(100, GcTrigger.freePercent(t));
-    assertFalse(GcTrigger.zenFsDefault().shouldCollect(t));
+    assertEquals(100, ZenFsGcTrigger.freePercent(t));
+    assertFalse(ZenFsGcTrigger.zenFsDefault().shouldCollect(t));
     t.markReadOnly(0); // ZenFS: capacity_ 0, so IsFull(): reclaimable += max_capacity - used
-    assertEquals(75, GcTrigger.freePercent(t));
+    assertEquals(75, ZenFsGcTrigger.freePercent(t));
     ZoneTable none = ZoneTable.builder(1, CAP).build();
     none.markOffline(0);
-    assertEquals(100, GcTrigger.freePercent(none));
+    assertEquals(100, ZenFsGcTrigger.freePercent(none));
   }
 
   /** Ten zones, {@code full} of them full with {@code live} live bytes each, the rest empty. */
@@ -64,22 +64,23 @@ class GcTriggerTest {
   @Test
   void theGarbageBarFallsWithFreeSpaceAsZenFsGcSlope() {
     ZoneTable at20 = fullZones(8, 500); // 20% free
-    assertEquals(100, GcTrigger.zenFsDefault().garbageThresholdPercent(at20).getAsInt());
-    assertEquals(0, GcTrigger.zenFsDefault().maxLiveBytes(at20, CAP)); // nothing is > 100% garbage
+    assertEquals(100, ZenFsGcTrigger.zenFsDefault().garbageThresholdPercent(at20).getAsInt());
+    assertEquals(
+        0, ZenFsGcTrigger.zenFsDefault().maxLiveBytes(at20, CAP)); // nothing is > 100% garbage
     ZoneTable at10 = fullZones(9, 500); // 10% free: threshold 100 - 3 * 10 = 70
-    assertEquals(10, GcTrigger.freePercent(at10));
-    assertEquals(70, GcTrigger.zenFsDefault().garbageThresholdPercent(at10).getAsInt());
+    assertEquals(10, ZenFsGcTrigger.freePercent(at10));
+    assertEquals(70, ZenFsGcTrigger.zenFsDefault().garbageThresholdPercent(at10).getAsInt());
     // ZenFS takes a zone when 100 - 100 * used / cap > 70: used 299 yes (71), used 300 no (70)
-    assertEquals(299, GcTrigger.zenFsDefault().maxLiveBytes(at10, CAP));
-    assertTrue(GcTrigger.zenFsDefault().garbageThresholdPercent(fullZones(2, 500)).isEmpty());
-    assertEquals(0, GcTrigger.zenFsDefault().maxLiveBytes(fullZones(2, 500), CAP));
+    assertEquals(299, ZenFsGcTrigger.zenFsDefault().maxLiveBytes(at10, CAP));
+    assertTrue(ZenFsGcTrigger.zenFsDefault().garbageThresholdPercent(fullZones(2, 500)).isEmpty());
+    assertEquals(0, ZenFsGcTrigger.zenFsDefault().maxLiveBytes(fullZones(2, 500), CAP));
     ZoneTable noFree = fullZones(10, 500); // 0% free: threshold 40
-    assertEquals(40, GcTrigger.zenFsDefault().garbageThresholdPercent(noFree).getAsInt());
+    assertEquals(40, ZenFsGcTrigger.zenFsDefault().garbageThresholdPercent(noFree).getAsInt());
   }
 
   @Test
   void startLevelMustBeAPercentage() {
-    assertThrows(IllegalArgumentException.class, () -> new GcTrigger(-1));
-    assertThrows(IllegalArgumentException.class, () -> new GcTrigger(101));
+    assertThrows(IllegalArgumentException.class, () -> new ZenFsGcTrigger(-1));
+    assertThrows(IllegalArgumentException.class, () -> new ZenFsGcTrigger(101));
   }
 }

@@ -1,0 +1,152 @@
+package io.zkv.fs;
+
+import io.zkv.placement.GcTrigger;
+import io.zkv.placement.GreedyVictimPolicy;
+import io.zkv.placement.LizaPolicy;
+import io.zkv.placement.PlacementPolicy;
+import io.zkv.placement.VictimPolicy;
+import java.util.Objects;
+
+/**
+ * How {@code ZkvEnv.onZones} mounts a zone file system: format first or mount, and the policies
+ * that make every decision (the file system has no rule of its own that chooses by lifetime or
+ * garbage: without these, its safety rule decides and every decision counts as an override).
+ * Defaults: mount, {@link LizaPolicy} placement, {@link GreedyVictimPolicy} victims, ZenFS's GC
+ * trigger at 20% free ({@link GcTrigger#zenFsDefault()}). Immutable.
+ *
+ * <pre>{@code
+ * ZkvEnv env = ZkvEnv.onZones(device, ZoneFsSettings.format());
+ * ZkvEnv env = ZkvEnv.onZones(device, ZoneFsSettings.builder().gcTrigger(GcTrigger.off()).build());
+ * }</pre>
+ */
+public final class ZoneFsSettings {
+  private final boolean format;
+  private final PlacementPolicy placement;
+  private final ZoneAllocator allocator;
+  private final VictimPolicy victims;
+  private final GcTrigger gcTrigger;
+
+  private ZoneFsSettings(Builder b) {
+    this.format = b.format;
+    this.placement = b.placement;
+    this.allocator = b.allocator;
+    this.victims = b.victims;
+    this.gcTrigger = b.gcTrigger;
+  }
+
+  /** Mount the device's file system with the default policies. */
+  public static ZoneFsSettings mount() {
+    return builder().build();
+  }
+
+  /** Format the device first (erasing it), then mount with the default policies. */
+  public static ZoneFsSettings format() {
+    return builder().format(true).build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder starting from these settings. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.format = format;
+    b.placement = placement;
+    b.allocator = allocator;
+    b.victims = victims;
+    b.gcTrigger = gcTrigger;
+    return b;
+  }
+
+  /** Whether the device is formatted (erased) before mounting. */
+  public boolean formatFirst() {
+    return format;
+  }
+
+  /** The placement policy deciding every zone allocation. */
+  public PlacementPolicy placement() {
+    return placement;
+  }
+
+  /**
+   * The raw placement call-out installed in place of {@link #placement()}'s adapter, or null (see
+   * {@link Builder#allocator}).
+   */
+  public ZoneAllocator allocator() {
+    return allocator;
+  }
+
+  /** The victim policy choosing the zone GC empties next. */
+  public VictimPolicy victims() {
+    return victims;
+  }
+
+  /** When background GC runs ({@link GcTrigger#off()}: never, only a writer without room does). */
+  public GcTrigger gcTrigger() {
+    return gcTrigger;
+  }
+
+  @Override
+  public String toString() {
+    return "ZoneFsSettings{format="
+        + format
+        + ", placement="
+        + (allocator != null ? allocator : placement.name())
+        + ", victims="
+        + victims.name()
+        + ", gcTrigger="
+        + gcTrigger.name()
+        + "}";
+  }
+
+  /** Builds {@link ZoneFsSettings}. */
+  public static final class Builder {
+    private boolean format;
+    private PlacementPolicy placement = new LizaPolicy();
+    private ZoneAllocator allocator;
+    private VictimPolicy victims = new GreedyVictimPolicy();
+    private GcTrigger gcTrigger = GcTrigger.zenFsDefault();
+
+    private Builder() {}
+
+    /** Format (erase) the device before mounting; default false (mount). */
+    public Builder format(boolean format) {
+      this.format = format;
+      return this;
+    }
+
+    /** The placement policy (any zkv-placement {@link PlacementPolicy}, your own too). */
+    public Builder placement(PlacementPolicy policy) {
+      this.placement = Objects.requireNonNull(policy, "placement must not be null");
+      this.allocator = null;
+      return this;
+    }
+
+    /**
+     * The raw placement call-out, reading the zone view's buffer itself (docs/formats/
+     * native-boundary.md), in place of a {@link PlacementPolicy}: for tools and tests that watch or
+     * wrap the crossing. Most users want {@link #placement}.
+     */
+    public Builder allocator(ZoneAllocator allocator) {
+      this.allocator = Objects.requireNonNull(allocator, "allocator must not be null");
+      return this;
+    }
+
+    /** The GC victim policy (any zkv-placement {@link VictimPolicy}). */
+    public Builder victims(VictimPolicy policy) {
+      this.victims = Objects.requireNonNull(policy, "victims must not be null");
+      return this;
+    }
+
+    /** When background GC runs; {@link GcTrigger#off()} for never. */
+    public Builder gcTrigger(GcTrigger trigger) {
+      this.gcTrigger = Objects.requireNonNull(trigger, "gcTrigger must not be null");
+      return this;
+    }
+
+    public ZoneFsSettings build() {
+      return new ZoneFsSettings(this);
+    }
+  }
+}

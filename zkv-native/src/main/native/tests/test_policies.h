@@ -1,0 +1,115 @@
+/* The C tests' policies. The file system decides nothing by lifetime or garbage itself (placement,
+ * victims and when to collect are the Java policies' in zkv-placement); tests that need such
+ * decisions install these, simplified versions of zkv's defaults, written against the call-out API
+ * only (zonefs.h: zfs_view):
+ * - tp_allocate: LIZA as ZenFS has it (a partly written zone of the closest longer lifetime, else
+ *   an empty zone within the active limit, else any partly written zone), with open tokens (WAIT
+ *   while writers hold max_open - 2 zones);
+ * - tp_victim: greedy, the marked zone with the fewest bytes to copy (lowest index on a tie);
+ * - tp_trigger: from `percent` free space on, zones at least half garbage.
+ * mount_ok (zfs_fixture.h) installs all three; tp_set_gc_level changes or removes the trigger. */
+#ifndef ZKV_TEST_POLICIES_H
+#define ZKV_TEST_POLICIES_H
+#include <errno.h>
+#include <stdint.h>
+
+#include "zonefs.h"
+
+#define TP_POLICY static __attribute__((unused))
+
+typedef struct tp_config {
+  uint32_t open_tokens; /* zones writers may own at once, 0 = no limit */
+  uint32_t gc_percent;  /* the trigger's level, percent free */
+  uint64_t block;       /* the smallest write */
+} tp_config;
+
+static tp_config tp_cfg = {.open_tokens = 0, .gc_percent = 20, .block = 4096};
+
+static unsigned tp_lifetime_diff(uint32_t zone_lt, uint32_t file_lt) {
+  if (file_lt <= 1) return zone_lt == file_lt ? 0 : 100;
+  if (zone_lt > file_lt) return zone_lt - file_lt;
+  return zone_lt == file_lt ? 50 : 100;
+}
+
+static int tp_partly_written(const zfs_zone_info *z) { return z->wp > z->start && z->wp < z->start + z->capacity; }
+
+TP_POLICY int tp_allocate(void *ctx, const zfs_alloc_request *req, const zfs_view *v, zfs_alloc_decision *out) {
+  const tp_config *c = ctx;
+  uint32_t owned = 0, active = 0;
+  for (uint32_t i = 0; i < v->n_zones; i++) {
+    const zfs_zone_info *z = &v->zones[i];
+    if (z->meta) continue;
+    owned += z->owner_file != ZFS_NO_OWNER;
+    active += tp_partly_written(z) || (z->busy && z->wp == z->start);
+  }
+  if (!req->for_gc && c->open_tokens && owned >= c->open_tokens) {
+    out->action = ZFS_ALLOC_WAIT;
+    return 0;
+  }
+  int64_t best = -1;
+  unsigned best_diff = 101;
+  for (uint32_t i = 0; i < v->n_zones; i++) {
+    const zfs_zone_info *z = &v->zones[i];
+    if (z->meta || z->busy || !tp_partly_written(z) || z->start + z->capacity - z->wp < c->block) continue;
+    unsigned d = tp_lifetime_diff(z->lifetime, req->lifetime);
+    if (d <= best_diff) best = i, best_diff = d;
+  }
+  if (best >= 0 && best_diff < 50) {
+    *out = (zfs_alloc_decision){.action = ZFS_ALLOC_USE, .zone = (uint32_t)best};
+    return 0;
+  }
+  if (!v->active_limit || active < v->active_limit + (req->for_gc ? 1u : 0u))
+    for (uint32_t i = 0; i < v->n_zones; i++) {
+      const zfs_zone_info *z = &v->zones[i];
+      if (!z->meta && !z->busy && z->wp == z->start) {
+        *out = (zfs_alloc_decision){.action = ZFS_ALLOC_OPEN_EMPTY, .zone = i};
+        return 0;
+      }
+    }
+  if (best >= 0) {
+    *out = (zfs_alloc_decision){.action = ZFS_ALLOC_USE, .zone = (uint32_t)best};
+    return 0;
+  }
+  out->action = ZFS_ALLOC_NO_SPACE; /* the file system releases an idle owner's zone, or collects */
+  return 0;
+}
+
+TP_POLICY int tp_victim(void *ctx, const zfs_view *v, uint32_t *victim) {
+  (void)ctx;
+  int64_t best = -1;
+  for (uint32_t i = 0; i < v->n_zones; i++)
+    if (v->zones[i].victim_ok && (best < 0 || v->zones[i].copy < v->zones[best].copy)) best = i;
+  if (best < 0) return -ENOSPC;
+  *victim = (uint32_t)best;
+  return 0;
+}
+
+TP_POLICY int tp_trigger(void *ctx, const zfs_view *v, uint64_t *max_live) {
+  const tp_config *c = ctx;
+  uint64_t free_bytes = 0, total = 0, cap = 0;
+  for (uint32_t i = 0; i < v->n_zones; i++) {
+    const zfs_zone_info *z = &v->zones[i];
+    if (z->meta) continue;
+    free_bytes += z->start + z->capacity - z->wp;
+    total += z->capacity;
+    cap = z->capacity;
+  }
+  *max_live = c->gc_percent && free_bytes * 100 <= total * c->gc_percent ? cap / 2 : 0;
+  return 0;
+}
+
+/* Installs the three on fs, with open tokens as ZenFS keeps them (two of the device's limit back). */
+TP_POLICY void tp_install(zfs *fs, const zkv_geometry *g) {
+  tp_cfg.open_tokens = g->max_open ? (g->max_open > 3 ? g->max_open - 2 : 1) : 0;
+  tp_cfg.block = g->lba_size;
+  zfs_set_allocator(fs, tp_allocate, &tp_cfg);
+  zfs_set_victim_chooser(fs, tp_victim, &tp_cfg);
+  zfs_set_gc_trigger(fs, tp_trigger, &tp_cfg);
+}
+
+/* The trigger's level, percent free; 0 removes the trigger (no background GC). */
+TP_POLICY void tp_set_gc_level(zfs *fs, uint32_t percent) {
+  tp_cfg.gc_percent = percent;
+  zfs_set_gc_trigger(fs, percent ? tp_trigger : NULL, percent ? &tp_cfg : NULL);
+}
+#endif
