@@ -60,6 +60,31 @@ int zkv_boundary_layout(int layout, int32_t *out, int cap) {
   } else if (layout == ZKV_BND_DEVICE_STATS) {
     out[n++] = ZKV_DEVICE_LAYOUT_VERSION;
     RECORD(zkv_dev_stats), FIELD(zkv_dev_stats, bytes_written), FIELD(zkv_dev_stats, errors);
+  } else if (layout == ZKV_BND_EMU_PLM_STATS) {
+    out[n++] = ZKV_DEVICE_LAYOUT_VERSION;
+    RECORD(zkv_emu_plm_stats), FIELD(zkv_emu_plm_stats, first_zone), FIELD(zkv_emu_plm_stats, nr_zones),
+        FIELD(zkv_emu_plm_stats, window), FIELD(zkv_emu_plm_stats, clock_ns), FIELD(zkv_emu_plm_stats, backlog_ns),
+        FIELD(zkv_emu_plm_stats, capacity_ns), FIELD(zkv_emu_plm_stats, dirty_bytes),
+        FIELD(zkv_emu_plm_stats, last_lockdown_ns), FIELD(zkv_emu_plm_stats, last_lockdown_bytes),
+        FIELD(zkv_emu_plm_stats, dtwin_entries), FIELD(zkv_emu_plm_stats, autonomous_exits),
+        FIELD(zkv_emu_plm_stats, writes_in_dtwin), FIELD(zkv_emu_plm_stats, reads_deterministic),
+        FIELD(zkv_emu_plm_stats, reads_nondeterministic), FIELD(zkv_emu_plm_stats, reads_stalled),
+        FIELD(zkv_emu_plm_stats, max_stall_ns), FIELD(zkv_emu_plm_stats, reclaim_jobs),
+        FIELD(zkv_emu_plm_stats, gc_jobs), FIELD(zkv_emu_plm_stats, model_read_sum_ns),
+        FIELD(zkv_emu_plm_stats, model_read_max_ns), FIELD(zkv_emu_plm_stats, model_reads_over_200us);
+  } else if (layout == ZKV_BND_PLM_ARRAY_STATS) {
+    out[n++] = ZKV_DEVICE_LAYOUT_VERSION;
+    RECORD(zkv_plm_array_stats), FIELD(zkv_plm_array_stats, window), FIELD(zkv_plm_array_stats, held_writes),
+        FIELD(zkv_plm_array_stats, held_bytes), FIELD(zkv_plm_array_stats, hold_capacity),
+        FIELD(zkv_plm_array_stats, writes_direct), FIELD(zkv_plm_array_stats, writes_held),
+        FIELD(zkv_plm_array_stats, bytes_drained), FIELD(zkv_plm_array_stats, writes_forced),
+        FIELD(zkv_plm_array_stats, reads_direct), FIELD(zkv_plm_array_stats, reads_reconstructed),
+        FIELD(zkv_plm_array_stats, reads_from_buffer), FIELD(zkv_plm_array_stats, journal_bytes),
+        FIELD(zkv_plm_array_stats, writes_unscheduled);
+  } else if (layout == ZKV_BND_HOST_LATENESS) {
+    out[n++] = ZKV_DEVICE_LAYOUT_VERSION;
+    RECORD(zkv_emu_lateness), FIELD(zkv_emu_lateness, completions), FIELD(zkv_emu_lateness, late),
+        FIELD(zkv_emu_lateness, worst_late_ns);
   } else if (layout == ZKV_BND_PATH_USAGE) {
     out[n++] = ZKV_PATH_USAGE_VERSION;
     RECORD(zkv_bnd_path_usage), FIELD(zkv_bnd_path_usage, files), FIELD(zkv_bnd_path_usage, bytes),
@@ -107,6 +132,19 @@ int zkv_boundary_write_single(void *dst, size_t cap, int layout, int version, co
   int n = zkv_boundary_write_section(dst, cap, layout, version, size, 1);
   if (n > 0) memcpy(zkv_boundary_records(dst), record, size);
   return n;
+}
+
+const void *zkv_boundary_read_single(const void *src, size_t cap, int layout, int version, uint32_t size) {
+  zkv_bnd_header h;
+  zkv_bnd_section s;
+  if (!src || cap < FIRST_RECORD + size) return NULL;
+  memcpy(&h, src, sizeof h);
+  memcpy(&s, (const uint8_t *)src + sizeof h, sizeof s);
+  if (h.magic != ZKV_BOUNDARY_MAGIC || h.layout != layout || h.version != version || h.length > cap ||
+      h.sections != 1 || s.offset != FIRST_RECORD || s.record_size != size || s.count != 1 ||
+      (uint64_t)s.offset + size > h.length)
+    return NULL;
+  return (const uint8_t *)src + FIRST_RECORD;
 }
 
 void zkv_boundary_zone(const zfs_zone_info *z, zkv_bnd_zone *out) {

@@ -35,19 +35,23 @@ typedef struct zkv_bnd_section {
 } zkv_bnd_section;
 
 enum zkv_bnd_layout {
-  ZKV_BND_ZONE_VIEW = 1,       /* the placement and victim call-outs' view, request and decision */
-  ZKV_BND_ZONE_STATS = 2,      /* the zone file system's counters */
-  ZKV_BND_SUPERBLOCK = 3,      /* the superblock a mount uses (zkv fsck, zkv df) */
-  ZKV_BND_ZONE_USAGE = 4,      /* every zone as the file system sees it (zkv df, zkv zones) */
-  ZKV_BND_DEVICE_GEOMETRY = 5, /* a device's geometry (zkv_geometry) */
-  ZKV_BND_ZONE_REPORT = 6,     /* a device's zone report (zkv_zone records) */
-  ZKV_BND_DEVICE_STATS = 7,    /* a device's counters (zkv_dev_stats) */
-  ZKV_BND_PATH_USAGE = 8       /* the files under one path (a database's directory) */
+  ZKV_BND_ZONE_VIEW = 1,        /* the placement and victim call-outs' view, request and decision */
+  ZKV_BND_ZONE_STATS = 2,       /* the zone file system's counters */
+  ZKV_BND_SUPERBLOCK = 3,       /* the superblock a mount uses (zkv fsck, zkv df) */
+  ZKV_BND_ZONE_USAGE = 4,       /* every zone as the file system sees it (zkv df, zkv zones) */
+  ZKV_BND_DEVICE_GEOMETRY = 5,  /* a device's geometry (zkv_geometry) */
+  ZKV_BND_ZONE_REPORT = 6,      /* a device's zone report (zkv_zone records) */
+  ZKV_BND_DEVICE_STATS = 7,     /* a device's counters (zkv_dev_stats) */
+  ZKV_BND_PATH_USAGE = 8,       /* the files under one path (a database's directory) */
+  ZKV_BND_EMU_PLM_STATS = 9,    /* an emulated PLM device's NVM Set (zkv_emu_plm_stats) */
+  ZKV_BND_PLM_ARRAY_STATS = 10, /* a plmarray: device's NVM Set (zkv_plm_array_stats) */
+  ZKV_BND_HOST_LATENESS = 11    /* the emulator's completions and how late the host saw them */
 };
 
-/* Layouts 5-7: one section of the device API's own structs (zkv/device.h), which are fixed-width
- * and padding-free: the boundary records are those structs. The geometry (5) is at version 2
- * (flags and meta_class_zones added), the zone report and counters (6, 7) at version 1. */
+/* Layouts 5-7 and 9-11: one section of the device API's own structs (zkv/device.h), which are
+ * fixed-width and padding-free: the boundary records are those structs. The geometry (5) is at
+ * version 2 (flags and meta_class_zones added), the others at version 1. Java writes a geometry
+ * (layout 5) for EmulatedDevice.format; every other crossing is native to Java. */
 #define ZKV_DEVICE_LAYOUT_VERSION 1
 #define ZKV_GEOMETRY_LAYOUT_VERSION 2
 
@@ -182,6 +186,10 @@ void zkv_boundary_set_count(void *dst, uint32_t count);
 
 /* zkv_boundary_write_section of one record, copied from `record`. */
 int zkv_boundary_write_single(void *dst, size_t cap, int layout, int version, const void *record, uint32_t size);
+/* The one record of a buffer Java wrote (`cap` bytes at src), after checking it as Java's wrap
+ * checks what native code writes: magic, layout, version, length, one section of one record of
+ * `size` bytes at the first record's place. NULL if any of it disagrees. */
+const void *zkv_boundary_read_single(const void *src, size_t cap, int layout, int version, uint32_t size);
 
 #ifdef __cplusplus
 }

@@ -113,19 +113,17 @@ JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nStats(JNIEnv *env, jclas
 
 /* ---- emulator ---- */
 
-JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nFormat(JNIEnv *env, jclass c, jstring path, jlongArray geo) {
+/* `geo`: a ZKV_BND_DEVICE_GEOMETRY buffer Java wrote (direct). */
+JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nFormat(JNIEnv *env, jclass c, jstring path, jobject geo) {
   (void)c;
-  jlong v[7];
-  (*env)->GetLongArrayRegion(env, geo, 0, 7, v);
-  for (int i = 0; i < 7; i++)
-    if (v[i] < 0 || ((i != 2 && i != 3) && v[i] > (jlong)UINT32_MAX)) return -EINVAL;
-  zkv_geometry g = {.lba_size = (uint32_t)v[0],
-                    .nr_zones = (uint32_t)v[1],
-                    .zone_size = (uint64_t)v[2],
-                    .zone_cap = (uint64_t)v[3],
-                    .max_open = (uint32_t)v[4],
-                    .max_active = (uint32_t)v[5],
-                    .zasl = (uint32_t)v[6]};
+  void *src = (*env)->GetDirectBufferAddress(env, geo);
+  jlong cap = (*env)->GetDirectBufferCapacity(env, geo);
+  const zkv_geometry *rec = cap < 0 ? NULL
+                                    : zkv_boundary_read_single(src, (size_t)cap, ZKV_BND_DEVICE_GEOMETRY,
+                                                               ZKV_GEOMETRY_LAYOUT_VERSION, sizeof(zkv_geometry));
+  if (!rec) return -EINVAL;
+  zkv_geometry g;
+  memcpy(&g, rec, sizeof g);
   const char *p = (*env)->GetStringUTFChars(env, path, NULL);
   if (!p) return -ENOMEM;
   int rc = zkv_emu_format(p, &g);
@@ -156,12 +154,20 @@ JNI_EXPORT jlong JNICALL Java_io_zkv_device_EmulatedDevice_nClock(JNIEnv *env, j
   return (jlong)zkv_emu_clock_ns(DEV(h));
 }
 
-JNI_EXPORT void JNICALL Java_io_zkv_device_EmulatedDevice_nLateness(JNIEnv *env, jclass c, jlongArray out) {
+/* Writes a single-record boundary buffer into the direct buffer `out`: its length or -errno. */
+static jint write_single(JNIEnv *env, jobject out, int layout, int version, const void *record, uint32_t size) {
+  void *dst = (*env)->GetDirectBufferAddress(env, out);
+  jlong cap = (*env)->GetDirectBufferCapacity(env, out);
+  if (!dst || cap < 0) return -EINVAL;
+  return zkv_boundary_write_single(dst, (size_t)cap, layout, version, record, size);
+}
+
+/* The emulator's host lateness as a ZKV_BND_HOST_LATENESS buffer in `out`. */
+JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nLateness(JNIEnv *env, jclass c, jobject out) {
   (void)c;
   zkv_emu_lateness l;
   zkv_emu_lateness_get(&l);
-  jlong v[3] = {(jlong)l.completions, (jlong)l.late, (jlong)l.worst_late_ns};
-  (*env)->SetLongArrayRegion(env, out, 0, 3, v);
+  return write_single(env, out, ZKV_BND_HOST_LATENESS, ZKV_DEVICE_LAYOUT_VERSION, &l, sizeof l);
 }
 
 /* Slow path (once per thread): the sink is a direct buffer the Java side keeps alive while set. */
@@ -177,61 +183,21 @@ JNI_EXPORT jint JNICALL Java_io_zkv_device_ThreadModelTime_nSink(JNIEnv *env, jc
   return 0;
 }
 
+/* An emulated PLM device's NVM Set as a ZKV_BND_EMU_PLM_STATS buffer in `out`. */
 JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nPlmStats(JNIEnv *env, jclass c, jlong h, jint set,
-                                                                    jlongArray out) {
+                                                                    jobject out) {
   (void)c;
   zkv_emu_plm_stats s;
   int rc = set < 1 ? -EINVAL : zkv_emu_plm_stats_get(DEV(h), (uint32_t)set, &s);
-  if (rc) return rc;
-  jlong v[25] = {s.first_zone,
-                 s.nr_zones,
-                 s.window,
-                 (jlong)s.clock_ns,
-                 (jlong)s.backlog_ns,
-                 (jlong)s.capacity_ns,
-                 (jlong)s.dirty_bytes,
-                 (jlong)s.last_lockdown_ns,
-                 (jlong)s.last_lockdown_bytes,
-                 (jlong)s.dtwin_entries,
-                 (jlong)s.autonomous_exits,
-                 (jlong)s.writes_in_dtwin,
-                 (jlong)s.reads_deterministic,
-                 (jlong)s.reads_nondeterministic,
-                 (jlong)s.reads_stalled,
-                 (jlong)s.max_stall_ns,
-                 (jlong)s.reclaim_jobs,
-                 (jlong)s.gc_jobs,
-                 (jlong)s.model_read_sum_ns[0],
-                 (jlong)s.model_read_sum_ns[1],
-                 (jlong)s.model_read_max_ns[0],
-                 (jlong)s.model_read_max_ns[1],
-                 (jlong)s.model_reads_over_200us[0],
-                 (jlong)s.model_reads_over_200us[1],
-                 0};
-  (*env)->SetLongArrayRegion(env, out, 0, 25, v);
-  return 0;
+  return rc ? rc : write_single(env, out, ZKV_BND_EMU_PLM_STATS, ZKV_DEVICE_LAYOUT_VERSION, &s, sizeof s);
 }
 
-JNI_EXPORT jint JNICALL Java_io_zkv_device_PlmArray_nStats(JNIEnv *env, jclass c, jlong h, jint set, jlongArray out) {
+/* A plmarray: device's NVM Set as a ZKV_BND_PLM_ARRAY_STATS buffer in `out`. */
+JNI_EXPORT jint JNICALL Java_io_zkv_device_PlmArray_nStats(JNIEnv *env, jclass c, jlong h, jint set, jobject out) {
   (void)c;
   zkv_plm_array_stats s;
   int rc = set < 1 ? -EINVAL : zkv_plm_array_stats_get(DEV(h), (uint32_t)set, &s);
-  if (rc) return rc;
-  jlong v[13] = {s.window,
-                 s.held_writes,
-                 (jlong)s.held_bytes,
-                 (jlong)s.hold_capacity,
-                 (jlong)s.writes_direct,
-                 (jlong)s.writes_held,
-                 (jlong)s.bytes_drained,
-                 (jlong)s.writes_forced,
-                 (jlong)s.reads_direct,
-                 (jlong)s.reads_reconstructed,
-                 (jlong)s.reads_from_buffer,
-                 (jlong)s.journal_bytes,
-                 (jlong)s.writes_unscheduled};
-  (*env)->SetLongArrayRegion(env, out, 0, 13, v);
-  return 0;
+  return rc ? rc : write_single(env, out, ZKV_BND_PLM_ARRAY_STATS, ZKV_DEVICE_LAYOUT_VERSION, &s, sizeof s);
 }
 
 JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nPlmAdvance(JNIEnv *env, jclass c, jlong h, jlong ns) {

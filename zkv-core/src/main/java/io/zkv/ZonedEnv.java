@@ -42,13 +42,6 @@ import org.rocksdb.ZkvEnv;
  * an {@link IllegalStateException} naming them, while databases are attached. Thread-safe.
  */
 public final class ZonedEnv implements AutoCloseable {
-  /**
-   * Text of the zone file system's mount error for a device that holds no zkv file system (as
-   * opposed to a damaged one): {@code "no zkv file system on this device (run mkfs)"}. {@link
-   * Mode#FORMAT_IF_UNFORMATTED} formats only when the mount error contains it.
-   */
-  public static final String NOT_FORMATTED_MARKER = "run mkfs";
-
   /** What to do with the device's contents when opening. */
   public enum Mode {
     /** Create a new, empty file system: erases every database on the device. */
@@ -57,9 +50,9 @@ public final class ZonedEnv implements AutoCloseable {
     MOUNT,
     /**
      * Mount the existing file system, or format the device if it holds none. "Holds none" means the
-     * mount failed with the zone file system's "not formatted" error (its message contains {@link
-     * #NOT_FORMATTED_MARKER}); a damaged file system ({@link ZkvCorruptionException}) or any other
-     * mount failure is reported, never formatted over.
+     * mount failed with the zone file system's "not formatted" status ({@link
+     * io.zkv.fs.NotFormattedException}, {@code -ENODATA}); a damaged file system ({@link
+     * ZkvCorruptionException}) or any other mount failure is reported, never formatted over.
      */
     FORMAT_IF_UNFORMATTED
   }
@@ -351,7 +344,7 @@ public final class ZonedEnv implements AutoCloseable {
   }
 
   private static boolean isNotFormatted(ZonedDeviceException e) {
-    return e.getMessage() != null && e.getMessage().contains(NOT_FORMATTED_MARKER);
+    return e instanceof io.zkv.fs.NotFormattedException;
   }
 
   /** EUCLEAN (117, "structure needs cleaning") and EPROTO (71): a damaged file system. */

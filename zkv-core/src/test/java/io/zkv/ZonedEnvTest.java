@@ -15,6 +15,7 @@ import io.zkv.device.EmulatedDevice;
 import io.zkv.device.Zone;
 import io.zkv.device.ZoneCondition;
 import io.zkv.device.ZonedDevice;
+import io.zkv.fs.NotFormattedException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,7 +36,8 @@ class ZonedEnvTest {
     assertTrue(
         e.getMessage().startsWith("cannot mount " + uri + ": the device holds no zkv file system"),
         e.getMessage());
-    assertTrue(e.getMessage().contains(ZonedEnv.NOT_FORMATTED_MARKER), e.getMessage());
+    assertTrue(e.getCause() instanceof NotFormattedException, String.valueOf(e.getCause()));
+    assertEquals(-NotFormattedException.ENODATA, ((NotFormattedException) e.getCause()).code());
     assertTrue(
         e.getMessage()
             .endsWith("open it with Mode.FORMAT or Mode.FORMAT_IF_UNFORMATTED to create one"),

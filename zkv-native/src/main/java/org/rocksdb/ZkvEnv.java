@@ -77,7 +77,7 @@ public final class ZkvEnv extends Env {
     long h = nNewZoned(lease.handle(), format, readOnly);
     if (h < 0) {
       lease.close();
-      throw new ZonedDeviceException(device.uri() + ": " + nLastError(), h);
+      throw io.zkv.fs.NotFormattedException.ofMount(device.uri() + ": " + nLastError(), h);
     }
     return new ZkvEnv(h, lease);
   }

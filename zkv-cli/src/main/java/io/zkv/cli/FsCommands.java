@@ -9,6 +9,7 @@ import io.zkv.device.ZonedDeviceException;
 import io.zkv.fs.FsFile;
 import io.zkv.fs.FsSuperblock;
 import io.zkv.fs.MetaZone;
+import io.zkv.fs.NotFormattedException;
 import io.zkv.fs.ZoneFsInspector;
 import io.zkv.fs.ZoneUsage;
 import java.io.PrintStream;
@@ -229,16 +230,16 @@ final class FsCommands {
                     + existing.files().size()
                     + " file(s); pass --force to erase it");
             return 1;
-          } catch (ZonedDeviceException unmountable) {
-            if (!unmountable.getMessage().contains("run mkfs")) { // not merely empty: protect it
-              out.println(
-                  "zkv mkfs: "
-                      + uri
-                      + " holds data that does not mount as a zkv file system ("
-                      + unmountable.getMessage()
-                      + "); `zkv fsck` tells more; pass --force to erase it");
-              return 1;
-            }
+          } catch (NotFormattedException empty) {
+            // no file system yet: nothing to protect
+          } catch (ZonedDeviceException unmountable) { // not merely empty: protect it
+            out.println(
+                "zkv mkfs: "
+                    + uri
+                    + " holds data that does not mount as a zkv file system ("
+                    + unmountable.getMessage()
+                    + "); `zkv fsck` tells more; pass --force to erase it");
+            return 1;
           }
         }
         try {

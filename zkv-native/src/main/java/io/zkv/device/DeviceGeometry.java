@@ -56,6 +56,23 @@ public record DeviceGeometry(
   static final int ZONE_CAP = 16, MAX_OPEN = 24, MAX_ACTIVE = 28, ZASL = 32, FLAGS = 36;
   static final int META_CLASS_ZONES = 40;
 
+  /**
+   * This geometry as a buffer of the typed native boundary (layout 5; flags and class zones 0: an
+   * emulated device's own geometry), for {@code EmulatedDevice.format}.
+   */
+  java.nio.ByteBuffer write() {
+    io.zkv.nativelib.BoundaryBuffer b =
+        io.zkv.nativelib.BoundaryBuffer.single(LAYOUT, VERSION, RECORD);
+    b.putInt(0, 0, LBA, lbaSize);
+    b.putInt(0, 0, ZONES, zoneCount);
+    b.putLong(0, 0, ZONE_SIZE, zoneSize);
+    b.putLong(0, 0, ZONE_CAP, zoneCapacity);
+    b.putInt(0, 0, MAX_OPEN, maxOpen);
+    b.putInt(0, 0, MAX_ACTIVE, maxActive);
+    b.putInt(0, 0, ZASL, zasl);
+    return b.buffer();
+  }
+
   /** Reads a geometry buffer of the typed native boundary (docs/formats/native-boundary.md). */
   static DeviceGeometry read(java.nio.ByteBuffer buffer) {
     io.zkv.nativelib.BoundaryBuffer b =

@@ -1,5 +1,6 @@
 package io.zkv.device;
 
+import io.zkv.nativelib.BoundaryBuffer;
 import io.zkv.nativelib.ZkvNative;
 import java.nio.file.Path;
 
@@ -29,7 +30,7 @@ public final class EmulatedDevice {
             "cannot format " + file + " as " + geometry + ": " + why, -22);
       }
     }
-    int rc = nFormat(file.toAbsolutePath().toString(), g);
+    int rc = nFormat(file.toAbsolutePath().toString(), geometry.write());
     if (rc < 0) {
       throw new ZonedDeviceException(
           "cannot format " + file + " as " + geometry + ": " + ZonedDeviceLastError.get(), rc);
@@ -67,9 +68,14 @@ public final class EmulatedDevice {
    */
   public static HostLateness lateness() {
     ZkvNative.ensureLoaded();
-    long[] v = new long[3];
-    nLateness(v);
-    return new HostLateness(v[0], v[1], v[2]);
+    java.nio.ByteBuffer out = java.nio.ByteBuffer.allocateDirect(128);
+    int rc = nLateness(out);
+    if (rc < 0) {
+      throw new IllegalStateException("cannot read the emulator's lateness: error " + rc);
+    }
+    BoundaryBuffer b = BoundaryBuffer.wrap(out, LATENESS_LAYOUT, 1, LATENESS_RECORD);
+    return new HostLateness(
+        b.getLong(0, 0, 0), b.getLong(0, 0, LATE), b.getLong(0, 0, WORST_LATE_NS));
   }
 
   /**
@@ -82,11 +88,14 @@ public final class EmulatedDevice {
     return device.onHandle(EmulatedDevice::nClock);
   }
 
-  static native int nFormat(String path, long[] geometry);
+  // Boundary layout 11, version 1 (jni/boundary.h): zkv_emu_lateness as the record.
+  static final int LATENESS_LAYOUT = 11, LATENESS_RECORD = 24, LATE = 8, WORST_LATE_NS = 16;
+
+  static native int nFormat(String path, java.nio.ByteBuffer geometry);
 
   static native long nClock(long h);
 
-  static native void nLateness(long[] out);
+  static native int nLateness(java.nio.ByteBuffer out);
 
   static native int nInjectError(long h, int opMask, long zone, int skip, int count, int error);
 
@@ -94,7 +103,7 @@ public final class EmulatedDevice {
 
   static native long nPowerCut(long h, int mode, long seed);
 
-  static native int nPlmStats(long h, int set, long[] out);
+  static native int nPlmStats(long h, int set, java.nio.ByteBuffer out);
 
   static native int nPlmAdvance(long h, long ns);
 }

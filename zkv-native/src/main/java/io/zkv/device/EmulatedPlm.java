@@ -1,6 +1,7 @@
 package io.zkv.device;
 
 import io.zkv.device.plm.PlmWindow;
+import io.zkv.nativelib.BoundaryBuffer;
 
 /**
  * The Predictable Latency Mode model of an emulated device with {@code profile=plm} (see {@code
@@ -71,32 +72,52 @@ public final class EmulatedPlm {
 
   /** The state of NVM Set {@code nvmSet} (1-based). */
   public SetState set(int nvmSet) throws ZonedDeviceException {
-    long[] v = new long[25];
-    int rc = (int) device.onHandle(h -> EmulatedDevice.nPlmStats(h, nvmSet, v));
+    java.nio.ByteBuffer out = java.nio.ByteBuffer.allocateDirect(256);
+    int rc = (int) device.onHandle(h -> EmulatedDevice.nPlmStats(h, nvmSet, out));
     ZonedDeviceException.check(rc, "PLM state of NVM Set " + nvmSet);
+    BoundaryBuffer b = BoundaryBuffer.wrap(out, STATS_LAYOUT, 1, STATS_RECORD);
+    int window = b.getInt(0, 0, WINDOW);
     return new SetState(
         nvmSet,
-        (int) v[0],
-        (int) v[1],
-        v[2] == 0 ? null : PlmWindow.of((int) v[2]),
-        v[3],
-        v[4],
-        v[5],
-        v[6],
-        v[7],
-        v[8],
-        v[9],
-        v[10],
-        v[11],
-        v[12],
-        v[13],
-        v[14],
-        v[15],
-        v[16],
-        v[17],
-        new ModelledReads(v[12], v[18], v[20], v[22]),
-        new ModelledReads(v[13], v[19], v[21], v[23]));
+        b.getInt(0, 0, FIRST_ZONE),
+        b.getInt(0, 0, NR_ZONES),
+        window == 0 ? null : PlmWindow.of(window),
+        b.getLong(0, 0, CLOCK_NS),
+        b.getLong(0, 0, BACKLOG_NS),
+        b.getLong(0, 0, CAPACITY_NS),
+        b.getLong(0, 0, DIRTY_BYTES),
+        b.getLong(0, 0, LAST_LOCKDOWN_NS),
+        b.getLong(0, 0, LAST_LOCKDOWN_BYTES),
+        b.getLong(0, 0, DTWIN_ENTRIES),
+        b.getLong(0, 0, AUTONOMOUS_EXITS),
+        b.getLong(0, 0, WRITES_IN_DTWIN),
+        b.getLong(0, 0, READS_DETERMINISTIC),
+        b.getLong(0, 0, READS_NONDETERMINISTIC),
+        b.getLong(0, 0, READS_STALLED),
+        b.getLong(0, 0, MAX_STALL_NS),
+        b.getLong(0, 0, RECLAIM_JOBS),
+        b.getLong(0, 0, GC_JOBS),
+        modelledReads(b, READS_DETERMINISTIC, 0),
+        modelledReads(b, READS_NONDETERMINISTIC, 8));
   }
+
+  private static ModelledReads modelledReads(BoundaryBuffer b, int countField, int window) {
+    return new ModelledReads(
+        b.getLong(0, 0, countField),
+        b.getLong(0, 0, MODEL_READ_SUM_NS + window),
+        b.getLong(0, 0, MODEL_READ_MAX_NS + window),
+        b.getLong(0, 0, MODEL_READS_OVER_200US + window));
+  }
+
+  // Boundary layout 9, version 1 (jni/boundary.h): zkv_emu_plm_stats (zkv/device.h) as the
+  // record, these its fields' offsets; the model's read figures are pairs, [0] in DTWIN, [1] not.
+  static final int STATS_LAYOUT = 9, STATS_RECORD = 184;
+  static final int FIRST_ZONE = 0, NR_ZONES = 4, WINDOW = 8, CLOCK_NS = 16, BACKLOG_NS = 24;
+  static final int CAPACITY_NS = 32, DIRTY_BYTES = 40, LAST_LOCKDOWN_NS = 48;
+  static final int LAST_LOCKDOWN_BYTES = 56, DTWIN_ENTRIES = 64, AUTONOMOUS_EXITS = 72;
+  static final int WRITES_IN_DTWIN = 80, READS_DETERMINISTIC = 88, READS_NONDETERMINISTIC = 96;
+  static final int READS_STALLED = 104, MAX_STALL_NS = 112, RECLAIM_JOBS = 120, GC_JOBS = 128;
+  static final int MODEL_READ_SUM_NS = 136, MODEL_READ_MAX_NS = 152, MODEL_READS_OVER_200US = 168;
 
   /** Moves the virtual window clock forward ({@code clock=manual} only). */
   public void advanceClock(long nanos) throws ZonedDeviceException {

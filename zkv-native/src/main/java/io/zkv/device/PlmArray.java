@@ -1,6 +1,7 @@
 package io.zkv.device;
 
 import io.zkv.device.plm.PlmWindow;
+import io.zkv.nativelib.BoundaryBuffer;
 
 /**
  * A {@code plmarray:} device (see {@code docs/plm.md}): the NVM Sets of one PLM device composed
@@ -47,25 +48,35 @@ public final class PlmArray {
 
   /** NVM Set {@code nvmSet} (1-based; 1 is the meta set). */
   public SetBacklog set(int nvmSet) throws ZonedDeviceException {
-    long[] v = new long[13];
-    int rc = (int) device.onHandle(h -> nStats(h, nvmSet, v));
+    java.nio.ByteBuffer out = java.nio.ByteBuffer.allocateDirect(160);
+    int rc = (int) device.onHandle(h -> nStats(h, nvmSet, out));
     ZonedDeviceException.check(rc, "plmarray state of NVM Set " + nvmSet);
+    BoundaryBuffer b = BoundaryBuffer.wrap(out, STATS_LAYOUT, 1, STATS_RECORD);
+    int window = b.getInt(0, 0, WINDOW);
     return new SetBacklog(
         nvmSet,
-        v[0] == 0 ? null : PlmWindow.of((int) v[0]),
-        v[1],
-        v[2],
-        v[3],
-        v[4],
-        v[5],
-        v[6],
-        v[7],
-        v[8],
-        v[9],
-        v[10],
-        v[11],
-        v[12]);
+        window == 0 ? null : PlmWindow.of(window),
+        Integer.toUnsignedLong(b.getInt(0, 0, HELD_WRITES)),
+        b.getLong(0, 0, HELD_BYTES),
+        b.getLong(0, 0, HOLD_CAPACITY),
+        b.getLong(0, 0, WRITES_DIRECT),
+        b.getLong(0, 0, WRITES_HELD),
+        b.getLong(0, 0, BYTES_DRAINED),
+        b.getLong(0, 0, WRITES_FORCED),
+        b.getLong(0, 0, READS_DIRECT),
+        b.getLong(0, 0, READS_RECONSTRUCTED),
+        b.getLong(0, 0, READS_FROM_BUFFER),
+        b.getLong(0, 0, JOURNAL_BYTES),
+        b.getLong(0, 0, WRITES_UNSCHEDULED));
   }
 
-  private static native int nStats(long h, int set, long[] out);
+  // Boundary layout 10, version 1 (jni/boundary.h): zkv_plm_array_stats (zkv/device.h) as the
+  // record, these its fields' offsets.
+  static final int STATS_LAYOUT = 10, STATS_RECORD = 96;
+  static final int WINDOW = 0, HELD_WRITES = 4, HELD_BYTES = 8, HOLD_CAPACITY = 16;
+  static final int WRITES_DIRECT = 24, WRITES_HELD = 32, BYTES_DRAINED = 40, WRITES_FORCED = 48;
+  static final int READS_DIRECT = 56, READS_RECONSTRUCTED = 64, READS_FROM_BUFFER = 72;
+  static final int JOURNAL_BYTES = 80, WRITES_UNSCHEDULED = 88;
+
+  private static native int nStats(long h, int set, java.nio.ByteBuffer out);
 }

@@ -40,7 +40,7 @@ public final class ZoneFsInspector extends NativeHandle {
     long h = nOpen(lease.handle());
     if (h < 0) {
       lease.close();
-      throw new ZonedDeviceException(device.uri() + ": " + nLastError(), h);
+      throw NotFormattedException.ofMount(device.uri() + ": " + nLastError(), h);
     }
     return new ZoneFsInspector(h, lease);
   }

@@ -94,6 +94,31 @@ public final class BoundaryBuffer {
     return bb;
   }
 
+  /**
+   * A new buffer of one section of one zeroed record, for Java to fill and hand to native code (the
+   * native side checks it as {@link #wrap} does: {@code zkv_boundary_read_single}). {@link
+   * #buffer()} is what crosses.
+   */
+  public static BoundaryBuffer single(int layout, int version, int recordSize) {
+    int first = (HEADER_SIZE + SECTION_SIZE + 7) / 8 * 8;
+    int length = first + (recordSize + 7) / 8 * 8;
+    ByteBuffer b = ByteBuffer.allocateDirect(length).order(ByteOrder.nativeOrder());
+    b.putInt(0, MAGIC);
+    b.putShort(4, (short) layout);
+    b.putShort(6, (short) version);
+    b.putInt(8, length);
+    b.putInt(12, 1);
+    b.putInt(HEADER_SIZE, first);
+    b.putInt(HEADER_SIZE + 4, recordSize);
+    b.putInt(HEADER_SIZE + 8, 1);
+    return new BoundaryBuffer(b);
+  }
+
+  /** The whole buffer (for a native call). */
+  public ByteBuffer buffer() {
+    return buf;
+  }
+
   /** Byte offset of section {@code s}. */
   public int offset(int s) {
     return buf.getInt(HEADER_SIZE + s * SECTION_SIZE);
@@ -144,6 +169,10 @@ public final class BoundaryBuffer {
 
   public void putInt(int s, int index, int field, int value) {
     buf.putInt(at(s, index, field), value);
+  }
+
+  public void putLong(int s, int index, int field, long value) {
+    buf.putLong(at(s, index, field), value);
   }
 
   /**

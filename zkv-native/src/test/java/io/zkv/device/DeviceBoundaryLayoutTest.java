@@ -6,8 +6,9 @@ import org.junit.jupiter.api.Test;
 import org.rocksdb.ZkvEnv;
 
 /**
- * The device layer's crossings of the typed native boundary (layouts 5-7: geometry, zone report,
- * counters) agree with the C structs as compiled (zkv/device.h, reported by zkv_boundary_layout).
+ * The device layer's crossings of the typed native boundary (layouts 5-7 and 9-11: geometry, zone
+ * report, counters, an emulated PLM set, a plmarray: set, the host's lateness) agree with the C
+ * structs as compiled (zkv/device.h, reported by zkv_boundary_layout).
  */
 class DeviceBoundaryLayoutTest {
   @Test
@@ -27,6 +28,61 @@ class DeviceBoundaryLayoutTest {
           DeviceGeometry.META_CLASS_ZONES
         },
         ZkvEnv.nativeBoundaryLayout(DeviceGeometry.LAYOUT));
+  }
+
+  @Test
+  void plmSetStateArraySetAndLateness() {
+    assertArrayEquals(
+        new int[] {
+          1,
+          EmulatedPlm.STATS_RECORD,
+          EmulatedPlm.FIRST_ZONE,
+          EmulatedPlm.NR_ZONES,
+          EmulatedPlm.WINDOW,
+          EmulatedPlm.CLOCK_NS,
+          EmulatedPlm.BACKLOG_NS,
+          EmulatedPlm.CAPACITY_NS,
+          EmulatedPlm.DIRTY_BYTES,
+          EmulatedPlm.LAST_LOCKDOWN_NS,
+          EmulatedPlm.LAST_LOCKDOWN_BYTES,
+          EmulatedPlm.DTWIN_ENTRIES,
+          EmulatedPlm.AUTONOMOUS_EXITS,
+          EmulatedPlm.WRITES_IN_DTWIN,
+          EmulatedPlm.READS_DETERMINISTIC,
+          EmulatedPlm.READS_NONDETERMINISTIC,
+          EmulatedPlm.READS_STALLED,
+          EmulatedPlm.MAX_STALL_NS,
+          EmulatedPlm.RECLAIM_JOBS,
+          EmulatedPlm.GC_JOBS,
+          EmulatedPlm.MODEL_READ_SUM_NS,
+          EmulatedPlm.MODEL_READ_MAX_NS,
+          EmulatedPlm.MODEL_READS_OVER_200US
+        },
+        ZkvEnv.nativeBoundaryLayout(EmulatedPlm.STATS_LAYOUT));
+    assertArrayEquals(
+        new int[] {
+          1,
+          PlmArray.STATS_RECORD,
+          PlmArray.WINDOW,
+          PlmArray.HELD_WRITES,
+          PlmArray.HELD_BYTES,
+          PlmArray.HOLD_CAPACITY,
+          PlmArray.WRITES_DIRECT,
+          PlmArray.WRITES_HELD,
+          PlmArray.BYTES_DRAINED,
+          PlmArray.WRITES_FORCED,
+          PlmArray.READS_DIRECT,
+          PlmArray.READS_RECONSTRUCTED,
+          PlmArray.READS_FROM_BUFFER,
+          PlmArray.JOURNAL_BYTES,
+          PlmArray.WRITES_UNSCHEDULED
+        },
+        ZkvEnv.nativeBoundaryLayout(PlmArray.STATS_LAYOUT));
+    assertArrayEquals(
+        new int[] {
+          1, EmulatedDevice.LATENESS_RECORD, 0, EmulatedDevice.LATE, EmulatedDevice.WORST_LATE_NS
+        },
+        ZkvEnv.nativeBoundaryLayout(EmulatedDevice.LATENESS_LAYOUT));
   }
 
   @Test

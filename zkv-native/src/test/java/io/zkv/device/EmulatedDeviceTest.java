@@ -167,6 +167,31 @@ class EmulatedDeviceTest {
     assertFalse(Files.exists(file), "nothing is left behind");
   }
 
+  /**
+   * The geometry crosses as a boundary buffer Java writes: one the native side cannot trust fails.
+   */
+  @Test
+  void aDamagedGeometryBufferIsRefused() throws Exception {
+    Path file = dir.resolve("damaged.zkvemu");
+    int length = GEO.write().capacity();
+    for (int at = 0;
+        at < 28;
+        at++) { // the header and the section entry (its last 4 bytes: reserved)
+      java.nio.ByteBuffer b = GEO.write();
+      b.put(at, (byte) (b.get(at) ^ 0x40));
+      assertEquals(-22, EmulatedDevice.nFormat(file.toString(), b), "byte " + at);
+      assertFalse(Files.exists(file), "byte " + at);
+    }
+    java.nio.ByteBuffer shorter = java.nio.ByteBuffer.allocateDirect(length - 8);
+    java.nio.ByteBuffer whole = GEO.write();
+    for (int i = 0; i < length - 8; i++) {
+      shorter.put(i, whole.get(i));
+    }
+    assertEquals(-22, EmulatedDevice.nFormat(file.toString(), shorter));
+    assertEquals(0, EmulatedDevice.nFormat(file.toString(), GEO.write()));
+    assertTrue(Files.exists(file));
+  }
+
   @Test
   void formatOfTheLargestGeometryWorksOrSaysWhyNot() throws Exception {
     // a failure on this thread first, so a stale message would show
