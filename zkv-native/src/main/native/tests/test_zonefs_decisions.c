@@ -2,11 +2,13 @@
  * policy, a victim policy or a GC trigger that blocks until another file's append and sync have
  * completed does not stop them (with the lock held it deadlocked); a decision made on a view that
  * went stale meanwhile is asked again, never carried out on a zone another writer took; and
- * installing a policy waits for the call-outs under way. Progress, not speed: every wait is
+ * installing a policy waits for the call-outs under way. A sync's metadata record is written
+ * without the lock too (zonefs/meta_log.c). Progress, not speed: every wait is
  * bounded (a deadlock fails the test instead of hanging it). */
 #include <time.h>
 
 #include "zfs_fixture.h"
+#include "zonefs_internal.h" /* the log's state: a metadata write held in progress */
 
 #define BLOCK_BOUND_SECONDS 60 /* a call-out waits this long at most for the other writer */
 
@@ -492,6 +494,127 @@ static void test_installing_waits_for_callouts(void) {
   zkv_dev_close(d);
 }
 
+/* ---------- metadata writes without the file system's lock ---------- */
+
+typedef struct sync_call {
+  zfs_file *f;
+  int rc;
+} sync_call;
+
+static void *sync_file(void *arg) {
+  sync_call *c = arg;
+  __atomic_store_n(&c->rc, zfs_sync(c->f), __ATOMIC_RELEASE);
+  return NULL;
+}
+
+typedef struct write_out_call {
+  zfs *fs;
+  owner_file *o;
+  int done;
+} write_out_call;
+
+/* A write-out of the owner's whole buffer (1 MiB: no sync) and a read of what it wrote. */
+static void *owner_write_out_and_read(void *arg) {
+  write_out_call *c = arg;
+  size_t n = 1 << 20;
+  uint8_t *buf = malloc(n), *back = malloc(n);
+  CHECK(buf && back);
+  fill(buf, c->o->seed, c->o->size, n);
+  CHECK_EQ(zfs_append(c->o->f, buf, n), 0);
+  CHECK_EQ(zfs_pread(c->o->f, c->o->size, back, n), (int64_t)n);
+  CHECK(memcmp(buf, back, n) == 0);
+  c->o->size += n;
+  free(buf);
+  free(back);
+  __atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+  return NULL;
+}
+
+/* Where the log's next record will be reserved, or 0 when fs->mu cannot be had within a
+ * millisecond: someone holds it (a sync writing its record under the lock, the deadlock the test
+ * below is about, ends the test there instead of hanging it). */
+static uint64_t log_reserved_end(zfs *fs) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_nsec += 1000 * 1000;
+  if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+  if (pthread_mutex_timedlock(&fs->mu, &until)) return 0;
+  uint64_t wp = fs->meta_wp;
+  pthread_mutex_unlock(&fs->mu);
+  return wp;
+}
+
+/* A metadata write another thread has reserved and not finished (a slow device write): its place
+ * at the log's end, taken as reserve_record takes it. */
+typedef struct stuck_record {
+  uint64_t at, seq;
+  size_t size;
+} stuck_record;
+
+static stuck_record stuck_record_begin(zfs *fs) {
+  pthread_mutex_lock(&fs->mu);
+  stuck_record r = {fs->meta_wp, ++fs->meta_seq, zfs_record_size(4, fs->g.lba_size)};
+  fs->meta_wp += r.size;
+  fs->st.meta_bytes += r.size;
+  pthread_mutex_unlock(&fs->mu);
+  return r;
+}
+
+/* Writes it (an empty zone labels record, harmless on replay) and lets the log go on. */
+static void stuck_record_end(zfs *fs, const stuck_record *r) {
+  uint8_t payload[4] = {0}, *rec = malloc(r->size);
+  CHECK(rec != NULL);
+  CHECK(zfs_record_encode(ZFS_REC_ZONE_LABELS, r->seq, payload, 4, fs->g.lba_size, rec, r->size) >= 0);
+  CHECK_EQ(zkv_dev_write(fs->dev, r->at, rec, r->size, ZKV_IO_FUA), 0);
+  free(rec);
+  pthread_mutex_lock(&fs->meta_mu);
+  fs->meta_done = r->at + r->size;
+  pthread_cond_broadcast(&fs->meta_progress);
+  pthread_mutex_unlock(&fs->meta_mu);
+}
+
+/* A sync's metadata record is written without the file system's lock: while the log is busy with
+ * a slow write that came first, the sync waits for its turn holding no lock, and another file's
+ * writer meanwhile writes its buffer out into the zone it owns and reads it back. (With records
+ * written under fs->mu, the other writer's write-out waited for the log.) */
+static void test_sync_record_is_written_without_the_lock(void) {
+  zkv_dev *d;
+  zfs *fs = fresh_mount(&d);
+  owner_file o = owner_open(fs, "/db/owner.sst", 31);
+  int rc = 0;
+  zfs_file *a = zfs_create(fs, "/db/a.sst", 3, &rc);
+  CHECK(a != NULL);
+  uint8_t buf[8192];
+  fill(buf, 32, 0, sizeof buf);
+  CHECK_EQ(zfs_append(a, buf, sizeof buf), 0);
+  stuck_record stuck = stuck_record_begin(fs);
+  sync_call s = {a, 1};
+  pthread_t ts, tw;
+  CHECK_EQ(pthread_create(&ts, NULL, sync_file, &s), 0);
+  for (int i = 0; i < BLOCK_BOUND_SECONDS * 1000 && log_reserved_end(fs) <= stuck.at + stuck.size; i++) usleep(1000);
+  CHECK(log_reserved_end(fs) > stuck.at + stuck.size); /* a.sst's record is reserved, waits its turn */
+  write_out_call w = {fs, &o, 0};
+  CHECK_EQ(pthread_create(&tw, NULL, owner_write_out_and_read, &w), 0);
+  for (int i = 0; i < BLOCK_BOUND_SECONDS * 1000 && !__atomic_load_n(&w.done, __ATOMIC_ACQUIRE); i++) usleep(1000);
+  int progressed = __atomic_load_n(&w.done, __ATOMIC_ACQUIRE);
+  CHECK_EQ(__atomic_load_n(&s.rc, __ATOMIC_ACQUIRE), 1); /* the sync still waits for the log */
+  stuck_record_end(fs, &stuck);
+  CHECK_EQ(pthread_join(tw, NULL), 0);
+  CHECK_EQ(pthread_join(ts, NULL), 0);
+  CHECK(progressed);
+  CHECK_EQ(s.rc, 0);
+  CHECK_EQ(zfs_close(a), 0);
+  owner_close_and_check(fs, &o, "/db/owner.sst");
+  check_file(fs, "/db/a.sst", 32, sizeof buf);
+  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
+  zfs_unmount(fs);
+  fs = mount_ok(d); /* the records, written in reservation order, replay */
+  check_file(fs, "/db/a.sst", 32, sizeof buf);
+  check_file(fs, "/db/owner.sst", 31, o.size);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
 int main(void) {
   make_temp_dir();
   printf("test_zonefs_decisions seed=%llu\n", (unsigned long long)rng);
@@ -502,6 +625,7 @@ int main(void) {
   test_need_gc_collects_then_asks_again();
   test_view_shows_owners_and_expected_size();
   test_installing_waits_for_callouts();
+  test_sync_record_is_written_without_the_lock();
   remove_temp_dir();
   TEST_DONE("test_zonefs_decisions");
   return 0;

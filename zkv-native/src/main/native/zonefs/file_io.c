@@ -90,7 +90,7 @@ static int end_write(zfs *fs, fobj *f, uint32_t z, int rc, uint64_t at, size_t p
     f->wdone += data;
     pthread_mutex_unlock(&f->wmu);
     fs->st.host_bytes += data;
-    fs->data_gen++;
+    f->written_gen = ++fs->data_gen;
     fs->st.padding_bytes += phys - data;
   }
   if ((rc || zone_end(fs, z) - zs->wp < fs->g.lba_size) && f->zone == (int32_t)z) release_zone(fs, f);
@@ -196,20 +196,23 @@ int zfs_sync(zfs_file *h) {
     f->wlen = f->wdone = 0;
     pthread_mutex_unlock(&f->wmu);
   }
-  /* data durable before the metadata that points at it; the flush runs outside the lock, and
-   * persist_file flushes again only if other writers wrote meanwhile */
+  /* Data durable before the metadata that points at it: the flush runs outside the lock and covers
+   * this file's writes (its record then needs no flush of its own: make_data_durable). The record
+   * is reserved under the lock and written after it is released, so other files' write-outs and
+   * allocations do not wait for this metadata write. */
   pthread_mutex_lock(&fs->mu);
   uint64_t gen = fs->data_gen;
   pthread_mutex_unlock(&fs->mu);
   int rc = zkv_dev_flush(fs->dev);
   if (rc) return rc;
+  meta_pending record = {0};
   pthread_mutex_lock(&fs->mu);
   if (gen > fs->durable_gen) fs->durable_gen = gen;
   f->m.mtime = now_us();
   /* A sparse file's synced chunks are found on the device by the next mount: no record. */
-  rc = is_sparse(f) ? 0 : persist_sync(fs, f);
+  rc = is_sparse(f) ? 0 : reserve_sync(fs, f, &record);
   pthread_mutex_unlock(&fs->mu);
-  return rc;
+  return rc ? rc : write_reserved(fs, &record);
 }
 
 void zfs_set_space_class(zfs_file *h, int space_class) {

@@ -15,8 +15,7 @@
  * one from the policy, for data of class cls, when it is full); the copies go to *out (caller frees). Called without
  * fs->mu: it takes the lock only to allocate and to count, never across device I/O, so writers
  * and readers go on while GC copies. */
-static int copy_extent(zfs *fs, zfs_extent e, const fobj *f, int cls, int64_t *gc_zone, zfs_extent **out,
-                       uint32_t *n_out) {
+static int copy_extent(zfs *fs, zfs_extent e, fobj *f, int cls, int64_t *gc_zone, zfs_extent **out, uint32_t *n_out) {
   uint32_t block = fs->g.lba_size;
   uint64_t padded = round_up(e.len, block), moved = 0;
   /* A sparse file's extent starts after its chunk header: read the blocks it spans and move the
@@ -63,7 +62,7 @@ static int copy_extent(zfs *fs, zfs_extent e, const fobj *f, int cls, int64_t *g
     fs->zones[z].live += real;
     fs->zones[z].live_phys += chunk;
     fs->st.gc_bytes += chunk;
-    fs->data_gen++;
+    f->written_gen = ++fs->data_gen; /* its record after the swap points at the copy */
     pthread_mutex_unlock(&fs->mu);
     zfs_extent *n = realloc(*out, (*n_out + 1) * sizeof *n);
     if (!n) {
@@ -230,10 +229,14 @@ static int gc_one_zone(zfs *fs, uint64_t max_live, int for_class) {
   int cls = v->io_class == ZKV_CLASS_NONE ? ZKV_CLASS_INTERNAL : v->io_class;
   for (size_t i = 0; !rc && i < n; i++)
     rc = copy_extent(fs, moves[i].old, moves[i].f, cls, &gc_zone, &moves[i].copies, &moves[i].n_copies);
-  if (!rc) rc = zkv_dev_flush(fs->dev);
+  pthread_mutex_lock(&fs->mu);
+  uint64_t gen = fs->data_gen;
+  pthread_mutex_unlock(&fs->mu);
+  if (!rc) rc = zkv_dev_flush(fs->dev); /* the copies durable before the records (rule 1) */
 
   readers_exclude(fs);
   pthread_mutex_lock(&fs->mu);
+  if (!rc && gen > fs->durable_gen) fs->durable_gen = gen;
   /* Swap, last move first: replacing extent k by its copies shifts the file's later extents. */
   for (size_t i = n; i-- > 0;) {
     gc_move *m = &moves[i];

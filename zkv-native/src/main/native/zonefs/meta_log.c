@@ -8,12 +8,52 @@
 
 #include "zonefs_internal.h"
 
+/* Waits until every reserved record is written (called with mu held: no new one is reserved
+ * meanwhile, and the writers of those need no lock but meta_mu). Returns the log's failure, if any. */
+static int wait_log_written(zfs *fs) {
+  pthread_mutex_lock(&fs->meta_mu);
+  while (fs->meta_done != fs->meta_wp && !fs->meta_failed) pthread_cond_wait(&fs->meta_progress, &fs->meta_mu);
+  int rc = fs->meta_failed;
+  pthread_mutex_unlock(&fs->meta_mu);
+  return rc;
+}
+
+/* Writes at the log's end now (the roll: mu held, nothing else reserved). */
 static int write_meta(zfs *fs, const uint8_t *buf, size_t len) {
   int rc = zkv_dev_write(fs->dev, fs->meta_wp, buf, len, ZKV_IO_FUA | ZKV_IO_CLASS(ZKV_CLASS_META));
-  if (rc) return rc;
-  fs->meta_wp += len;
-  fs->st.meta_bytes += len;
-  return 0;
+  pthread_mutex_lock(&fs->meta_mu);
+  if (rc)
+    fs->meta_failed = rc;
+  else
+    fs->meta_done = fs->meta_wp += len;
+  pthread_mutex_unlock(&fs->meta_mu);
+  if (!rc) fs->st.meta_bytes += len;
+  return rc;
+}
+
+/* The record's turn comes when every record reserved before it is written (meta_done reaches it);
+ * only then is it written, and no other log write runs meanwhile (the later ones wait for their
+ * turn), so the log's writes stay sequential. No lock is held across the device write: a
+ * reservation, made under mu, only looks at meta_failed. */
+int write_reserved(zfs *fs, meta_pending *p) {
+  if (!p->buf) return 0;
+  pthread_mutex_lock(&fs->meta_mu);
+  while (fs->meta_done != p->at && !fs->meta_failed) pthread_cond_wait(&fs->meta_progress, &fs->meta_mu);
+  int rc = fs->meta_failed;
+  pthread_mutex_unlock(&fs->meta_mu);
+  if (!rc) {
+    rc = zkv_dev_write(fs->dev, p->at, p->buf, p->size, ZKV_IO_FUA | ZKV_IO_CLASS(ZKV_CLASS_META));
+    pthread_mutex_lock(&fs->meta_mu);
+    if (rc)
+      fs->meta_failed = rc;
+    else
+      fs->meta_done = p->at + p->size;
+    pthread_cond_broadcast(&fs->meta_progress);
+    pthread_mutex_unlock(&fs->meta_mu);
+  }
+  free(p->buf);
+  p->buf = NULL;
+  return rc;
 }
 
 static uint8_t *encode_snapshot(zfs *fs, size_t *len) {
@@ -33,31 +73,57 @@ static uint8_t *encode_snapshot(zfs *fs, size_t *len) {
 }
 
 /* Rule 1 of docs/zone-fs.md ("Order of writes"): file data is durable before any record that may
- * point at it. Every data write bumps data_gen; a flush that started at generation g makes
- * everything up to g durable. Called with fs->mu held. */
-static int make_data_durable(zfs *fs) {
-  if (fs->durable_gen == fs->data_gen) return 0;
+ * point at it. Every data write bumps data_gen (and sets its file's written_gen); a flush that
+ * started at generation g makes everything up to g durable. A record of one file needs the flush
+ * only while that file's own last write is not durable yet (`f`); a snapshot, while any is (NULL).
+ * A sync flushed its own data before it takes mu, so its record usually needs none. Called with
+ * fs->mu held. */
+static int make_data_durable(zfs *fs, const fobj *f) {
+  uint64_t needed = f ? f->written_gen : fs->data_gen;
+  if (needed <= fs->durable_gen) return 0;
   uint64_t gen = fs->data_gen;
   int rc = zkv_dev_flush(fs->dev);
   if (!rc && gen > fs->durable_gen) fs->durable_gen = gen;
   return rc;
 }
 
-static int append_record_raw(zfs *fs, uint16_t type, const uint8_t *payload, size_t len) {
-  /* A file record or a snapshot names extents, also those of writers that have data on the device
-   * without a sync yet (a rename or a log roll while they write). */
+/* Reserves a record at the log's end (rolling to a fresh meta zone first when it does not fit)
+ * and encodes it into out->buf; write_reserved writes it. `f`: the file the record describes
+ * (its data is made durable first), NULL for none, or for a snapshot (every file's). raw: the
+ * roll's own records (no room check). Called with fs->mu held. */
+static int reserve_record(zfs *fs, uint16_t type, const uint8_t *payload, size_t len, const fobj *f, int raw,
+                          meta_pending *out) {
+  out->buf = NULL;
+  size_t size = zfs_record_size((uint32_t)len, fs->g.lba_size);
+  int rc = 0;
+  if (!raw && fs->meta_wp + size > zone_end(fs, fs->meta_zone) && (rc = roll_meta(fs))) return rc;
+  pthread_mutex_lock(&fs->meta_mu);
+  rc = fs->meta_failed;
+  pthread_mutex_unlock(&fs->meta_mu);
+  if (rc) return rc;
   if (type == ZFS_REC_FILE_UPDATE || type == ZFS_REC_FILE_EXTEND || type == ZFS_REC_FILE_ACTIVE ||
       type == ZFS_REC_SNAPSHOT) {
-    int rc = make_data_durable(fs);
-    if (rc) return rc;
+    if ((rc = make_data_durable(fs, type == ZFS_REC_SNAPSHOT ? NULL : f))) return rc;
   }
-  size_t size = zfs_record_size((uint32_t)len, fs->g.lba_size);
   uint8_t *rec = malloc(size);
   if (!rec) return -ENOMEM;
   zfs_record_encode(type, ++fs->meta_seq, payload, (uint32_t)len, fs->g.lba_size, rec, size);
-  int rc = write_meta(fs, rec, size);
-  free(rec);
-  return rc;
+  *out = (meta_pending){fs->meta_wp, rec, size};
+  fs->meta_wp += size;
+  fs->st.meta_bytes += size;
+  return 0;
+}
+
+/* A record written before it returns (mu held throughout; records reserved before it, by syncs
+ * that released mu, are written first). */
+static int append_record_for(zfs *fs, uint16_t type, const uint8_t *payload, size_t len, const fobj *f, int raw) {
+  meta_pending p;
+  int rc = reserve_record(fs, type, payload, len, f, raw, &p);
+  return rc ? rc : write_reserved(fs, &p);
+}
+
+static int append_record_raw(zfs *fs, uint16_t type, const uint8_t *payload, size_t len) {
+  return append_record_for(fs, type, payload, len, NULL, 1);
 }
 
 int append_record(zfs *fs, uint16_t type, const uint8_t *payload, size_t len);
@@ -115,19 +181,25 @@ int persist_policy_counts(zfs *fs) { return append_policy_counts(fs, 0); }
 /* Starts a fresh meta zone: superblock with the next sequence, then the complete snapshot. The
  * old zone is reset only once the new one is durable, so a crash leaves one valid log. */
 int roll_meta(zfs *fs) {
+  int rc = wait_log_written(fs); /* every reserved record is in the old zone first */
+  if (rc) return rc;
   uint32_t old = fs->meta_zone, next = (old + 1) % fs->sb.meta_zones;
   /* The old log is finished first (its data stays readable; a FULL zone is not active), so a roll
    * needs one active zone, not two: after a crash the data zones left open may take every other
    * active zone, and the mount's roll must still go through. */
-  int rc = 0;
   if (old != next && fs->meta_wp > fs->zones[old].start && fs->meta_wp < zone_end(fs, old)) {
     if ((rc = zkv_dev_zone_mgmt(fs->dev, old, ZKV_ZONE_FINISH))) return rc;
-    fs->meta_wp = zone_end(fs, old);
+    pthread_mutex_lock(&fs->meta_mu);
+    fs->meta_done = fs->meta_wp = zone_end(fs, old);
+    pthread_mutex_unlock(&fs->meta_mu);
   }
   rc = zkv_dev_zone_mgmt(fs->dev, next, ZKV_ZONE_RESET);
   if (rc) return rc;
   fs->meta_zone = next;
   fs->meta_wp = fs->zones[next].start;
+  pthread_mutex_lock(&fs->meta_mu);
+  fs->meta_done = fs->meta_wp;
+  pthread_mutex_unlock(&fs->meta_mu);
   fs->sb.sequence++;
   uint8_t sbuf[ZFS_SUPERBLOCK_SIZE];
   zfs_superblock_encode(&fs->sb, sbuf, sizeof sbuf);
@@ -150,11 +222,7 @@ int roll_meta(zfs *fs) {
 }
 
 int append_record(zfs *fs, uint16_t type, const uint8_t *payload, size_t len) {
-  if (fs->meta_wp + zfs_record_size((uint32_t)len, fs->g.lba_size) > zone_end(fs, fs->meta_zone)) {
-    int rc = roll_meta(fs);
-    if (rc) return rc;
-  }
-  return append_record_raw(fs, type, payload, len);
+  return append_record_for(fs, type, payload, len, NULL, 0);
 }
 
 int persist_file(zfs *fs, fobj *f) {
@@ -163,7 +231,7 @@ int persist_file(zfs *fs, fobj *f) {
   uint8_t *p = malloc(len);
   if (!p) return -ENOMEM;
   zfs_file_encode(&f->m, p, len);
-  int rc = append_record(fs, ZFS_REC_FILE_UPDATE, p, len);
+  int rc = append_record_for(fs, ZFS_REC_FILE_UPDATE, p, len, f, 0);
   free(p);
   if (!rc) f->persisted_extents = f->m.n_extents;
   return rc;
@@ -183,15 +251,17 @@ static zfs_file_extend extents_since_last_record(const fobj *f) {
 
 /* What a sync persists: the new size and the extents gained since the file's last record, in a
  * record of constant size (a full record would re-encode every extent on every sync: metadata
- * growing with the square of a WAL's syncs). */
-int persist_sync(zfs *fs, fobj *f) {
+ * growing with the square of a WAL's syncs). Reserved here, under mu; zfs_sync writes it after
+ * releasing mu, so other files' writers and allocations never wait for a sync's metadata write. */
+int reserve_sync(zfs *fs, fobj *f, meta_pending *out) {
+  out->buf = NULL;
   if (!in_namespace(f)) return 0;
   zfs_file_extend x = extents_since_last_record(f);
   size_t len = zfs_extend_encoded_size(x.n_extents);
   uint8_t small[256], *p = len <= sizeof small ? small : malloc(len);
   if (!p) return -ENOMEM;
   zfs_extend_encode(&x, p, len);
-  int rc = append_record(fs, ZFS_REC_FILE_EXTEND, p, len);
+  int rc = reserve_record(fs, ZFS_REC_FILE_EXTEND, p, len, f, 0, out);
   if (p != small) free(p);
   if (!rc) f->persisted_extents = f->m.n_extents;
   return rc;
@@ -208,7 +278,7 @@ int persist_active(zfs *fs, fobj *f, uint64_t active_extent_start) {
   uint8_t small[256], *p = len <= sizeof small ? small : malloc(len);
   if (!p) return -ENOMEM;
   zfs_active_encode(active_extent_start, &x, p, len);
-  int rc = append_record(fs, ZFS_REC_FILE_ACTIVE, p, len);
+  int rc = append_record_for(fs, ZFS_REC_FILE_ACTIVE, p, len, f, 0);
   if (p != small) free(p);
   if (!rc) {
     f->persisted_extents = f->m.n_extents;

@@ -31,6 +31,8 @@ static zfs *alloc_fs(zkv_dev *dev) {
   pthread_cond_init(&fs->callouts_done, NULL);
   pthread_rwlock_init(&fs->io_lock, NULL);
   pthread_mutex_init(&fs->gc_mu, NULL);
+  pthread_mutex_init(&fs->meta_mu, NULL);
+  pthread_cond_init(&fs->meta_progress, NULL);
   pthread_cond_init(&fs->gc_wake, NULL);
   return fs;
 }
@@ -48,6 +50,8 @@ static void free_fs(zfs *fs) {
   pthread_cond_destroy(&fs->callouts_done);
   pthread_rwlock_destroy(&fs->io_lock);
   pthread_mutex_destroy(&fs->gc_mu);
+  pthread_mutex_destroy(&fs->meta_mu);
+  pthread_cond_destroy(&fs->meta_progress);
   free(fs);
 }
 
@@ -444,7 +448,7 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
     if (*rc == 0) {
       fs->sb = cands[best];
       fs->meta_zone = z;
-      fs->meta_wp = fs->zones[z].wp;
+      fs->meta_done = fs->meta_wp = fs->zones[z].wp; /* single-threaded here: no meta_mu */
       *rc = replay(fs, log, len, from, err, errlen);
     }
     free(log);

@@ -93,6 +93,8 @@ typedef struct fobj {
   size_t wdone;               /* of those, bytes already on the device (during a write-out) */
   uint32_t persisted_extents; /* extents the log knows (the last of them may have grown since) */
   size_t slot;                /* position in zfs.files */
+  uint64_t written_gen;       /* fs->data_gen of its last data write: a record of this file needs a
+                               * device flush first only while that is above fs->durable_gen */
 } fobj;
 
 struct zfs_file {
@@ -123,7 +125,17 @@ struct zfs {
   zfs_index by_name, by_id; /* the files by each of their names, and by id */
   uint64_t next_file_id;
   uint32_t meta_zone;
+  /* The metadata log (meta_log.c): meta_wp is where the next record is reserved (under mu);
+   * meta_done is where the log's device write pointer is (under meta_mu): every record below it
+   * is written. Records are written in reservation order, each by the thread that reserved it,
+   * with or without mu (a sync writes its record after releasing mu), none holding meta_mu
+   * across the device write; meta_failed (under meta_mu): a log write failed, every later one
+   * fails with it. Lock order: mu, then meta_mu. */
   uint64_t meta_wp, meta_seq;
+  pthread_mutex_t meta_mu;
+  pthread_cond_t meta_progress;
+  uint64_t meta_done;
+  int meta_failed;
   uint32_t active_limit; /* data zones that may be partially written at once, 0 = no limit */
   int readonly;
   zfs_allocator allocator;
@@ -201,10 +213,20 @@ void readers_exclude(zfs *fs);
 void readers_admit(zfs *fs);
 
 /* metadata log (meta_log.c) */
+/* A record reserved in the log under mu and written by write_reserved, with or without mu. */
+typedef struct meta_pending {
+  uint64_t at;
+  uint8_t *buf; /* NULL: nothing reserved */
+  size_t size;
+} meta_pending;
 int roll_meta(zfs *fs);
 int append_record(zfs *fs, uint16_t type, const uint8_t *payload, size_t len);
 int persist_file(zfs *fs, fobj *f);
-int persist_sync(zfs *fs, fobj *f);
+/* A sync's record, reserved under mu; the caller writes it with write_reserved after releasing mu. */
+int reserve_sync(zfs *fs, fobj *f, meta_pending *out);
+/* Writes a reserved record once every record reserved before it is written (no lock held, or mu);
+ * frees it. */
+int write_reserved(zfs *fs, meta_pending *p);
 int persist_delete(zfs *fs, uint64_t id);
 int persist_active(zfs *fs, fobj *f, uint64_t active_extent_start);
 int persist_zone_labels(zfs *fs, uint32_t zone);
