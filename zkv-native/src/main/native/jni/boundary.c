@@ -85,6 +85,16 @@ int zkv_boundary_layout(int layout, int32_t *out, int cap) {
     out[n++] = ZKV_DEVICE_LAYOUT_VERSION;
     RECORD(zkv_emu_lateness), FIELD(zkv_emu_lateness, completions), FIELD(zkv_emu_lateness, late),
         FIELD(zkv_emu_lateness, worst_late_ns);
+  } else if (layout == ZKV_BND_META_STATUS) {
+    out[n++] = ZKV_META_STATUS_VERSION;
+    RECORD(zkv_bnd_meta_status), FIELD(zkv_bnd_meta_status, state), FIELD(zkv_bnd_meta_status, sequence),
+        FIELD(zkv_bnd_meta_status, message);
+  } else if (layout == ZKV_BND_FILE_LIST) {
+    out[n++] = ZKV_FILE_LIST_VERSION;
+    RECORD(zkv_bnd_fs_file), FIELD(zkv_bnd_fs_file, id), FIELD(zkv_bnd_fs_file, size), FIELD(zkv_bnd_fs_file, mtime),
+        FIELD(zkv_bnd_fs_file, lifetime), FIELD(zkv_bnd_fs_file, n_names), FIELD(zkv_bnd_fs_file, first_name),
+        FIELD(zkv_bnd_fs_file, n_extents), FIELD(zkv_bnd_fs_file, first_extent);
+    RECORD(zkv_bnd_extent), FIELD(zkv_bnd_extent, start), FIELD(zkv_bnd_extent, length);
   } else if (layout == ZKV_BND_PATH_USAGE) {
     out[n++] = ZKV_PATH_USAGE_VERSION;
     RECORD(zkv_bnd_path_usage), FIELD(zkv_bnd_path_usage, files), FIELD(zkv_bnd_path_usage, bytes),
@@ -115,6 +125,39 @@ int zkv_boundary_write_section(void *dst, size_t cap, int layout, int version, u
 }
 
 void *zkv_boundary_records(void *dst) { return (uint8_t *)dst + FIRST_RECORD; }
+
+static size_t section_table_end(uint32_t n) {
+  return (sizeof(zkv_bnd_header) + (size_t)n * sizeof(zkv_bnd_section) + 7) / 8 * 8;
+}
+
+static size_t section_bytes(uint32_t size, uint32_t count) { return ((size_t)size * count + 7u) / 8 * 8; }
+
+size_t zkv_boundary_sections_size(uint32_t n, const uint32_t *sizes, const uint32_t *counts) {
+  size_t at = section_table_end(n);
+  for (uint32_t i = 0; i < n; i++) at += section_bytes(sizes[i], counts[i]);
+  return at;
+}
+
+int zkv_boundary_write_sections(void *dst, size_t cap, int layout, int version, uint32_t n, const uint32_t *sizes,
+                                const uint32_t *counts) {
+  size_t total = zkv_boundary_sections_size(n, sizes, counts), at = section_table_end(n);
+  if (!dst || cap < total || total > INT32_MAX) return -ENOBUFS;
+  memset(dst, 0, total);
+  zkv_bnd_header h = {ZKV_BOUNDARY_MAGIC, (uint16_t)layout, (uint16_t)version, (uint32_t)total, n};
+  memcpy(dst, &h, sizeof h);
+  for (uint32_t i = 0; i < n; i++) {
+    zkv_bnd_section s = {(uint32_t)at, sizes[i], counts[i], 0};
+    memcpy((uint8_t *)dst + sizeof h + i * sizeof s, &s, sizeof s);
+    at += section_bytes(sizes[i], counts[i]);
+  }
+  return (int)total;
+}
+
+void *zkv_boundary_section(void *dst, uint32_t i) {
+  zkv_bnd_section s;
+  memcpy(&s, (uint8_t *)dst + sizeof(zkv_bnd_header) + i * sizeof s, sizeof s);
+  return (uint8_t *)dst + s.offset;
+}
 
 void zkv_boundary_set_count(void *dst, uint32_t count) {
   zkv_bnd_header h;

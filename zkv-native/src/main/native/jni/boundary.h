@@ -45,7 +45,9 @@ enum zkv_bnd_layout {
   ZKV_BND_PATH_USAGE = 8,       /* the files under one path (a database's directory) */
   ZKV_BND_EMU_PLM_STATS = 9,    /* an emulated PLM device's NVM Set (zkv_emu_plm_stats) */
   ZKV_BND_PLM_ARRAY_STATS = 10, /* a plmarray: device's NVM Set (zkv_plm_array_stats) */
-  ZKV_BND_HOST_LATENESS = 11    /* the emulator's completions and how late the host saw them */
+  ZKV_BND_HOST_LATENESS = 11,   /* the emulator's completions and how late the host saw them */
+  ZKV_BND_META_STATUS = 12,     /* what one metadata zone holds (zkv fsck) */
+  ZKV_BND_FILE_LIST = 13        /* every file: names, sizes, extents (zkv ls, zkv dump) */
 };
 
 /* Layouts 5-7 and 9-11: one section of the device API's own structs (zkv/device.h), which are
@@ -183,6 +185,42 @@ void *zkv_boundary_records(void *dst);
 /* Sets the record count of section 0 (at most the count it was written with) and the buffer's
  * length to match. */
 void zkv_boundary_set_count(void *dst, uint32_t count);
+
+/* ZKV_BND_META_STATUS, version 1: one record. */
+#define ZKV_META_STATUS_VERSION 1
+typedef struct zkv_bnd_meta_status {
+  uint32_t state; /* enum zfs_meta_state */
+  uint32_t reserved;
+  uint64_t sequence;
+  char message[256]; /* NUL-terminated */
+} zkv_bnd_meta_status;
+
+/* ZKV_BND_FILE_LIST, version 1: the sections in this order. */
+enum zkv_bnd_file_list_section {
+  ZKV_LIST_FILES = 0,   /* zkv_bnd_fs_file, one per file */
+  ZKV_LIST_NAMES = 1,   /* zkv_bnd_bytes into ZKV_LIST_BYTES: every file's names, file by file */
+  ZKV_LIST_EXTENTS = 2, /* zkv_bnd_extent: every file's extents, file by file */
+  ZKV_LIST_BYTES = 3,   /* record size 1: the names' bytes */
+  ZKV_LIST_SECTIONS = 4
+};
+#define ZKV_FILE_LIST_VERSION 1
+typedef struct zkv_bnd_fs_file {
+  uint64_t id, size, mtime; /* mtime: microseconds since the epoch */
+  uint32_t lifetime, n_names;
+  uint32_t first_name, n_extents; /* its names from first_name in ZKV_LIST_NAMES */
+  uint64_t first_extent;          /* its extents from here in ZKV_LIST_EXTENTS */
+} zkv_bnd_fs_file;
+typedef struct zkv_bnd_extent {
+  uint64_t start, length;
+} zkv_bnd_extent;
+
+/* The length of a buffer of `n` sections of these record sizes and counts. */
+size_t zkv_boundary_sections_size(uint32_t n, const uint32_t *sizes, const uint32_t *counts);
+/* Lays such a buffer out at dst (records zeroed): its length, or -ENOBUFS when `cap` is short.
+ * zkv_boundary_section: section i's first record. */
+int zkv_boundary_write_sections(void *dst, size_t cap, int layout, int version, uint32_t n, const uint32_t *sizes,
+                                const uint32_t *counts);
+void *zkv_boundary_section(void *dst, uint32_t i);
 
 /* zkv_boundary_write_section of one record, copied from `record`. */
 int zkv_boundary_write_single(void *dst, size_t cap, int layout, int version, const void *record, uint32_t size);

@@ -1,5 +1,6 @@
 /* JNI binding of the zone file system's inspection API (io.zkv.fs.ZoneFsInspector), used by the
- * zkv command line: mkfs, a read-only mount, and what it finds. Slow paths: arrays and strings. */
+ * zkv command line: mkfs, a read-only mount, and what it finds, in typed boundary buffers
+ * (jni/boundary.h); fsck's problems and the log's end cross as strings. */
 #include <stdio.h>
 #include <string.h>
 
@@ -62,15 +63,18 @@ JNI_EXPORT jint JNICALL Java_io_zkv_fs_ZoneFsInspector_nStats(JNIEnv *env, jclas
   return zkv_boundary_write_single(dst, (size_t)cap, ZKV_BND_ZONE_STATS, ZKV_STATS_VERSION, &v, sizeof v);
 }
 
-/* state, sequence; returns the message */
-JNI_EXPORT jstring JNICALL Java_io_zkv_fs_ZoneFsInspector_nMetaStatus(JNIEnv *env, jclass c, jlong fs, jint zone,
-                                                                      jlongArray out) {
+/* What meta zone `zone` holds as a ZKV_BND_META_STATUS buffer in `out`; its length or -errno. */
+JNI_EXPORT jint JNICALL Java_io_zkv_fs_ZoneFsInspector_nMetaStatus(JNIEnv *env, jclass c, jlong fs, jint zone,
+                                                                   jobject out) {
   (void)c;
   zfs_meta_status ms;
-  if (zone < 0 || zfs_meta_status_get(FS(fs), (uint32_t)zone, &ms)) return NULL;
-  jlong v[2] = {ms.state, (jlong)ms.sequence};
-  (*env)->SetLongArrayRegion(env, out, 0, 2, v);
-  return (*env)->NewStringUTF(env, ms.message);
+  if (zone < 0 || zfs_meta_status_get(FS(fs), (uint32_t)zone, &ms)) return -EINVAL;
+  zkv_bnd_meta_status r = {(uint32_t)ms.state, 0, ms.sequence, {0}};
+  snprintf(r.message, sizeof r.message, "%s", ms.message);
+  void *dst = (*env)->GetDirectBufferAddress(env, out);
+  jlong cap = (*env)->GetDirectBufferCapacity(env, out);
+  if (!dst || cap < 0) return -EINVAL;
+  return zkv_boundary_write_single(dst, (size_t)cap, ZKV_BND_META_STATUS, ZKV_META_STATUS_VERSION, &r, sizeof r);
 }
 
 JNI_EXPORT jstring JNICALL Java_io_zkv_fs_ZoneFsInspector_nLogEnd(JNIEnv *env, jclass c, jlong fs) {
@@ -98,61 +102,86 @@ JNI_EXPORT jint JNICALL Java_io_zkv_fs_ZoneFsInspector_nZones(JNIEnv *env, jclas
   return n;
 }
 
-typedef struct file_walk {
-  JNIEnv *env;
-  jobject list; /* java.util.List<Object[]> */
-  jmethodID add;
-  jclass string_class, object_class;
-  int failed;
-} file_walk;
+/* The file list (ZKV_BND_FILE_LIST) takes two walks over the files: one counts, one fills. */
+typedef struct file_list {
+  uint32_t files, names, name_bytes;
+  uint64_t extents;
+  void *out;              /* NULL while counting */
+  const uint32_t *counts; /* filling: what the count found; a file beyond it is not listed */
+  int changed;            /* the files changed between the walks (never on a read-only mount) */
+} file_list;
 
-/* Each file becomes Object[]{String[] names, long[] {id, size, lifetime, mtime}, long[] extents}. */
-static void add_file(const zfs_file_meta *m, void *arg) {
-  file_walk *w = arg;
-  JNIEnv *env = w->env;
-  if (w->failed) return;
-  jobjectArray names = (*env)->NewObjectArray(env, (jsize)m->n_names, w->string_class, NULL);
-  jlongArray info = (*env)->NewLongArray(env, 4);
-  jlongArray ext = (*env)->NewLongArray(env, (jsize)m->n_extents * 2);
-  jobjectArray entry = (*env)->NewObjectArray(env, 3, w->object_class, NULL);
-  if (!names || !info || !ext || !entry) {
-    w->failed = 1;
-    return;
-  }
-  for (uint32_t i = 0; i < m->n_names; i++) {
-    jstring s = (*env)->NewStringUTF(env, m->names[i]);
-    (*env)->SetObjectArrayElement(env, names, (jsize)i, s);
-    (*env)->DeleteLocalRef(env, s);
-  }
-  jlong v[4] = {(jlong)m->id, (jlong)m->size, m->lifetime, (jlong)m->mtime};
-  (*env)->SetLongArrayRegion(env, info, 0, 4, v);
-  for (uint32_t i = 0; i < m->n_extents; i++) {
-    jlong e[2] = {(jlong)m->extents[i].start, (jlong)m->extents[i].len};
-    (*env)->SetLongArrayRegion(env, ext, (jsize)i * 2, 2, e);
-  }
-  (*env)->SetObjectArrayElement(env, entry, 0, names);
-  (*env)->SetObjectArrayElement(env, entry, 1, info);
-  (*env)->SetObjectArrayElement(env, entry, 2, ext);
-  (*env)->CallBooleanMethod(env, w->list, w->add, entry);
-  if ((*env)->ExceptionCheck(env)) w->failed = 1;
-  (*env)->DeleteLocalRef(env, names);
-  (*env)->DeleteLocalRef(env, info);
-  (*env)->DeleteLocalRef(env, ext);
-  (*env)->DeleteLocalRef(env, entry);
+static void count_file(const zfs_file_meta *m, void *arg) {
+  file_list *l = arg;
+  l->files++;
+  l->names += m->n_names;
+  l->extents += m->n_extents;
+  for (uint32_t i = 0; i < m->n_names; i++) l->name_bytes += (uint32_t)strlen(m->names[i]);
 }
 
-JNI_EXPORT jint JNICALL Java_io_zkv_fs_ZoneFsInspector_nFiles(JNIEnv *env, jclass c, jlong fs, jobject list) {
+static void list_file(const zfs_file_meta *m, void *arg) {
+  file_list *l = arg;
+  uint32_t name_bytes = 0;
+  for (uint32_t i = 0; i < m->n_names; i++) name_bytes += (uint32_t)strlen(m->names[i]);
+  if (l->changed || l->files >= l->counts[ZKV_LIST_FILES] || l->names + m->n_names > l->counts[ZKV_LIST_NAMES] ||
+      l->extents + m->n_extents > l->counts[ZKV_LIST_EXTENTS] ||
+      l->name_bytes + name_bytes > l->counts[ZKV_LIST_BYTES]) {
+    l->changed = 1;
+    return;
+  }
+  zkv_bnd_fs_file *f = (zkv_bnd_fs_file *)zkv_boundary_section(l->out, ZKV_LIST_FILES) + l->files++;
+  *f = (zkv_bnd_fs_file){m->id, m->size, m->mtime, m->lifetime, m->n_names, l->names, m->n_extents, l->extents};
+  zkv_bnd_bytes *names = zkv_boundary_section(l->out, ZKV_LIST_NAMES);
+  uint8_t *bytes = zkv_boundary_section(l->out, ZKV_LIST_BYTES);
+  for (uint32_t i = 0; i < m->n_names; i++) {
+    uint32_t len = (uint32_t)strlen(m->names[i]);
+    names[l->names++] = (zkv_bnd_bytes){l->name_bytes, (int32_t)len};
+    memcpy(bytes + l->name_bytes, m->names[i], len);
+    l->name_bytes += len;
+  }
+  zkv_bnd_extent *ext = zkv_boundary_section(l->out, ZKV_LIST_EXTENTS);
+  for (uint32_t i = 0; i < m->n_extents; i++)
+    ext[l->extents++] = (zkv_bnd_extent){m->extents[i].start, m->extents[i].len};
+}
+
+/* Counts the files and gives the sections' record sizes and counts; -EFBIG beyond 2 GiB. */
+static int file_list_shape(zfs *fs, uint32_t sizes[ZKV_LIST_SECTIONS], uint32_t counts[ZKV_LIST_SECTIONS]) {
+  file_list l = {0};
+  zfs_walk_files(fs, count_file, &l);
+  sizes[ZKV_LIST_FILES] = sizeof(zkv_bnd_fs_file), counts[ZKV_LIST_FILES] = l.files;
+  sizes[ZKV_LIST_NAMES] = sizeof(zkv_bnd_bytes), counts[ZKV_LIST_NAMES] = l.names;
+  sizes[ZKV_LIST_EXTENTS] = sizeof(zkv_bnd_extent), counts[ZKV_LIST_EXTENTS] = (uint32_t)l.extents;
+  sizes[ZKV_LIST_BYTES] = 1, counts[ZKV_LIST_BYTES] = l.name_bytes;
+  return l.extents > UINT32_MAX || zkv_boundary_sections_size(ZKV_LIST_SECTIONS, sizes, counts) > (size_t)INT32_MAX
+             ? -EFBIG
+             : 0;
+}
+
+/* The bytes the file list takes, or -errno. A read-only mount (the inspector's) does not change, so
+ * the list nFiles writes next has this size. */
+JNI_EXPORT jint JNICALL Java_io_zkv_fs_ZoneFsInspector_nFileListSize(JNIEnv *env, jclass c, jlong fs) {
+  (void)env, (void)c;
+  uint32_t sizes[ZKV_LIST_SECTIONS], counts[ZKV_LIST_SECTIONS];
+  int rc = file_list_shape(FS(fs), sizes, counts);
+  return rc ? rc : (jint)zkv_boundary_sections_size(ZKV_LIST_SECTIONS, sizes, counts);
+}
+
+/* Every file as a ZKV_BND_FILE_LIST buffer in `out` (direct): its length, or -errno (-ENOBUFS when
+ * `out` is shorter than nFileListSize said). */
+JNI_EXPORT jint JNICALL Java_io_zkv_fs_ZoneFsInspector_nFiles(JNIEnv *env, jclass c, jlong fs, jobject out) {
   (void)c;
-  jclass list_class = (*env)->GetObjectClass(env, list);
-  file_walk w = {env,
-                 list,
-                 (*env)->GetMethodID(env, list_class, "add", "(Ljava/lang/Object;)Z"),
-                 (*env)->FindClass(env, "java/lang/String"),
-                 (*env)->FindClass(env, "java/lang/Object"),
-                 0};
-  if (!w.add || !w.string_class || !w.object_class) return -1;
-  zfs_walk_files(FS(fs), add_file, &w);
-  return w.failed ? -1 : 0;
+  uint32_t sizes[ZKV_LIST_SECTIONS], counts[ZKV_LIST_SECTIONS];
+  int rc = file_list_shape(FS(fs), sizes, counts);
+  if (rc) return rc;
+  void *dst = (*env)->GetDirectBufferAddress(env, out);
+  jlong cap = (*env)->GetDirectBufferCapacity(env, out);
+  if (!dst || cap < 0) return -EINVAL;
+  int n = zkv_boundary_write_sections(dst, (size_t)cap, ZKV_BND_FILE_LIST, ZKV_FILE_LIST_VERSION, ZKV_LIST_SECTIONS,
+                                      sizes, counts);
+  if (n < 0) return n;
+  file_list l = {.out = dst, .counts = counts};
+  zfs_walk_files(FS(fs), list_file, &l);
+  return l.changed || l.files != counts[ZKV_LIST_FILES] ? -EAGAIN : n;
 }
 
 typedef struct problem_walk {

@@ -109,10 +109,21 @@ public final class ZoneFsInspector extends NativeHandle {
     long h = acquire();
     try {
       for (int z = 0; z < n; z++) {
-        long[] v = new long[2];
-        String msg = nMetaStatus(h, z, v);
-        MetaZone.State state = MetaZone.State.values()[(int) v[0]];
-        out.add(new MetaZone(z, state, v[1], msg == null ? "" : msg));
+        ByteBuffer buf = ByteBuffer.allocateDirect(512);
+        check(nMetaStatus(h, z, buf), "state of meta zone " + z);
+        BoundaryBuffer b = BoundaryBuffer.wrap(buf, META_STATUS_LAYOUT, 1, MS_SIZE);
+        byte[] message = new byte[MS_MESSAGE_SIZE];
+        int len = 0;
+        while (len < MS_MESSAGE_SIZE && (message[len] = b.getByte(0, 0, MS_MESSAGE + len)) != 0) {
+          len++;
+        }
+        MetaZone.State state = MetaZone.State.values()[b.getInt(0, 0, MS_STATE)];
+        out.add(
+            new MetaZone(
+                z,
+                state,
+                b.getLong(0, 0, MS_SEQUENCE),
+                new String(message, 0, len, java.nio.charset.StandardCharsets.UTF_8)));
       }
     } finally {
       release();
@@ -146,29 +157,63 @@ public final class ZoneFsInspector extends NativeHandle {
   }
 
   public List<FsFile> files() {
-    List<Object[]> raw = new ArrayList<>();
+    ByteBuffer buf;
     long h = acquire();
     try {
-      if (nFiles(h, raw) < 0) {
-        throw new IllegalStateException("listing files failed");
-      }
+      int size = nFileListSize(h);
+      check(size, "file list");
+      buf = ByteBuffer.allocateDirect(size);
+      check(nFiles(h, buf), "file list");
     } finally {
       release();
     }
-    List<FsFile> out = new ArrayList<>(raw.size());
-    for (Object[] f : raw) {
-      String[] names = (String[]) f[0];
-      long[] info = (long[]) f[1];
-      long[] ext = (long[]) f[2];
-      List<FsFile.Extent> extents = new ArrayList<>(ext.length / 2);
-      for (int i = 0; i < ext.length; i += 2) {
-        extents.add(new FsFile.Extent(ext[i], ext[i + 1]));
+    BoundaryBuffer b =
+        BoundaryBuffer.wrap(
+            buf, FILE_LIST_LAYOUT, 1, FL_FILE_SIZE, FL_NAME_SIZE, FL_EXTENT_SIZE, 1);
+    List<FsFile> out = new ArrayList<>(b.count(FL_FILES));
+    for (int i = 0; i < b.count(FL_FILES); i++) {
+      int firstName = b.getInt(FL_FILES, i, FL_FIRST_NAME);
+      List<String> names = new ArrayList<>();
+      for (int k = 0; k < b.getInt(FL_FILES, i, FL_N_NAMES); k++) {
+        byte[] name =
+            b.bytes(
+                FL_BYTES,
+                b.getInt(FL_NAMES, firstName + k, 0),
+                b.getInt(FL_NAMES, firstName + k, Integer.BYTES));
+        names.add(new String(name, java.nio.charset.StandardCharsets.UTF_8));
       }
-      out.add(new FsFile(info[0], List.of(names), info[1], (int) info[2], info[3], extents));
+      int firstExtent = (int) b.getLong(FL_FILES, i, FL_FIRST_EXTENT);
+      List<FsFile.Extent> extents = new ArrayList<>();
+      for (int k = 0; k < b.getInt(FL_FILES, i, FL_N_EXTENTS); k++) {
+        extents.add(
+            new FsFile.Extent(
+                b.getLong(FL_EXTENTS, firstExtent + k, FL_EXTENT_START),
+                b.getLong(FL_EXTENTS, firstExtent + k, FL_EXTENT_LENGTH)));
+      }
+      out.add(
+          new FsFile(
+              b.getLong(FL_FILES, i, FL_ID),
+              List.copyOf(names),
+              b.getLong(FL_FILES, i, FL_SIZE),
+              b.getInt(FL_FILES, i, FL_LIFETIME),
+              b.getLong(FL_FILES, i, FL_MTIME),
+              extents));
     }
     out.sort(java.util.Comparator.comparing(f -> f.names().get(0)));
     return out;
   }
+
+  // Boundary layout 12, version 1 (jni/boundary.h, zkv_bnd_meta_status): one record.
+  static final int META_STATUS_LAYOUT = 12, MS_STATE = 0, MS_SEQUENCE = 8, MS_MESSAGE = 16;
+  static final int MS_MESSAGE_SIZE = 256, MS_SIZE = 272;
+
+  // Boundary layout 13, version 1 (zkv_bnd_fs_file, zkv_bnd_bytes, zkv_bnd_extent): sections of
+  // files, their names (offset and length into the bytes), their extents, and the names' bytes.
+  static final int FILE_LIST_LAYOUT = 13, FL_FILES = 0, FL_NAMES = 1, FL_EXTENTS = 2;
+  static final int FL_BYTES = 3, FL_FILE_SIZE = 48, FL_NAME_SIZE = 8, FL_EXTENT_SIZE = 16;
+  static final int FL_ID = 0, FL_SIZE = 8, FL_MTIME = 16, FL_LIFETIME = 24, FL_N_NAMES = 28;
+  static final int FL_FIRST_NAME = 32, FL_N_EXTENTS = 36, FL_FIRST_EXTENT = 40;
+  static final int FL_EXTENT_START = 0, FL_EXTENT_LENGTH = 8;
 
   /**
    * How the metadata log ended: empty when cleanly, else the torn last record the mount accepted (a
@@ -214,13 +259,15 @@ public final class ZoneFsInspector extends NativeHandle {
 
   private static native int nSuperblock(long fs, ByteBuffer out);
 
-  private static native String nMetaStatus(long fs, int zone, long[] out);
+  private static native int nMetaStatus(long fs, int zone, ByteBuffer out);
 
   private static native int nZones(long fs, ByteBuffer out);
 
   private static native int nStats(long fs, ByteBuffer out);
 
-  private static native int nFiles(long fs, List<Object[]> out);
+  private static native int nFileListSize(long fs);
+
+  private static native int nFiles(long fs, ByteBuffer out);
 
   private static native int nCheck(long fs, List<String> out);
 

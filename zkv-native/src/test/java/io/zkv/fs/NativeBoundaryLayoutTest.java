@@ -85,6 +85,36 @@ class NativeBoundaryLayoutTest {
   }
 
   @Test
+  void metaStatusAndFileList() {
+    assertArrayEquals(
+        new int[] {
+          1,
+          ZoneFsInspector.MS_SIZE,
+          ZoneFsInspector.MS_STATE,
+          ZoneFsInspector.MS_SEQUENCE,
+          ZoneFsInspector.MS_MESSAGE
+        },
+        ZkvEnv.nativeBoundaryLayout(ZoneFsInspector.META_STATUS_LAYOUT));
+    assertArrayEquals(
+        new int[] {
+          1,
+          ZoneFsInspector.FL_FILE_SIZE,
+          ZoneFsInspector.FL_ID,
+          ZoneFsInspector.FL_SIZE,
+          ZoneFsInspector.FL_MTIME,
+          ZoneFsInspector.FL_LIFETIME,
+          ZoneFsInspector.FL_N_NAMES,
+          ZoneFsInspector.FL_FIRST_NAME,
+          ZoneFsInspector.FL_N_EXTENTS,
+          ZoneFsInspector.FL_FIRST_EXTENT,
+          ZoneFsInspector.FL_EXTENT_SIZE,
+          ZoneFsInspector.FL_EXTENT_START,
+          ZoneFsInspector.FL_EXTENT_LENGTH
+        },
+        ZkvEnv.nativeBoundaryLayout(ZoneFsInspector.FILE_LIST_LAYOUT));
+  }
+
+  @Test
   void pathUsage() {
     // version 1: one record of 4 64-bit counters (files, bytes, SST files, SST bytes)
     assertArrayEquals(new int[] {1, 4 * 8, 0, 8, 16, 24}, ZkvEnv.nativeBoundaryLayout(8));
