@@ -5,15 +5,14 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.kafka.streams.state.SessionStore;
-import org.apache.kafka.streams.state.VersionedKeyValueStore;
 import org.apache.kafka.streams.state.WindowStore;
 
 /**
  * The tags Kafka Streams gives a RocksDB store's metrics (group {@code stream-state-metrics}):
  * {@code thread-id}, {@code task-id} and {@code <scope>-state-id}, where the scope is {@code
- * rocksdb} for key-value (and versioned) stores, {@code rocksdb-window} and {@code rocksdb-session}
- * for window and session stores. zkv's per-store meters carry the same, learned without Streams'
- * internals:
+ * rocksdb} for key-value stores (versioned ones too: Streams keeps one in a single database at
+ * {@code <task>/rocksdb/<store>}), {@code rocksdb-window} and {@code rocksdb-session} for window
+ * and session stores. zkv's per-store meters carry the same, learned without Streams' internals:
  *
  * <ul>
  *   <li>thread: the config setter runs on the thread that opens the store, which is the thread
@@ -24,10 +23,9 @@ import org.apache.kafka.streams.state.WindowStore;
  *       own metrics sum them;
  *   <li>scope of a segmented store: window and session segments look alike on disk, so it comes
  *       from the opening thread's stack: the first class there that implements Streams' public
- *       {@link SessionStore}, {@link WindowStore} or {@link VersionedKeyValueStore} (the store's
- *       metered layer when it initializes or writes). A segment opened with none of them on the
- *       stack (a new segment created by a restore) takes the tags of its store learned earlier in
- *       this process, or has no meters.
+ *       {@link SessionStore} or {@link WindowStore} (the store's metered layer when it initializes
+ *       or writes). A segment opened with neither on the stack (a new segment created by a restore)
+ *       takes the tags of its store learned earlier in this process, or has no meters.
  * </ul>
  *
  * @param dir the store's directory: the database's, or for a segmented store the segments' parent
@@ -97,7 +95,7 @@ record StoreTags(String dir, String threadId, String taskId, String scopeTag, St
         : null;
   }
 
-  /** The scope of the first window, session or versioned store on the calling thread's stack. */
+  /** The scope of the first window or session store on the calling thread's stack. */
   static String scopeOnStack() {
     return StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE)
         .walk(
@@ -115,9 +113,6 @@ record StoreTags(String dir, String threadId, String taskId, String scopeTag, St
     }
     if (WindowStore.class.isAssignableFrom(c)) {
       return WINDOW_SCOPE;
-    }
-    if (VersionedKeyValueStore.class.isAssignableFrom(c)) {
-      return KEY_VALUE_SCOPE;
     }
     return null;
   }
