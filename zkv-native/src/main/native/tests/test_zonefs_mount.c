@@ -271,6 +271,44 @@ static void run_with_capacity_equal_to_size(void) {
   GEO = saved;
 }
 
+static void first_zone_of(const zfs_file_meta *m, void *arg) {
+  int64_t *zone = arg;
+  if (m->n_names && strcmp(m->names[0], "/db/x.sst") == 0 && m->n_extents)
+    *zone = (int64_t)(m->extents[0].start / GEO.zone_size);
+}
+
+/* A failed metadata log write fails every later record of that mount, and no zone is reset after
+ * it: records on the device may still point into the zone (here: the delete that would have freed
+ * x.sst's zone never reached the log, so the next mount still has x.sst, and its data must be
+ * there). */
+static void test_no_reset_after_the_log_failed(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  write_file(fs, "/db/x.sst", 91, 300000, 0); /* alone in its zone: its delete would reset it */
+  int64_t zone = -1;
+  zfs_walk_files(fs, first_zone_of, &zone);
+  CHECK(zone >= 0);
+  zfs_zone_info before;
+  CHECK_EQ(zfs_zone_info_get(fs, (uint32_t)zone, &before), 0);
+  uint32_t meta_zone;
+  meta_end(d, &meta_zone);
+  CHECK_EQ(zkv_emu_inject_error(d, ZKV_FAULT_WRITE, meta_zone, 0, 1, -EIO), 0);
+  CHECK(zfs_delete(fs, "/db/x.sst") < 0); /* its record's write fails */
+  zfs_zone_info after;
+  CHECK_EQ(zfs_zone_info_get(fs, (uint32_t)zone, &after), 0);
+  CHECK_EQ(after.wp, before.wp); /* not reset */
+  int rc = 0;
+  CHECK(zfs_create(fs, "/db/y.sst", 3, &rc) == NULL); /* every later record fails too */
+  CHECK(rc < 0);
+  zfs_unmount(fs);
+  fs = mount_ok(d);
+  check_file(fs, "/db/x.sst", 91, 300000);
+  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
 int main(void) {
   make_temp_dir();
   printf("test_zonefs_mount seed=%llu\n", (unsigned long long)rng);
@@ -278,6 +316,7 @@ int main(void) {
   test_power_cut();
   test_damaged_metadata();
   test_readonly_inspection();
+  test_no_reset_after_the_log_failed();
   test_version_1_image_is_upgraded();
   run_with_capacity_equal_to_size();
   remove_temp_dir();

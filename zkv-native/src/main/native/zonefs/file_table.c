@@ -133,7 +133,8 @@ static void release_space(zfs *fs, fobj *f) {
  * ResetUnusedIOZones); a failed reset leaves it for GC. */
 void reset_if_unused(zfs *fs, uint32_t z) {
   zone_state *zs = &fs->zones[z];
-  if (zs->live_phys || zone_held(zs) || zs->wp == zs->start) return;
+  /* Not after the log failed: its records on the device may still point into the zone. */
+  if (zs->live_phys || zone_held(zs) || zs->wp == zs->start || log_failed(fs)) return;
   if (zkv_dev_zone_mgmt(fs->dev, z, ZKV_ZONE_RESET) == 0) {
     zs->wp = zs->start;
     zs->lifetime = 0;

@@ -266,6 +266,7 @@ static int gc_one_zone(zfs *fs, uint64_t max_live, int for_class) {
       f->m.active_extent_start = ZFS_NO_ACTIVE_EXTENT;
     if (!rc) rc = persist_file(fs, f);
   }
+  if (!rc) rc = log_failed(fs); /* no reset while a durable record may still point into it */
   if (!rc) rc = zkv_dev_zone_mgmt(fs->dev, (uint32_t)victim, ZKV_ZONE_RESET);
   if (!rc) {
     v->wp = v->start;

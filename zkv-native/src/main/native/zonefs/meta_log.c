@@ -18,6 +18,21 @@ static int wait_log_written(zfs *fs) {
   return rc;
 }
 
+/* The log failed (a write failed, or a roll stopped half way): every later record fails with rc. */
+static void log_fail(zfs *fs, int rc) {
+  pthread_mutex_lock(&fs->meta_mu);
+  if (!fs->meta_failed) fs->meta_failed = rc;
+  pthread_cond_broadcast(&fs->meta_progress);
+  pthread_mutex_unlock(&fs->meta_mu);
+}
+
+int log_failed(zfs *fs) {
+  pthread_mutex_lock(&fs->meta_mu);
+  int rc = fs->meta_failed;
+  pthread_mutex_unlock(&fs->meta_mu);
+  return rc;
+}
+
 /* Writes at the log's end now (the roll: mu held, nothing else reserved). */
 static int write_meta(zfs *fs, const uint8_t *buf, size_t len) {
   int rc = zkv_dev_write(fs->dev, fs->meta_wp, buf, len, ZKV_IO_FUA | ZKV_IO_CLASS(ZKV_CLASS_META));
@@ -26,6 +41,7 @@ static int write_meta(zfs *fs, const uint8_t *buf, size_t len) {
     fs->meta_failed = rc;
   else
     fs->meta_done = fs->meta_wp += len;
+  pthread_cond_broadcast(&fs->meta_progress);
   pthread_mutex_unlock(&fs->meta_mu);
   if (!rc) fs->st.meta_bytes += len;
   return rc;
@@ -178,11 +194,21 @@ static int append_policy_counts(zfs *fs, int raw) {
 
 int persist_policy_counts(zfs *fs) { return append_policy_counts(fs, 0); }
 
+static int roll_steps(zfs *fs);
+
 /* Starts a fresh meta zone: superblock with the next sequence, then the complete snapshot. The
- * old zone is reset only once the new one is durable, so a crash leaves one valid log. */
+ * old zone is reset only once the new one is durable, so a crash leaves one valid log. A roll that
+ * stops half way (a device error, a snapshot that no longer fits) fails the log: records written
+ * after a superblock without its snapshot would be lost at the next mount, which falls back to
+ * the old zone. */
 int roll_meta(zfs *fs) {
   int rc = wait_log_written(fs); /* every reserved record is in the old zone first */
-  if (rc) return rc;
+  if (!rc && (rc = roll_steps(fs))) log_fail(fs, rc);
+  return rc;
+}
+
+static int roll_steps(zfs *fs) {
+  int rc;
   uint32_t old = fs->meta_zone, next = (old + 1) % fs->sb.meta_zones;
   /* The old log is finished first (its data stays readable; a FULL zone is not active), so a roll
    * needs one active zone, not two: after a crash the data zones left open may take every other
@@ -207,7 +233,8 @@ int roll_meta(zfs *fs) {
   size_t len;
   uint8_t *snap = encode_snapshot(fs, &len);
   if (!snap) return -ENOMEM;
-  uint64_t labels = zfs_record_size(4 + 12 * fs->g.nr_zones, fs->g.lba_size) + zfs_record_size(24, fs->g.lba_size);
+  uint64_t labels =
+      zfs_record_size(4 + 12 * fs->g.nr_zones, fs->g.lba_size) + zfs_record_size(ZFS_POLICY_COUNTS_LEN, fs->g.lba_size);
   if (zfs_record_size((uint32_t)len, fs->g.lba_size) + ZFS_SUPERBLOCK_SIZE + labels > fs->g.zone_cap) {
     free(snap);
     return -EFBIG; /* the file table no longer fits a meta zone */

@@ -227,6 +227,9 @@ int reserve_sync(zfs *fs, fobj *f, meta_pending *out);
 /* Writes a reserved record once every record reserved before it is written (no lock held, or mu);
  * frees it. */
 int write_reserved(zfs *fs, meta_pending *p);
+/* The error that failed the log this mount, 0 while it works: no zone is reset after it (a record
+ * on the device may still point into the zone). Takes meta_mu. */
+int log_failed(zfs *fs);
 int persist_delete(zfs *fs, uint64_t id);
 int persist_active(zfs *fs, fobj *f, uint64_t active_extent_start);
 int persist_zone_labels(zfs *fs, uint32_t zone);
