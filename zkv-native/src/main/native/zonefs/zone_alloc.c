@@ -342,28 +342,30 @@ int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int c
   return 0;
 }
 
-/* The safety rule: the lowest-numbered zone nobody holds that has room and takes the writer's
- * class: a partly written one (no new active zone), else an empty one beyond the reserves
- * (may_take_empty_zone) while the active limit allows (GC one more: its own token). -ENOSPC if
- * none. It never looks at lifetimes or garbage; an empty zone it starts keeps the request's
- * lifetime hint (unpersisted, for the policies' view). */
+/* The safety rule: a zone nobody holds that has room and takes the writer's class: an empty one
+ * beyond the reserves (may_take_empty_zone) while the active limit allows (GC one more: its own
+ * token), so that the writer's data stays apart from other files' (a zone shared with data of
+ * another lifetime frees nothing when one of them is deleted: a full device recovered by deleting
+ * data got back a fifth of what it did); else the lowest-numbered partly written one (never
+ * NoSpace while a zone has room). -ENOSPC if none. It never looks at lifetimes or garbage; an
+ * empty zone it starts keeps the request's lifetime hint (unpersisted, for the policies' view). */
 int safety_zone(zfs *fs, uint32_t lifetime, int purpose, int cls, uint32_t *out) {
+  if (may_take_empty_zone(fs, purpose, cls) &&
+      (!fs->active_limit || active_data_zones(fs) < fs->active_limit + (purpose == FOR_GC ? 1u : 0u)))
+    for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
+      zone_state *s = &fs->zones[z];
+      if (!zone_held(s) && s->wp == s->start) {
+        s->lifetime = lifetime;
+        *out = z;
+        return 0;
+      }
+    }
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
     zone_state *s = &fs->zones[z];
     if (zone_held(s) || s->wp == s->start || zone_end(fs, z) - s->wp < fs->g.lba_size) continue;
     if (!zone_takes_class(fs, s, cls)) continue;
     *out = z;
     return 0;
-  }
-  if (!may_take_empty_zone(fs, purpose, cls)) return -ENOSPC; /* only reserves are left */
-  if (fs->active_limit && active_data_zones(fs) >= fs->active_limit + (purpose == FOR_GC ? 1u : 0u)) return -ENOSPC;
-  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
-    zone_state *s = &fs->zones[z];
-    if (!zone_held(s) && s->wp == s->start) {
-      s->lifetime = lifetime;
-      *out = z;
-      return 0;
-    }
   }
   return -ENOSPC;
 }
