@@ -25,7 +25,7 @@ typedef struct zfs_options {
 /* Why the file system overrode a policy: the safety rule decided instead (zone_alloc.c, gc.c). The
  * file system itself chooses nothing by lifetime or garbage: placement, victims and when to collect
  * are the policies'; the safety rule only keeps the file system going (never NoSpace while a zone
- * has room, the reserves kept) and picks the lowest-numbered zone that does. */
+ * has room, the reserves kept), an empty zone first. */
 enum zfs_override {
   ZFS_OVERRIDE_NO_POLICY = 0,        /* allocation: no placement policy installed (or removed: JVM exit) */
   ZFS_OVERRIDE_POLICY_FAILED = 1,    /* allocation: the policy failed (threw, could not be called) */

@@ -16,9 +16,9 @@
  *   never share a zone while tokens allow. Which zone is the installed placement policy's choice
  *   (the Java SPI through zkv_env.cc), as are GC's victims and when GC runs: the file system has
  *   no rule of its own that chooses by lifetime or garbage. Without a policy, or where it fails,
- *   the safety rule (zone_alloc.c, gc.c) takes the lowest-numbered zone that keeps the file system
- *   going, each time counted by reason (enum zfs_override). The C tests install their own
- *   policies (tests/test_policies.c).
+ *   the safety rule (zone_alloc.c, gc.c) takes a zone that keeps the file system going (an empty
+ *   one first), each time counted by reason (enum zfs_override). The C tests install their own
+ *   policies (tests/test_policies.h).
  * - RocksDB's WAL files (*.log) are sparse, as in ZenFS: every write-out is a self-describing chunk
  *   (header, data, padding), a sync writes data only, and a mount finds the chunks written after
  *   the file's last record by reading them from the zone (docs/formats/zone-fs.md). A sync of any
@@ -267,7 +267,8 @@ int victim_helps(const zfs *fs, uint32_t zone, int spare_wal_share);
 uint64_t free_bytes_for_data(const zfs *fs);
 void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out);
 int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int cls, uint32_t *out);
-/* The safety rule (zone_alloc.c): the lowest-numbered zone with room the writer may use, or -ENOSPC. */
+/* The safety rule (zone_alloc.c): an empty zone beyond the reserves, else the lowest-numbered partly
+ * written one with room the writer may use, or -ENOSPC. */
 int safety_zone(zfs *fs, uint32_t lifetime, int purpose, int cls, uint32_t *out);
 /* Counts an override of a policy (enum zfs_override); the allocation reasons in fallback_allocations too. */
 void count_override(zfs *fs, int reason);

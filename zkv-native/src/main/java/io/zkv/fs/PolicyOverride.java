@@ -4,7 +4,7 @@ package io.zkv.fs;
  * Why the zone file system overrode a policy: its safety rule decided instead. The file system
  * chooses nothing by lifetime or garbage itself (placement, GC victims and when GC runs are the
  * policies'); its safety rule only keeps it going (never NoSpace while a zone has room, the
- * reserves kept) and takes the lowest-numbered zone that does. Each override is counted ({@code
+ * reserves kept), an empty zone first. Each override is counted ({@code
  * ZkvEnv.ZoneStats.overrides()}, {@code zkv df}, the bench's {@code policy overrides}). The order
  * is the native {@code enum zfs_override} ({@code zonefs/zonefs.h}) and the boundary's (layout 2).
  */
