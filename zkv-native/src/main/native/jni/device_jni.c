@@ -40,11 +40,7 @@ JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nGeometry(JNIEnv *env, jc
   zkv_geometry g;
   int rc = zkv_dev_geometry(DEV(h), &g);
   if (rc) return rc;
-  void *dst = (*env)->GetDirectBufferAddress(env, out);
-  jlong cap = (*env)->GetDirectBufferCapacity(env, out);
-  if (!dst || cap < 0) return -EINVAL;
-  return zkv_boundary_write_single(dst, (size_t)cap, ZKV_BND_DEVICE_GEOMETRY, ZKV_GEOMETRY_LAYOUT_VERSION, &g,
-                                   sizeof g);
+  return zkv_jni_write_single(env, out, ZKV_BND_DEVICE_GEOMETRY, ZKV_GEOMETRY_LAYOUT_VERSION, &g, sizeof g);
 }
 
 /* Up to n zones from `first` as a ZKV_BND_ZONE_REPORT buffer in `out` (direct); the number of zones
@@ -105,10 +101,7 @@ JNI_EXPORT jint JNICALL Java_io_zkv_device_ZonedDevice_nStats(JNIEnv *env, jclas
   (void)c;
   zkv_dev_stats s;
   zkv_dev_stats_get(DEV(h), &s);
-  void *dst = (*env)->GetDirectBufferAddress(env, out);
-  jlong cap = (*env)->GetDirectBufferCapacity(env, out);
-  if (!dst || cap < 0) return -EINVAL;
-  return zkv_boundary_write_single(dst, (size_t)cap, ZKV_BND_DEVICE_STATS, ZKV_DEVICE_LAYOUT_VERSION, &s, sizeof s);
+  return zkv_jni_write_single(env, out, ZKV_BND_DEVICE_STATS, ZKV_DEVICE_LAYOUT_VERSION, &s, sizeof s);
 }
 
 /* ---- emulator ---- */
@@ -154,20 +147,12 @@ JNI_EXPORT jlong JNICALL Java_io_zkv_device_EmulatedDevice_nClock(JNIEnv *env, j
   return (jlong)zkv_emu_clock_ns(DEV(h));
 }
 
-/* Writes a single-record boundary buffer into the direct buffer `out`: its length or -errno. */
-static jint write_single(JNIEnv *env, jobject out, int layout, int version, const void *record, uint32_t size) {
-  void *dst = (*env)->GetDirectBufferAddress(env, out);
-  jlong cap = (*env)->GetDirectBufferCapacity(env, out);
-  if (!dst || cap < 0) return -EINVAL;
-  return zkv_boundary_write_single(dst, (size_t)cap, layout, version, record, size);
-}
-
 /* The emulator's host lateness as a ZKV_BND_HOST_LATENESS buffer in `out`. */
 JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nLateness(JNIEnv *env, jclass c, jobject out) {
   (void)c;
   zkv_emu_lateness l;
   zkv_emu_lateness_get(&l);
-  return write_single(env, out, ZKV_BND_HOST_LATENESS, ZKV_DEVICE_LAYOUT_VERSION, &l, sizeof l);
+  return zkv_jni_write_single(env, out, ZKV_BND_HOST_LATENESS, ZKV_DEVICE_LAYOUT_VERSION, &l, sizeof l);
 }
 
 /* Slow path (once per thread): the sink is a direct buffer the Java side keeps alive while set. */
@@ -189,7 +174,7 @@ JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nPlmStats(JNIEnv *env,
   (void)c;
   zkv_emu_plm_stats s;
   int rc = set < 1 ? -EINVAL : zkv_emu_plm_stats_get(DEV(h), (uint32_t)set, &s);
-  return rc ? rc : write_single(env, out, ZKV_BND_EMU_PLM_STATS, ZKV_DEVICE_LAYOUT_VERSION, &s, sizeof s);
+  return rc ? rc : zkv_jni_write_single(env, out, ZKV_BND_EMU_PLM_STATS, ZKV_DEVICE_LAYOUT_VERSION, &s, sizeof s);
 }
 
 /* A plmarray: device's NVM Set as a ZKV_BND_PLM_ARRAY_STATS buffer in `out`. */
@@ -197,7 +182,7 @@ JNI_EXPORT jint JNICALL Java_io_zkv_device_PlmArray_nStats(JNIEnv *env, jclass c
   (void)c;
   zkv_plm_array_stats s;
   int rc = set < 1 ? -EINVAL : zkv_plm_array_stats_get(DEV(h), (uint32_t)set, &s);
-  return rc ? rc : write_single(env, out, ZKV_BND_PLM_ARRAY_STATS, ZKV_DEVICE_LAYOUT_VERSION, &s, sizeof s);
+  return rc ? rc : zkv_jni_write_single(env, out, ZKV_BND_PLM_ARRAY_STATS, ZKV_DEVICE_LAYOUT_VERSION, &s, sizeof s);
 }
 
 JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nPlmAdvance(JNIEnv *env, jclass c, jlong h, jlong ns) {

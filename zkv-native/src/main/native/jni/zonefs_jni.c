@@ -44,10 +44,7 @@ JNI_EXPORT jint JNICALL Java_io_zkv_fs_ZoneFsInspector_nSuperblock(JNIEnv *env, 
   zkv_bnd_superblock r = {sb.version,   sb.flags,    sb.sequence,   sb.block_size,       sb.nr_zones,
                           sb.zone_size, sb.zone_cap, sb.meta_zones, sb.finish_threshold, {0}};
   memcpy(r.uuid, sb.uuid, sizeof r.uuid);
-  void *dst = (*env)->GetDirectBufferAddress(env, out);
-  jlong cap = (*env)->GetDirectBufferCapacity(env, out);
-  if (!dst || cap < 0) return -EINVAL;
-  return zkv_boundary_write_single(dst, (size_t)cap, ZKV_BND_SUPERBLOCK, ZKV_SUPERBLOCK_VERSION, &r, sizeof r);
+  return zkv_jni_write_single(env, out, ZKV_BND_SUPERBLOCK, ZKV_SUPERBLOCK_VERSION, &r, sizeof r);
 }
 
 /* The file system's counters (those since format above all) as a ZKV_BND_ZONE_STATS buffer. */
@@ -57,10 +54,7 @@ JNI_EXPORT jint JNICALL Java_io_zkv_fs_ZoneFsInspector_nStats(JNIEnv *env, jclas
   zfs_stats_get(FS(fs), &s);
   zkv_bnd_zone_stats v;
   zkv_boundary_zone_stats(&s, &v);
-  void *dst = (*env)->GetDirectBufferAddress(env, out);
-  jlong cap = (*env)->GetDirectBufferCapacity(env, out);
-  if (!dst || cap < 0) return -EINVAL;
-  return zkv_boundary_write_single(dst, (size_t)cap, ZKV_BND_ZONE_STATS, ZKV_STATS_VERSION, &v, sizeof v);
+  return zkv_jni_write_single(env, out, ZKV_BND_ZONE_STATS, ZKV_STATS_VERSION, &v, sizeof v);
 }
 
 /* What meta zone `zone` holds as a ZKV_BND_META_STATUS buffer in `out`; its length or -errno. */
@@ -71,10 +65,7 @@ JNI_EXPORT jint JNICALL Java_io_zkv_fs_ZoneFsInspector_nMetaStatus(JNIEnv *env, 
   if (zone < 0 || zfs_meta_status_get(FS(fs), (uint32_t)zone, &ms)) return -EINVAL;
   zkv_bnd_meta_status r = {(uint32_t)ms.state, 0, ms.sequence, {0}};
   snprintf(r.message, sizeof r.message, "%s", ms.message);
-  void *dst = (*env)->GetDirectBufferAddress(env, out);
-  jlong cap = (*env)->GetDirectBufferCapacity(env, out);
-  if (!dst || cap < 0) return -EINVAL;
-  return zkv_boundary_write_single(dst, (size_t)cap, ZKV_BND_META_STATUS, ZKV_META_STATUS_VERSION, &r, sizeof r);
+  return zkv_jni_write_single(env, out, ZKV_BND_META_STATUS, ZKV_META_STATUS_VERSION, &r, sizeof r);
 }
 
 JNI_EXPORT jstring JNICALL Java_io_zkv_fs_ZoneFsInspector_nLogEnd(JNIEnv *env, jclass c, jlong fs) {

@@ -113,10 +113,7 @@ static int reserve_record(zfs *fs, uint16_t type, const uint8_t *payload, size_t
   size_t size = zfs_record_size((uint32_t)len, fs->g.lba_size);
   int rc = 0;
   if (!raw && fs->meta_wp + size > zone_end(fs, fs->meta_zone) && (rc = roll_meta(fs))) return rc;
-  pthread_mutex_lock(&fs->meta_mu);
-  rc = fs->meta_failed;
-  pthread_mutex_unlock(&fs->meta_mu);
-  if (rc) return rc;
+  if ((rc = log_failed(fs))) return rc;
   if (type == ZFS_REC_FILE_UPDATE || type == ZFS_REC_FILE_EXTEND || type == ZFS_REC_FILE_ACTIVE ||
       type == ZFS_REC_SNAPSHOT) {
     if ((rc = make_data_durable(fs, type == ZFS_REC_SNAPSHOT ? NULL : f))) return rc;
