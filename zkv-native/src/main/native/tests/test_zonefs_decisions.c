@@ -573,6 +573,24 @@ static void stuck_record_end(zfs *fs, const stuck_record *r) {
   pthread_mutex_unlock(&fs->meta_mu);
 }
 
+/* While the log is held up by `stuck`, a call that came after it (whose result `waiting_rc` stays 1
+ * until it returns) has reserved its record; another file's writer must then write a buffer out
+ * and read it back before the log goes on. Ends the stuck record; returns whether the writer got
+ * through while it was stuck. */
+static int owner_progresses_behind_stuck_log(zfs *fs, owner_file *o, const stuck_record *stuck, const int *waiting_rc) {
+  for (int i = 0; i < BLOCK_BOUND_SECONDS * 1000 && log_reserved_end(fs) <= stuck->at + stuck->size; i++) usleep(1000);
+  CHECK(log_reserved_end(fs) > stuck->at + stuck->size); /* the call's record is reserved, waits its turn */
+  write_out_call w = {fs, o, 0};
+  pthread_t tw;
+  CHECK_EQ(pthread_create(&tw, NULL, owner_write_out_and_read, &w), 0);
+  for (int i = 0; i < BLOCK_BOUND_SECONDS * 1000 && !__atomic_load_n(&w.done, __ATOMIC_ACQUIRE); i++) usleep(1000);
+  int progressed = __atomic_load_n(&w.done, __ATOMIC_ACQUIRE);
+  CHECK_EQ(__atomic_load_n(waiting_rc, __ATOMIC_ACQUIRE), 1); /* the call still waits for the log */
+  stuck_record_end(fs, stuck);
+  CHECK_EQ(pthread_join(tw, NULL), 0);
+  return progressed;
+}
+
 /* A sync's metadata record is written without the file system's lock: while the log is busy with
  * a slow write that came first, the sync waits for its turn holding no lock, and another file's
  * writer meanwhile writes its buffer out into the zone it owns and reads it back. (With records
@@ -589,17 +607,9 @@ static void test_sync_record_is_written_without_the_lock(void) {
   CHECK_EQ(zfs_append(a, buf, sizeof buf), 0);
   stuck_record stuck = stuck_record_begin(fs);
   sync_call s = {a, 1};
-  pthread_t ts, tw;
+  pthread_t ts;
   CHECK_EQ(pthread_create(&ts, NULL, sync_file, &s), 0);
-  for (int i = 0; i < BLOCK_BOUND_SECONDS * 1000 && log_reserved_end(fs) <= stuck.at + stuck.size; i++) usleep(1000);
-  CHECK(log_reserved_end(fs) > stuck.at + stuck.size); /* a.sst's record is reserved, waits its turn */
-  write_out_call w = {fs, &o, 0};
-  CHECK_EQ(pthread_create(&tw, NULL, owner_write_out_and_read, &w), 0);
-  for (int i = 0; i < BLOCK_BOUND_SECONDS * 1000 && !__atomic_load_n(&w.done, __ATOMIC_ACQUIRE); i++) usleep(1000);
-  int progressed = __atomic_load_n(&w.done, __ATOMIC_ACQUIRE);
-  CHECK_EQ(__atomic_load_n(&s.rc, __ATOMIC_ACQUIRE), 1); /* the sync still waits for the log */
-  stuck_record_end(fs, &stuck);
-  CHECK_EQ(pthread_join(tw, NULL), 0);
+  int progressed = owner_progresses_behind_stuck_log(fs, &o, &stuck, &s.rc);
   CHECK_EQ(pthread_join(ts, NULL), 0);
   CHECK(progressed);
   CHECK_EQ(s.rc, 0);
@@ -615,6 +625,148 @@ static void test_sync_record_is_written_without_the_lock(void) {
   zkv_dev_close(d);
 }
 
+/* A namespace change's records, and the resets of the zones it empties, are written without the
+ * file system's lock: while the log is busy with a slow write that came first, a create, a rename
+ * and a delete (of a file whose zone it empties) wait for their turn holding no lock, and another
+ * file's writer meanwhile writes out into the zone it owns and reads it back. Each change is
+ * complete when its call returns: the deleted file's zone is reset, and a mount replays all three. */
+enum { CHANGE_CREATE, CHANGE_RENAME, CHANGE_DELETE };
+
+#define CLOSED_FILE_SIZE 8192
+
+/* A file written and closed: its zone, partly written, is nobody's now. */
+static void write_closed_file(zfs *fs, const char *name, uint64_t seed) {
+  uint8_t buf[CLOSED_FILE_SIZE];
+  fill(buf, seed, 0, sizeof buf);
+  int rc = 0;
+  zfs_file *f = zfs_create(fs, name, 3, &rc);
+  CHECK(f != NULL);
+  CHECK_EQ(zfs_append(f, buf, sizeof buf), 0);
+  CHECK_EQ(zfs_close(f), 0);
+}
+typedef struct namespace_call {
+  zfs *fs;
+  int change;
+  int rc;
+  zfs_file *created;
+} namespace_call;
+
+static void *change_namespace(void *arg) {
+  namespace_call *c = arg;
+  int rc = 0;
+  if (c->change == CHANGE_CREATE) {
+    c->created = zfs_create(c->fs, "/db/new.sst", 3, &rc);
+  } else if (c->change == CHANGE_RENAME) {
+    rc = zfs_rename(c->fs, "/db/a.sst", "/db/b.sst");
+  } else {
+    rc = zfs_delete(c->fs, "/db/gone.sst");
+  }
+  __atomic_store_n(&c->rc, rc, __ATOMIC_RELEASE);
+  return NULL;
+}
+
+static void test_namespace_records_and_resets_are_written_without_the_lock(void) {
+  for (int change = CHANGE_CREATE; change <= CHANGE_DELETE; change++) {
+    zkv_dev *d;
+    zfs *fs = fresh_mount(&d);
+    owner_file o = owner_open(fs, "/db/owner.sst", 41);
+    write_closed_file(fs, "/db/a.sst", 42);
+    write_closed_file(fs, "/db/gone.sst", 42);
+    zfs_stats before;
+    CHECK_EQ(zfs_stats_get(fs, &before), 0);
+    stuck_record stuck = stuck_record_begin(fs);
+    namespace_call c = {fs, change, 1, NULL};
+    pthread_t tc;
+    CHECK_EQ(pthread_create(&tc, NULL, change_namespace, &c), 0);
+    int progressed = owner_progresses_behind_stuck_log(fs, &o, &stuck, &c.rc);
+    CHECK_EQ(pthread_join(tc, NULL), 0);
+    CHECK(progressed);
+    CHECK_EQ(c.rc, 0);
+    zfs_stats after;
+    CHECK_EQ(zfs_stats_get(fs, &after), 0);
+    CHECK_EQ(after.resets - before.resets, change == CHANGE_DELETE ? 1u : 0u); /* done when delete returned */
+    if (c.created) CHECK_EQ(zfs_close(c.created), 0);
+    owner_close_and_check(fs, &o, "/db/owner.sst");
+    CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
+    zfs_unmount(fs);
+    fs = mount_ok(d); /* the records, written in reservation order, replay */
+    check_file(fs, change == CHANGE_RENAME ? "/db/b.sst" : "/db/a.sst", 42, CLOSED_FILE_SIZE);
+    CHECK_EQ(zfs_stat(fs, "/db/gone.sst", NULL), change == CHANGE_DELETE ? -ENOENT : 0);
+    CHECK_EQ(zfs_stat(fs, "/db/new.sst", NULL), change == CHANGE_CREATE ? 0 : -ENOENT);
+    check_file(fs, "/db/owner.sst", 41, o.size);
+    zfs_unmount(fs);
+    zkv_dev_close(d);
+  }
+}
+
+/* The namespace and the zones have locks of their own: with the zones' lock held (an allocation
+ * being carried out), open, stat and list answer; with the namespace's held (a long listing), a
+ * writer writes out into the zone it owns, syncs and reads back. */
+typedef struct lookup_call {
+  zfs *fs;
+  zfs_file *opened;
+  uint64_t size;
+  int listed, done;
+} lookup_call;
+
+static void count_listed(const char *name, uint64_t size, void *arg) {
+  (void)name, (void)size;
+  ((lookup_call *)arg)->listed++;
+}
+
+static void *look_up(void *arg) {
+  lookup_call *c = arg;
+  int rc = 0;
+  c->opened = zfs_open(c->fs, "/db/a.sst", &rc);
+  CHECK_EQ(rc, 0);
+  CHECK_EQ(zfs_stat(c->fs, "/db/a.sst", &c->size), 0);
+  CHECK_EQ(zfs_list(c->fs, "/db/", count_listed, c), 0);
+  __atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+  return NULL;
+}
+
+static void *write_out_and_sync(void *arg) {
+  write_out_call *c = arg;
+  owner_write_out_and_read(c);
+  CHECK_EQ(zfs_sync(c->o->f), 0);
+  __atomic_store_n(&c->done, 2, __ATOMIC_RELEASE);
+  return NULL;
+}
+
+static void test_namespace_and_zones_have_their_own_locks(void) {
+  zkv_dev *d;
+  zfs *fs = fresh_mount(&d);
+  owner_file o = owner_open(fs, "/db/owner.sst", 51);
+  write_closed_file(fs, "/db/a.sst", 52);
+
+  pthread_mutex_lock(&fs->mu);
+  lookup_call l = {fs, NULL, 0, 0, 0};
+  pthread_t t;
+  CHECK_EQ(pthread_create(&t, NULL, look_up, &l), 0);
+  for (int i = 0; i < BLOCK_BOUND_SECONDS * 1000 && !__atomic_load_n(&l.done, __ATOMIC_ACQUIRE); i++) usleep(1000);
+  int looked_up = __atomic_load_n(&l.done, __ATOMIC_ACQUIRE);
+  pthread_mutex_unlock(&fs->mu);
+  CHECK_EQ(pthread_join(t, NULL), 0);
+  CHECK(looked_up);
+  CHECK_EQ(l.size, CLOSED_FILE_SIZE);
+  CHECK_EQ(l.listed, 2);
+  CHECK_EQ(zfs_close(l.opened), 0);
+
+  pthread_mutex_lock(&fs->ns_mu);
+  write_out_call w = {fs, &o, 0};
+  CHECK_EQ(pthread_create(&t, NULL, write_out_and_sync, &w), 0);
+  for (int i = 0; i < BLOCK_BOUND_SECONDS * 1000 && __atomic_load_n(&w.done, __ATOMIC_ACQUIRE) != 2; i++) usleep(1000);
+  int wrote = __atomic_load_n(&w.done, __ATOMIC_ACQUIRE) == 2;
+  pthread_mutex_unlock(&fs->ns_mu);
+  CHECK_EQ(pthread_join(t, NULL), 0);
+  CHECK(wrote);
+  owner_close_and_check(fs, &o, "/db/owner.sst");
+  check_file(fs, "/db/a.sst", 52, CLOSED_FILE_SIZE);
+  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
 int main(void) {
   make_temp_dir();
   printf("test_zonefs_decisions seed=%llu\n", (unsigned long long)rng);
@@ -626,6 +778,8 @@ int main(void) {
   test_view_shows_owners_and_expected_size();
   test_installing_waits_for_callouts();
   test_sync_record_is_written_without_the_lock();
+  test_namespace_records_and_resets_are_written_without_the_lock();
+  test_namespace_and_zones_have_their_own_locks();
   remove_temp_dir();
   TEST_DONE("test_zonefs_decisions");
   return 0;

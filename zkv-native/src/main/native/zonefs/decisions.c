@@ -89,6 +89,7 @@ void view_free(decision_view *v) {
 /* Counts a call-out in before fs->mu is released, and out after it is taken again; the last one
  * out wakes zfs_set_* waiting to replace a policy. */
 static void callout_enter(zfs *fs) {
+  run_deferred_now(fs); /* a roll or a writer must not wait for this scope's work during the call */
   fs->callouts_running++;
   pthread_mutex_unlock(&fs->mu);
 }

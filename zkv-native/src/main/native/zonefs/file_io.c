@@ -49,7 +49,8 @@ static int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
 static int begin_write(zfs *fs, fobj *f, uint64_t want, uint32_t *z, uint64_t *at, uint64_t *room) {
   int safety = 0;
   for (;;) {
-    pthread_mutex_lock(&fs->mu);
+    after_unlock work; /* a new zone's records (its labels, a WAL's ACTIVE record): after the lock */
+    lock_fs(fs, &work);
     int had_zone = f->zone >= 0;
     int rc = take_zone(fs, f, safety, want, z);
     if (!rc && is_sparse(f) && !had_zone && (rc = persist_active(fs, f, fs->zones[*z].wp)) != 0) release_zone(fs, f);
@@ -60,7 +61,15 @@ static int begin_write(zfs *fs, fobj *f, uint64_t want, uint32_t *z, uint64_t *a
       f->last_write = ++fs->write_clock;
     }
     int purpose = purpose_of(f, 0); /* names need the lock */
-    pthread_mutex_unlock(&fs->mu);
+    int written = unlock_fs(fs, &work);
+    if (!rc && written) { /* the zone's record failed: no data goes there */
+      pthread_mutex_lock(&fs->mu);
+      fs->zones[*z].busy = 0;
+      release_zone(fs, f);
+      zones_changed(fs);
+      pthread_mutex_unlock(&fs->mu);
+      return written;
+    }
     if (rc == ALLOC_RESERVED) return -ENOSPC;
     if (rc != -ENOSPC && rc != ALLOC_NEED_GC) return rc;
     int any_garbage = purpose == FOR_METADATA || purpose == FOR_RECOVERY;
@@ -78,7 +87,8 @@ static int begin_write(zfs *fs, fobj *f, uint64_t want, uint32_t *z, uint64_t *a
  * active token with it); after a failed write the zone's write pointer is unknown here, so the
  * writer asks for another zone next time. Returns rc, or the extent's error. */
 static int end_write(zfs *fs, fobj *f, uint32_t z, int rc, uint64_t at, size_t phys, uint64_t data_at, size_t data) {
-  pthread_mutex_lock(&fs->mu);
+  after_unlock work; /* a full zone whose data is all deleted is reset after the lock */
+  lock_fs(fs, &work);
   zone_state *zs = &fs->zones[z];
   zs->busy = 0;
   if (!rc) {
@@ -95,8 +105,8 @@ static int end_write(zfs *fs, fobj *f, uint32_t z, int rc, uint64_t at, size_t p
   }
   if ((rc || zone_end(fs, z) - zs->wp < fs->g.lba_size) && f->zone == (int32_t)z) release_zone(fs, f);
   zones_changed(fs);
-  pthread_mutex_unlock(&fs->mu);
-  return rc;
+  int after = unlock_fs(fs, &work);
+  return rc ? rc : after;
 }
 
 /* Writes wbuf[0, n) (n whole blocks, or the padded tail when `logical` < n) into zones. */
@@ -197,22 +207,20 @@ int zfs_sync(zfs_file *h) {
     pthread_mutex_unlock(&f->wmu);
   }
   /* Data durable before the metadata that points at it: the flush runs outside the lock and covers
-   * this file's writes (its record then needs no flush of its own: make_data_durable). The record
-   * is reserved under the lock and written after it is released, so other files' write-outs and
+   * this file's writes (none when another file's flush already did: make_durable). Its record is
+   * reserved under the lock and written after it is released, so other files' write-outs and
    * allocations do not wait for this metadata write. */
-  pthread_mutex_lock(&fs->mu);
-  uint64_t gen = fs->data_gen;
-  pthread_mutex_unlock(&fs->mu);
-  int rc = zkv_dev_flush(fs->dev);
+  int rc = make_durable(fs, f->written_gen);
   if (rc) return rc;
-  meta_pending record = {0};
-  pthread_mutex_lock(&fs->mu);
-  if (gen > fs->durable_gen) fs->durable_gen = gen;
+  after_unlock work;
+  lock_fs(fs, &work);
   f->m.mtime = now_us();
+  meta_pending record = {0};
   /* A sparse file's synced chunks are found on the device by the next mount: no record. */
   rc = is_sparse(f) ? 0 : reserve_sync(fs, f, &record);
-  pthread_mutex_unlock(&fs->mu);
-  return rc ? rc : write_reserved(fs, &record);
+  if (!rc) rc = defer_record(fs, &record);
+  int written = unlock_fs(fs, &work);
+  return rc ? rc : written;
 }
 
 void zfs_set_space_class(zfs_file *h, int space_class) {

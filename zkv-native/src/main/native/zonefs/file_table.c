@@ -129,22 +129,14 @@ static void release_space(zfs *fs, fobj *f) {
   }
 }
 
-/* A data zone nobody holds whose live data is all gone is reset at once (ZenFS's
- * ResetUnusedIOZones); a failed reset leaves it for GC. */
+/* A data zone nobody holds whose live data is all gone is reset (ZenFS's ResetUnusedIOZones): when
+ * the caller's scope releases fs->mu, after its records (after_unlock.c); a failed reset leaves it
+ * for GC. */
 void reset_if_unused(zfs *fs, uint32_t z) {
   zone_state *zs = &fs->zones[z];
   /* Not after the log failed: its records on the device may still point into the zone. */
   if (zs->live_phys || zone_held(zs) || zs->wp == zs->start || log_failed(fs)) return;
-  if (zkv_dev_zone_mgmt(fs->dev, z, ZKV_ZONE_RESET) == 0) {
-    zs->wp = zs->start;
-    zs->lifetime = 0;
-    zs->tag = -1;
-    zs->labelled = 0;
-    zs->io_class = ZKV_CLASS_NONE;
-    fs->st.resets++;
-    fs->st.resets_without_copy++;
-    zones_changed(fs);
-  }
+  defer_reset(fs, z, 1, 0);
 }
 
 void drop_file(zfs *fs, fobj *f) {

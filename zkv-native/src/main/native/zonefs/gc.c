@@ -189,7 +189,11 @@ static int gc_one_zone(zfs *fs, uint64_t max_live, int for_class) {
     return rc ? rc : -ENOSPC;
   }
   zone_state *v = &fs->zones[victim];
-  v->busy = 1;
+  v->busy = 1; /* GC's from here: nobody allocates, finishes or resets it */
+  pthread_mutex_unlock(&fs->mu);
+  /* The scan takes references (handles' counts are the namespace's): ns_mu before mu. */
+  pthread_mutex_lock(&fs->ns_mu);
+  pthread_mutex_lock(&fs->mu);
   int copied = v->live > 0;
   size_t n = 0, cap = 16;
   gc_move *moves = malloc(cap * sizeof *moves);
@@ -222,6 +226,7 @@ static int gc_one_zone(zfs *fs, uint64_t max_live, int for_class) {
     }
   }
   pthread_mutex_unlock(&fs->mu);
+  pthread_mutex_unlock(&fs->ns_mu);
 
   int64_t gc_zone = -1; /* the zone the copies go to, held by GC */
   /* The copies stay in the victim's class where zones serve one (a WAL's data in the WAL's share
@@ -229,14 +234,12 @@ static int gc_one_zone(zfs *fs, uint64_t max_live, int for_class) {
   int cls = v->io_class == ZKV_CLASS_NONE ? ZKV_CLASS_INTERNAL : v->io_class;
   for (size_t i = 0; !rc && i < n; i++)
     rc = copy_extent(fs, moves[i].old, moves[i].f, cls, &gc_zone, &moves[i].copies, &moves[i].n_copies);
-  pthread_mutex_lock(&fs->mu);
-  uint64_t gen = fs->data_gen;
-  pthread_mutex_unlock(&fs->mu);
-  if (!rc) rc = zkv_dev_flush(fs->dev); /* the copies durable before the records (rule 1) */
+  uint64_t gen = atomic_load(&fs->data_gen);
+  if (!rc) rc = make_durable(fs, gen); /* the copies durable before the records (rule 1) */
 
   readers_exclude(fs);
-  pthread_mutex_lock(&fs->mu);
-  if (!rc && gen > fs->durable_gen) fs->durable_gen = gen;
+  after_unlock work;
+  lock_namespace(fs, &work); /* a file deleted meanwhile is dropped with GC's reference */
   /* Swap, last move first: replacing extent k by its copies shifts the file's later extents. */
   for (size_t i = n; i-- > 0;) {
     gc_move *m = &moves[i];
@@ -264,28 +267,23 @@ static int gc_one_zone(zfs *fs, uint64_t max_live, int for_class) {
     fobj *f = touched[i];
     if (f->m.active_extent_start != ZFS_NO_ACTIVE_EXTENT && zone_of(fs, f->m.active_extent_start) == (uint32_t)victim)
       f->m.active_extent_start = ZFS_NO_ACTIVE_EXTENT;
-    if (!rc) rc = persist_file(fs, f);
+    if (!rc) rc = persist_file(fs, f); /* written once fs->mu is released (after_unlock.c) */
   }
-  if (!rc) rc = log_failed(fs); /* no reset while a durable record may still point into it */
-  if (!rc) rc = zkv_dev_zone_mgmt(fs->dev, (uint32_t)victim, ZKV_ZONE_RESET);
+  /* The victim holds nothing live any more; it is reset after the records (unlock_fs), busy until
+   * then. Readers go on at once: the swap is done, none reads the victim. */
   if (!rc) {
-    v->wp = v->start;
-    v->live = 0;
-    v->live_phys = 0;
-    v->lifetime = 0;
-    v->tag = -1;
-    v->labelled = 0;
-    v->io_class = ZKV_CLASS_NONE;
-    fs->st.resets++;
-    if (!copied) fs->st.resets_without_copy++;
+    v->live = v->live_phys = 0;
+    defer_reset(fs, (uint32_t)victim, !copied, 1);
+  } else {
+    v->busy = 0;
   }
-  v->busy = 0;
   if (gc_zone >= 0) fs->zones[gc_zone].busy = 0;
   for (size_t i = 0; i < n_touched; i++)
     if (--touched[i]->refs == 0 && touched[i]->m.n_names == 0) drop_file(fs, touched[i]);
   zones_changed(fs); /* writers may wait for the zones GC held */
-  pthread_mutex_unlock(&fs->mu);
   readers_admit(fs);
+  int after = unlock_fs(fs, &work);
+  if (!rc) rc = after;
   for (size_t i = 0; i < n; i++) free(moves[i].copies);
   free(moves);
   free(touched);

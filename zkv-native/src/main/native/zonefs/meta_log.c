@@ -53,7 +53,9 @@ static int write_meta(zfs *fs, const uint8_t *buf, size_t len) {
  * reservation, made under mu, only looks at meta_failed. */
 int write_reserved(zfs *fs, meta_pending *p) {
   if (!p->buf) return 0;
+  int durable = make_durable(fs, p->durable_gen); /* before its turn: the flush holds up no record */
   pthread_mutex_lock(&fs->meta_mu);
+  if (durable && !fs->meta_failed) fs->meta_failed = durable;
   while (fs->meta_done != p->at && !fs->meta_failed) pthread_cond_wait(&fs->meta_progress, &fs->meta_mu);
   int rc = fs->meta_failed;
   pthread_mutex_unlock(&fs->meta_mu);
@@ -89,18 +91,19 @@ static uint8_t *encode_snapshot(zfs *fs, size_t *len) {
 }
 
 /* Rule 1 of docs/zone-fs.md ("Order of writes"): file data is durable before any record that may
- * point at it. Every data write bumps data_gen (and sets its file's written_gen); a flush that
- * started at generation g makes everything up to g durable. A record of one file needs the flush
- * only while that file's own last write is not durable yet (`f`); a snapshot, while any is (NULL).
- * A sync flushed its own data before it takes mu, so its record usually needs none. Called with
- * fs->mu held. */
-static int make_data_durable(zfs *fs, const fobj *f) {
-  uint64_t needed = f ? f->written_gen : fs->data_gen;
-  if (needed <= fs->durable_gen) return 0;
-  uint64_t gen = fs->data_gen;
+ * point at it. Every data write bumps data_gen when it completed (and sets its file's written_gen);
+ * a flush that started after generation g completed makes everything up to g durable. A record of
+ * one file needs the flush only while that file's own last write is not durable yet; a snapshot,
+ * while any is. A sync flushed its own data before its record, so that record usually needs none.
+ * Needs no lock: the flush runs wherever the record is written (after fs->mu, as a rule). */
+int make_durable(zfs *fs, uint64_t needed) {
+  if (needed <= atomic_load(&fs->durable_gen)) return 0;
+  uint64_t gen = atomic_load(&fs->data_gen);
   int rc = zkv_dev_flush(fs->dev);
-  if (!rc && gen > fs->durable_gen) fs->durable_gen = gen;
-  return rc;
+  if (rc) return rc;
+  uint64_t d = atomic_load(&fs->durable_gen);
+  while (gen > d && !atomic_compare_exchange_weak(&fs->durable_gen, &d, gen)) {}
+  return 0;
 }
 
 /* Reserves a record at the log's end (rolling to a fresh meta zone first when it does not fit)
@@ -112,27 +115,31 @@ static int reserve_record(zfs *fs, uint16_t type, const uint8_t *payload, size_t
   out->buf = NULL;
   size_t size = zfs_record_size((uint32_t)len, fs->g.lba_size);
   int rc = 0;
-  if (!raw && fs->meta_wp + size > zone_end(fs, fs->meta_zone) && (rc = roll_meta(fs))) return rc;
+  /* A roll waits until every reserved record is written: this thread's own deferred ones first. */
+  if (!raw && fs->meta_wp + size > zone_end(fs, fs->meta_zone) &&
+      ((rc = write_deferred_records_now(fs)) || (rc = roll_meta(fs))))
+    return rc;
   if ((rc = log_failed(fs))) return rc;
-  if (type == ZFS_REC_FILE_UPDATE || type == ZFS_REC_FILE_EXTEND || type == ZFS_REC_FILE_ACTIVE ||
-      type == ZFS_REC_SNAPSHOT) {
-    if ((rc = make_data_durable(fs, type == ZFS_REC_SNAPSHOT ? NULL : f))) return rc;
-  }
+  uint64_t durable_gen = 0;
+  if (type == ZFS_REC_FILE_UPDATE || type == ZFS_REC_FILE_EXTEND || type == ZFS_REC_FILE_ACTIVE)
+    durable_gen = f ? f->written_gen : 0;
+  else if (type == ZFS_REC_SNAPSHOT)
+    durable_gen = atomic_load(&fs->data_gen);
   uint8_t *rec = malloc(size);
   if (!rec) return -ENOMEM;
   zfs_record_encode(type, ++fs->meta_seq, payload, (uint32_t)len, fs->g.lba_size, rec, size);
-  *out = (meta_pending){fs->meta_wp, rec, size};
+  *out = (meta_pending){fs->meta_wp, rec, size, durable_gen};
   fs->meta_wp += size;
   fs->st.meta_bytes += size;
   return 0;
 }
 
-/* A record written before it returns (mu held throughout; records reserved before it, by syncs
- * that released mu, are written first). */
+/* A record reserved now (mu held) and written when the thread's scope releases mu (after_unlock.c),
+ * or at once outside a scope and for the roll's own records (raw). */
 static int append_record_for(zfs *fs, uint16_t type, const uint8_t *payload, size_t len, const fobj *f, int raw) {
   meta_pending p;
   int rc = reserve_record(fs, type, payload, len, f, raw, &p);
-  return rc ? rc : write_reserved(fs, &p);
+  return rc ? rc : raw ? write_reserved(fs, &p) : defer_record(fs, &p);
 }
 
 static int append_record_raw(zfs *fs, uint16_t type, const uint8_t *payload, size_t len) {

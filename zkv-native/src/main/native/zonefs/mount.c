@@ -26,6 +26,7 @@ static zfs *alloc_fs(zkv_dev *dev) {
     return NULL;
   }
   for (uint32_t z = 0; z < fs->g.nr_zones; z++) fs->zones[z].tag = -1;
+  pthread_mutex_init(&fs->ns_mu, NULL);
   pthread_mutex_init(&fs->mu, NULL);
   pthread_cond_init(&fs->zone_released, NULL);
   pthread_cond_init(&fs->callouts_done, NULL);
@@ -45,6 +46,7 @@ static void free_fs(zfs *fs) {
   zfs_index_free(&fs->by_id);
   free(fs->files);
   free(fs->zones);
+  pthread_mutex_destroy(&fs->ns_mu);
   pthread_mutex_destroy(&fs->mu);
   pthread_cond_destroy(&fs->zone_released);
   pthread_cond_destroy(&fs->callouts_done);

@@ -15,12 +15,27 @@ static zfs_file *new_handle(zfs *fs, fobj *f, int writer) {
   return h;
 }
 
+/* A writer's handle given up without a sync (its creation's record failed). */
+static void abandon_handle(zfs_file *h) {
+  zfs *fs = h->fs;
+  fobj *f = h->f;
+  pthread_mutex_lock(&fs->ns_mu);
+  pthread_mutex_lock(&fs->mu);
+  release_zone(fs, f);
+  f->has_writer = 0;
+  if (--f->refs == 0 && f->m.n_names == 0) drop_file(fs, f);
+  pthread_mutex_unlock(&fs->mu);
+  pthread_mutex_unlock(&fs->ns_mu);
+  free(h);
+}
+
 zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc) {
   if (!name || !*name || strlen(name) > ZFS_MAX_NAME || fs->readonly) {
     *rc = fs->readonly ? -EROFS : -EINVAL;
     return NULL;
   }
-  pthread_mutex_lock(&fs->mu);
+  after_unlock work;
+  lock_namespace(fs, &work);
   uint32_t k;
   fobj *old = file_find(fs, name, &k);
   zfs_file *h = NULL;
@@ -64,7 +79,14 @@ zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc) {
       remove_name(fs, old, k);
     }
   }
-  pthread_mutex_unlock(&fs->mu);
+  int written = unlock_fs(fs, &work); /* the records, after the lock */
+  if (h && written) {
+    /* The log failed: nothing persists on this mount any more (every later record fails too).
+     * The file stays in memory as the calls left it; the caller gets no handle. */
+    abandon_handle(h);
+    h = NULL;
+    *rc = written;
+  }
   return h;
 }
 
@@ -74,6 +96,7 @@ zfs_file *zfs_reopen(zfs *fs, const char *name, int *rc) {
     return NULL;
   }
   readers_exclude(fs); /* a sealed file's readers take no lock: none may be reading when it unseals */
+  pthread_mutex_lock(&fs->ns_mu);
   pthread_mutex_lock(&fs->mu);
   fobj *f = file_find(fs, name, NULL);
   zfs_file *h = NULL;
@@ -91,16 +114,17 @@ zfs_file *zfs_reopen(zfs *fs, const char *name, int *rc) {
     f->wlen = f->wdone = 0;
   }
   pthread_mutex_unlock(&fs->mu);
+  pthread_mutex_unlock(&fs->ns_mu);
   readers_admit(fs);
   return h;
 }
 
 zfs_file *zfs_open(zfs *fs, const char *name, int *rc) {
-  pthread_mutex_lock(&fs->mu);
+  pthread_mutex_lock(&fs->ns_mu); /* writers' allocations and write-outs go on meanwhile */
   fobj *f = file_find(fs, name, NULL);
   zfs_file *h = f ? new_handle(fs, f, 0) : NULL;
   *rc = f ? (h ? 0 : -ENOMEM) : -ENOENT;
-  pthread_mutex_unlock(&fs->mu);
+  pthread_mutex_unlock(&fs->ns_mu);
   return h;
 }
 
@@ -108,9 +132,9 @@ zfs_file *zfs_open(zfs *fs, const char *name, int *rc) {
  * database on a full device does not fail for its diagnostic log: RocksDB itself ignores errors
  * appending to it. What already reached the device stays. Returns whether `f` is an info log. */
 static int drop_info_log_tail(zfs *fs, fobj *f) {
-  pthread_mutex_lock(&fs->mu);
+  pthread_mutex_lock(&fs->ns_mu);
   int info_log = f->m.n_names && is_info_log_file(f->m.names[0]);
-  pthread_mutex_unlock(&fs->mu);
+  pthread_mutex_unlock(&fs->ns_mu);
   if (info_log) {
     pthread_mutex_lock(&f->wmu);
     f->wlen = f->wdone = 0; /* wbuf[wdone, wlen) never reached the device; [0, wdone) is in m.size */
@@ -126,7 +150,8 @@ int zfs_close(zfs_file *h) {
   int rc = h->writer ? zfs_sync(h) : 0;
   /* with nothing left buffered, the sync only records what reached the device */
   if (rc == -ENOSPC && h->writer && drop_info_log_tail(fs, f)) rc = zfs_sync(h);
-  pthread_mutex_lock(&fs->mu);
+  after_unlock work;
+  lock_namespace(fs, &work);
   /* A clean close records a sparse file's last chunks, so no mount has to look for them. */
   if (h->writer && is_sparse(f) && rc == 0) rc = persist_active(fs, f, ZFS_NO_ACTIVE_EXTENT);
   if (h->writer) {
@@ -150,34 +175,36 @@ int zfs_close(zfs_file *h) {
     if (sealed) atomic_store_explicit(&f->sealed, 1, memory_order_release); /* after its last extent */
   }
   if (--f->refs == 0 && f->m.n_names == 0) drop_file(fs, f);
-  pthread_mutex_unlock(&fs->mu);
+  int written = unlock_fs(fs, &work);
   free(h);
-  return rc;
+  return rc ? rc : written;
 }
 
 int zfs_stat(zfs *fs, const char *name, uint64_t *size) {
-  pthread_mutex_lock(&fs->mu);
+  pthread_mutex_lock(&fs->ns_mu);
   fobj *f = file_find(fs, name, NULL);
   if (f && size) *size = file_size_locked(f);
-  pthread_mutex_unlock(&fs->mu);
+  pthread_mutex_unlock(&fs->ns_mu);
   return f ? 0 : -ENOENT;
 }
 
 int zfs_delete(zfs *fs, const char *name) {
   if (fs->readonly) return -EROFS;
-  pthread_mutex_lock(&fs->mu);
+  after_unlock work;
+  lock_namespace(fs, &work);
   uint32_t k;
   fobj *f = file_find(fs, name, &k);
   int rc = f ? remove_name(fs, f, k) : -ENOENT;
-  pthread_mutex_unlock(&fs->mu);
-  return rc;
+  int written = unlock_fs(fs, &work); /* the delete record, then the resets of the zones it emptied */
+  return rc ? rc : written;
 }
 
 int zfs_rename(zfs *fs, const char *from, const char *to) {
   if (fs->readonly) return -EROFS;
   if (!to || !*to || strlen(to) > ZFS_MAX_NAME) return -EINVAL;
   if (strcmp(from, to) == 0) return zfs_stat(fs, from, NULL); /* a rename onto itself changes nothing */
-  pthread_mutex_lock(&fs->mu);
+  after_unlock work;
+  lock_namespace(fs, &work);
   uint32_t k, kt;
   fobj *f = file_find(fs, from, &k);
   int rc = f ? 0 : -ENOENT;
@@ -199,14 +226,15 @@ int zfs_rename(zfs *fs, const char *from, const char *to) {
     rc = persist_file(fs, f);
     if (!rc && target) rc = remove_name(fs, target, kt);
   }
-  pthread_mutex_unlock(&fs->mu);
-  return rc;
+  int written = unlock_fs(fs, &work);
+  return rc ? rc : written;
 }
 
 int zfs_link(zfs *fs, const char *existing, const char *link) {
   if (fs->readonly) return -EROFS;
   if (!link || !*link || strlen(link) > ZFS_MAX_NAME) return -EINVAL;
-  pthread_mutex_lock(&fs->mu);
+  after_unlock work;
+  lock_namespace(fs, &work);
   fobj *f = file_find(fs, existing, NULL);
   int rc = !f ? -ENOENT : file_find(fs, link, NULL) ? -EEXIST : 0;
   if (!rc) {
@@ -226,17 +254,17 @@ int zfs_link(zfs *fs, const char *existing, const char *link) {
       rc = persist_file(fs, f);
     }
   }
-  pthread_mutex_unlock(&fs->mu);
-  return rc;
+  int written = unlock_fs(fs, &work);
+  return rc ? rc : written;
 }
 
 int zfs_list(zfs *fs, const char *prefix, void (*fn)(const char *, uint64_t, void *), void *arg) {
   size_t pl = strlen(prefix);
-  pthread_mutex_lock(&fs->mu);
+  pthread_mutex_lock(&fs->ns_mu); /* a long listing holds up no writer */
   for (size_t i = 0; i < fs->n_files; i++)
     for (uint32_t k = 0; k < fs->files[i]->m.n_names; k++)
       if (strncmp(fs->files[i]->m.names[k], prefix, pl) == 0)
         fn(fs->files[i]->m.names[k], file_size_locked(fs->files[i]), arg);
-  pthread_mutex_unlock(&fs->mu);
+  pthread_mutex_unlock(&fs->ns_mu);
   return 0;
 }

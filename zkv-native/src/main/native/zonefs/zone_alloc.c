@@ -435,10 +435,14 @@ int take_zone(zfs *fs, fobj *f, int safety, uint64_t want, uint32_t *out) {
       return 0;
     }
     if (rc != ALLOC_WAIT && rc != -ENOSPC) return rc;
-    if (release_idle_owner(fs, f, rc == ALLOC_WAIT && !is_sparse(f))) continue;
+    if (release_idle_owner(fs, f, rc == ALLOC_WAIT && !is_sparse(f))) {
+      run_deferred_now(fs); /* the zone it gave up may be empty once reset: asked for next */
+      continue;
+    }
     /* Every owner is writing: one of them finishes its write soon, then ask again. With no write
      * under way nothing will change: the caller collects garbage or reports NoSpace. */
     if (!any_write_in_flight(fs)) return -ENOSPC;
+    run_deferred_now(fs); /* nothing of this scope waits for the others while they wait for it */
     pthread_cond_wait(&fs->zone_released, &fs->mu);
   }
 }

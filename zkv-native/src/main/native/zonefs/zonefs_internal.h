@@ -1,6 +1,7 @@
 /* The zone file system core's private header: the state every part shares and the functions the
  * parts call across files. The API is zonefs.h, the format docs/formats/zone-fs.md. Where what is:
  *   meta_log.c   the metadata log: records, the roll, what each change persists
+ *   after_unlock.c an operation's records and zone resets, done after the locks are released
  *   file_table.c file objects and their indexes (file_index.c), dropping a file's space
  *   decisions.c  the policies' call-outs: the view they decide on, called without the lock
  *   zone_alloc.c the reserves, checking and carrying out a placement decision
@@ -103,10 +104,23 @@ struct zfs_file {
   int writer;
 };
 
+/* The locks, in the order they are taken (docs/zone-fs.md, "Locks"):
+ *   gc_mu             one collection at a time
+ *   io_lock           readers excluded (GC's swap, a reopen): readers_exclude
+ *   ns_mu             the namespace: names and their index, the file table, handles' references
+ *   mu                zones: their state, owners and claims (busy), allocation, statistics, and
+ *                     the reservation of metadata records
+ *   meta_mu           the metadata log's write progress (meta_done, meta_failed)
+ *   fobj.wmu          one file's write buffer and extent list
+ * A name or the file table changes under ns_mu and mu both, so either is enough to read them:
+ * the placement call-outs' views and GC's scan hold mu only; open, stat and list hold ns_mu only.
+ * No lock but mu's and wmu's holders' own is held across a policy call; no lock is held across a
+ * data write, a device flush or a metadata record's write (after_unlock.c), except the roll. */
 struct zfs {
   zkv_dev *dev;
   zkv_geometry g;
   zfs_superblock sb;
+  pthread_mutex_t ns_mu;
   pthread_mutex_t mu;
   pthread_cond_t zone_released; /* a write finished or a zone was released: allocation may go on */
   uint64_t zone_events;         /* counts those (zones_changed): a wait decided on an older view is
@@ -152,8 +166,8 @@ struct zfs {
   int gc_running, gc_stop;
   pthread_cond_t gc_wake;
   zfs_meta_status meta_status[ZFS_MAX_META_ZONES];
-  char log_tail[256];             /* how the replayed log ended when it did not end cleanly, for fsck */
-  uint64_t data_gen, durable_gen; /* data writes made / made durable by a flush (make_data_durable) */
+  char log_tail[256];                     /* how the replayed log ended when it did not end cleanly, for fsck */
+  _Atomic uint64_t data_gen, durable_gen; /* data writes made / made durable by a flush (make_durable) */
   zfs_stats st;
   uint64_t policy_base[3];               /* decisions, fallbacks, steals of earlier mounts (the log's count) */
   uint64_t override_base[ZFS_OVERRIDES]; /* overrides by reason of earlier mounts, likewise */
@@ -218,7 +232,46 @@ typedef struct meta_pending {
   uint64_t at;
   uint8_t *buf; /* NULL: nothing reserved */
   size_t size;
+  uint64_t durable_gen; /* data writes up to this generation are made durable before it is written */
 } meta_pending;
+
+/* Device work left for after fs->mu (after_unlock.c): an operation's records and zone resets. */
+typedef struct deferred_reset {
+  uint32_t zone;
+  uint8_t without_copy; /* counted in resets_without_copy */
+  uint8_t required;     /* GC's victim: a failed reset fails the operation (else it is left for GC) */
+  uint8_t ok;
+} deferred_reset;
+typedef struct after_unlock {
+  zfs *fs;
+  meta_pending *records;
+  uint32_t n_records, cap_records;
+  deferred_reset *resets;
+  uint32_t n_resets, cap_resets;
+  int failed;    /* work done early (write_deferred_records_now, run_deferred_now) failed */
+  int namespace; /* ns_mu is held too (lock_namespace) */
+  struct after_unlock *outer;
+} after_unlock;
+/* Takes fs->mu and opens the thread's scope: records and resets made until unlock_fs wait for it. */
+void lock_fs(zfs *fs, after_unlock *work);
+/* lock_fs for a namespace change: ns_mu, then mu. */
+void lock_namespace(zfs *fs, after_unlock *work);
+/* Releases fs->mu (and ns_mu), then writes the scope's records in order and resets its zones (only when every
+ * record went through); returns the first error. */
+int unlock_fs(zfs *fs, after_unlock *work);
+/* Under mu: a reserved record, written at unlock_fs (or now, outside a scope); frees p->buf. */
+int defer_record(zfs *fs, meta_pending *p);
+/* Under mu: zone z is reset at unlock_fs (or now, outside a scope); busy until then. */
+void defer_reset(zfs *fs, uint32_t z, int without_copy, int required);
+/* Under mu: resets zone z now and marks it empty (busy cleared either way; a failure leaves it for GC). */
+int reset_zone_now(zfs *fs, uint32_t z, int without_copy);
+/* Under mu, before a wait or a roll: the scope's records are written now (a roll waits for every
+ * reserved record). */
+int write_deferred_records_now(zfs *fs);
+/* Under mu, before a wait for zones or a policy call: the scope's records and resets are done now. */
+void run_deferred_now(zfs *fs);
+/* Makes data writes up to generation `needed` durable (a device flush unless one already did). */
+int make_durable(zfs *fs, uint64_t needed);
 int roll_meta(zfs *fs);
 int append_record(zfs *fs, uint16_t type, const uint8_t *payload, size_t len);
 int persist_file(zfs *fs, fobj *f);
