@@ -71,9 +71,10 @@ int dev_read_parallel(zkv_dev *dev, int n, const uint64_t *offset, uint8_t *cons
 /* Sets the calling thread's message for zkv_dev_last_error(). */
 void zkv_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Backends' open functions: the emulator parses its whole URI, the others get the path after
- * the scheme. */
+/* Backends' open functions (device.c's scheme table): the emulator (emu_uri.c) and plmarray:
+ * parse their whole URI, the others get the path after the scheme. */
 zkv_dev *emu_dev_open(const char *uri, int *err);
+zkv_dev *plm_array_open(const char *uri, int *err);
 zkv_dev *nvme_dev_open(const char *path, int *err);
 zkv_dev *zbd_dev_open(const char *path, int *err);
 extern const zkv_backend zkv_emu_backend;

@@ -1,4 +1,5 @@
-// Test plumbing: a rocksdb::Env over the host file system whose FileSystem only counts what RocksDB
+// Test plumbing (built into the test-only library libzkv-rocksdb-test-<version>.so, never the
+// library's): a rocksdb::Env over the host file system whose FileSystem only counts what RocksDB
 // asks of it, proving that RocksDB's file calls reach zkv's native layer. Its only Java side is the
 // test class org.rocksdb.PassthroughEnv (zkv-native's test sources, shared with other modules'
 // tests through the zkv-native test jar): the library's public API has no pass-through Env.

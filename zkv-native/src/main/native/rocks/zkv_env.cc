@@ -1,5 +1,6 @@
 // The RocksDB side of zkv: a rocksdb::Env whose FileSystem is zkv's zone file system on a zoned
-// device. (The tests' pass-through Env over the host file system is in passthrough_env.cc.)
+// device. (The tests' pass-through Env over the host file system is passthrough_env.cc, built into a
+// test-only library.)
 #include <jni.h>
 #include <pthread.h>
 #include <unistd.h>

@@ -6,8 +6,7 @@ import io.zkv.device.EmulatedDevice;
 import io.zkv.device.Zone;
 import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
-import io.zkv.plm.driver.WindowDriver;
-import io.zkv.plm.driver.WindowSchedulers;
+import io.zkv.device.plm.WindowSchedulerProvider;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,7 +67,7 @@ public final class ZonedEnv implements AutoCloseable {
   private final List<Attachment> attachments = new ArrayList<>();
   private final Map<String, String> uncleanlyClosed = new HashMap<>();
   private boolean closed;
-  private WindowDriver windowDriver; // plmarray: with a window scheduler
+  private WindowSchedulerProvider.Running windowDriver; // plmarray: with a window scheduler
 
   private ZonedEnv(
       ZonedDevice device,
@@ -266,7 +265,8 @@ public final class ZonedEnv implements AutoCloseable {
 
   /**
    * Refuses the options' window scheduler, before anything is mounted or formatted, on a device
-   * that cannot run it, saying why ({@link WindowDriver#checkDevice}).
+   * that cannot run it, saying why ({@link WindowSchedulerProvider#checkDevice}; the schedulers are
+   * zkv-plm's, found on the class path).
    */
   private static void refuseUnsupportedScheduler(ZonedDevice device, ZonedEnvOptions options) {
     String name = options.windowScheduler();
@@ -274,7 +274,7 @@ public final class ZonedEnv implements AutoCloseable {
       return;
     }
     try {
-      WindowDriver.checkDevice(device, WindowSchedulers.create(name, 0));
+      WindowSchedulerProvider.forName(name).checkDevice(device, name);
     } catch (ZonedDeviceException | IllegalArgumentException e) {
       throw new ZkvException(
           "cannot start window scheduler " + name + " on " + device.uri() + ": " + e.getMessage(),
@@ -289,8 +289,7 @@ public final class ZonedEnv implements AutoCloseable {
       return;
     }
     try {
-      long hold = device.plmArray().set(1).holdCapacity();
-      windowDriver = WindowDriver.start(device, WindowSchedulers.create(name, hold));
+      windowDriver = WindowSchedulerProvider.forName(name).start(device, name).orElse(null);
     } catch (ZonedDeviceException | IllegalArgumentException e) {
       env.close();
       throw new ZkvException(

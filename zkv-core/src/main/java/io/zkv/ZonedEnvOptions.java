@@ -1,5 +1,6 @@
 package io.zkv;
 
+import io.zkv.device.plm.WindowSchedulerProvider;
 import io.zkv.fs.ZoneFsSettings;
 import io.zkv.placement.GcTrigger;
 import io.zkv.placement.GreedyVictimPolicy;
@@ -7,7 +8,6 @@ import io.zkv.placement.LizaPolicy;
 import io.zkv.placement.PlacementPolicy;
 import io.zkv.placement.VictimPolicy;
 import io.zkv.placement.ZenFsGcTrigger;
-import io.zkv.plm.driver.WindowSchedulers;
 import java.util.Objects;
 
 /**
@@ -140,13 +140,15 @@ public final class ZonedEnvOptions {
      * The window scheduler for a {@code plmarray:} device: {@code base} (PLM off), {@code plm} (the
      * ablation ladder's simple driver), {@code r-vigil} or {@code o-vigil}; null for none. Opening
      * any other device with one set fails before anything is mounted, saying why (an {@code nvme:}
-     * device without Predictable Latency Mode, such as QEMU's, among them; docs/plm.md).
+     * device without Predictable Latency Mode, such as QEMU's, among them; docs/plm.md). The
+     * schedulers are {@code io.zkv:zkv-plm}'s: add it as a dependency.
      *
-     * @throws IllegalArgumentException for an unknown name, listing the known ones
+     * @throws IllegalArgumentException for an unknown name, listing the known ones, or when zkv-plm
+     *     is not on the class path
      */
     public Builder windowScheduler(String name) {
       if (name != null) {
-        WindowSchedulers.create(name, 0); // validates, with the message users see
+        WindowSchedulerProvider.forName(name); // validates, with the message users see
       }
       this.windowScheduler = name;
       return this;

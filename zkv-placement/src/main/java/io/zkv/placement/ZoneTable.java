@@ -13,36 +13,36 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * An in-memory zone table: the state a placement policy reads, kept by whoever drives the zones
- * (unit tests and simulations now, the zone file system later). Every change is checked against the
- * rules of NVMe ZNS and of extent accounting and fails with a specific message instead of producing
- * a state the device could not be in.
+ * An in-memory zone table: the state a placement policy reads, built from a description ({@link
+ * Builder}; the zone file system's view is projected into one per decision) and checked against the
+ * rules of NVMe ZNS and of extent accounting: a state the device could not be in fails with a
+ * specific message. The library never changes a table once built; the tests' simulations change
+ * theirs through a test-only class in this package (zkv-placement's test sources), with the same
+ * checks, which is why the state below is package-private.
  *
  * <p>Live bytes are kept per (zone, file), so {@link #filesIn} and {@link #zonesOf} are exact and a
  * zone's {@link ZoneInfo#liveBytes()} is always their sum. Token counts are derived from zone state
  * the way ZenFS's counters move: a writer holds one open and one active token while it holds a zone
- * ({@link #acquire}) and gives the open one back on {@link #release}; an OPEN or CLOSED zone keeps
- * its active token until {@link #finish} or {@link #reset}.
- *
- * <p>Not thread-safe: the file system mutates it under its allocation lock, as ZenFS does.
+ * and gives the open one back when it releases it; an OPEN or CLOSED zone keeps its active token
+ * until it is finished or reset.
  */
 public final class ZoneTable implements ZoneTableView {
-  private final int zoneCount;
-  private final long[] capacity;
-  private final long[] written;
-  private final ZoneCondition[] condition;
-  private final WriteLifetime[] lifetime;
-  private final ZoneReservation[] reservation;
-  private final boolean[] busy;
-  private final OptionalInt[] tag;
-  private final ZoneIoClass[] ioClass;
-  private final long[] owner; // file id of the writer holding the zone, -1 none
-  private final List<TreeMap<Long, Long>> live;
-  private final TreeMap<Long, TreeSet<Integer>> zonesByFile = new TreeMap<>();
-  private final TreeMap<Long, FileInfo> files = new TreeMap<>();
-  private final int reservedTokens;
-  private final int maxOpenIo;
-  private final int maxActiveIo;
+  final int zoneCount;
+  final long[] capacity;
+  final long[] written;
+  final ZoneCondition[] condition;
+  final WriteLifetime[] lifetime;
+  final ZoneReservation[] reservation;
+  final boolean[] busy;
+  final OptionalInt[] tag;
+  final ZoneIoClass[] ioClass;
+  final long[] owner; // file id of the writer holding the zone, -1 none
+  final List<TreeMap<Long, Long>> live;
+  final TreeMap<Long, TreeSet<Integer>> zonesByFile = new TreeMap<>();
+  final TreeMap<Long, FileInfo> files = new TreeMap<>();
+  final int reservedTokens;
+  final int maxOpenIo;
+  final int maxActiveIo;
 
   private ZoneTable(Builder b) {
     zoneCount = b.zoneCount;
@@ -187,245 +187,12 @@ public final class ZoneTable implements ZoneTableView {
     return sum;
   }
 
-  // ---------------------------------------------------------------- changes
-
-  /**
-   * A writer takes zone {@code index} (ZenFS: {@code Acquire} plus the open token, and the active
-   * token if the zone was empty). An empty zone gets {@code lifetime} and {@code tag}; a written
-   * zone keeps its own.
-   *
-   * @throws IllegalArgumentException if the zone is reserved, offline, not writable or held
-   * @throws IllegalStateException if the device's open or active limit would be exceeded
-   */
-  public void acquire(int index, WriteLifetime lifetime, OptionalInt tag) {
-    Objects.requireNonNull(lifetime, "lifetime");
-    Objects.requireNonNull(tag, "tag");
-    ZoneInfo z = zone(index);
-    if (!z.isIoZone()) {
-      throw new IllegalArgumentException(
-          "zone " + index + " is " + describe(z) + ", not an I/O zone a file can take");
-    }
-    if (!z.isWritable()) {
-      throw new IllegalArgumentException(
-          "zone " + index + " is " + z.condition() + ", not writable");
-    }
-    if (z.busy()) {
-      throw new IllegalArgumentException("zone " + index + " is already held by a writer");
-    }
-    ZoneTokens t = tokens();
-    if (t.openIo() + 1 > maxOpenIo + reservedTokens) {
-      throw new IllegalStateException(
-          "acquiring zone " + index + " exceeds the device's open limit (" + t.openIo() + " open)");
-    }
-    if (!z.holdsActiveToken() && t.activeIo() + 1 > maxActiveIo + reservedTokens) {
-      throw new IllegalStateException(
-          "acquiring zone "
-              + index
-              + " exceeds the device's active limit ("
-              + t.activeIo()
-              + " active)");
-    }
-    if (z.isEmpty()) {
-      this.lifetime[index] = lifetime;
-      this.tag[index] = tag;
-    }
-    busy[index] = true;
-  }
-
-  /** {@link #acquire(int, WriteLifetime, OptionalInt)} without a tag. */
-  public void acquire(int index, WriteLifetime lifetime) {
-    acquire(index, lifetime, OptionalInt.empty());
-  }
-
-  /**
-   * The writer holding zone {@code index} appends {@code bytes} of file {@code fileId}: the write
-   * pointer moves, the bytes are live, and the zone turns FULL when it reaches capacity.
-   *
-   * @throws IllegalArgumentException if the zone is not held or the bytes do not fit
-   */
-  public void append(int index, long fileId, long bytes) {
-    ZoneInfo z = zone(index);
-    if (!z.busy()) {
-      throw new IllegalArgumentException(
-          "zone " + index + " is not held by a writer; acquire it before appending");
-    }
-    if (bytes <= 0) {
-      throw new IllegalArgumentException("append of " + bytes + " bytes; must be > 0");
-    }
-    if (bytes > z.remaining()) {
-      throw new IllegalArgumentException(
-          "append of " + bytes + " bytes to zone " + index + " with " + z.remaining() + " left");
-    }
-    if (fileId < 0) {
-      throw new IllegalArgumentException("file id must be >= 0, not " + fileId);
-    }
-    written[index] += bytes;
-    condition[index] = written[index] == capacity[index] ? ZoneCondition.FULL : ZoneCondition.OPEN;
-    addLive(index, fileId, bytes);
-  }
-
-  /**
-   * The writer gives zone {@code index} back and returns its open token; a partly written zone is
-   * closed (still active), as ZenFS's {@code CloseActiveZone} does.
-   *
-   * @throws IllegalArgumentException if no writer holds the zone
-   */
-  public void release(int index) {
-    ZoneInfo z = zone(index);
-    if (!z.busy()) {
-      throw new IllegalArgumentException("zone " + index + " is not held by a writer");
-    }
-    busy[index] = false;
-    owner[index] = -1;
-    if (condition[index] == ZoneCondition.OPEN) {
-      condition[index] = written[index] == 0 ? ZoneCondition.EMPTY : ZoneCondition.CLOSED;
-    }
-  }
-
-  /**
-   * Finishes zone {@code index}: no more writes until reset, its active token returns.
-   *
-   * @throws IllegalArgumentException if the zone is held by a writer or not writable
-   */
-  public void finish(int index) {
-    ZoneInfo z = zone(index);
-    if (z.busy()) {
-      throw new IllegalArgumentException(
-          "zone " + index + " is held by a writer; release it first");
-    }
-    if (!z.isWritable()) {
-      throw new IllegalArgumentException(
-          "zone " + index + " is " + z.condition() + ", cannot finish");
-    }
-    condition[index] = ZoneCondition.FULL;
-  }
-
-  /**
-   * Resets zone {@code index} to empty: write pointer to the start, lifetime NOT_SET, tag cleared.
-   *
-   * @throws IllegalArgumentException if the zone is held, read-only or offline
-   * @throws IllegalStateException if files still have live bytes in it
-   */
-  public void reset(int index) {
-    ZoneInfo z = zone(index);
-    if (z.busy()) {
-      throw new IllegalArgumentException(
-          "zone " + index + " is held by a writer; release it first");
-    }
-    if (z.condition() == ZoneCondition.READ_ONLY || z.condition() == ZoneCondition.OFFLINE) {
-      throw new IllegalArgumentException(
-          "zone " + index + " is " + z.condition() + ", cannot reset");
-    }
-    if (z.liveBytes() > 0) {
-      throw new IllegalStateException(
-          "zone "
-              + index
-              + " still holds "
-              + z.liveBytes()
-              + " live bytes of files "
-              + filesIn(index)
-              + "; migrate or delete them first");
-    }
-    written[index] = 0;
-    condition[index] = ZoneCondition.EMPTY;
-    lifetime[index] = WriteLifetime.NOT_SET;
-    tag[index] = OptionalInt.empty();
-    ioClass[index] = ZoneIoClass.NONE;
-  }
-
-  /**
-   * {@code bytes} of file {@code fileId} in zone {@code index} stop being live, e.g. because GC
-   * copied that extent elsewhere.
-   *
-   * @throws IllegalArgumentException if the file has fewer live bytes there
-   */
-  public void invalidate(int index, long fileId, long bytes) {
-    long have = liveBytes(index, fileId);
-    if (bytes <= 0 || bytes > have) {
-      throw new IllegalArgumentException(
-          "cannot invalidate "
-              + bytes
-              + " bytes of file "
-              + fileId
-              + " in zone "
-              + index
-              + ": it has "
-              + have
-              + " live there");
-    }
-    removeLive(index, fileId, bytes);
-  }
-
-  /**
-   * File {@code fileId} is deleted: all its bytes become garbage and its information is dropped.
-   *
-   * @return the live bytes freed
-   */
-  public long deleteFile(long fileId) {
-    long freed = 0;
-    for (int index : zonesOf(fileId)) {
-      long bytes = liveBytes(index, fileId);
-      removeLive(index, fileId, bytes);
-      freed += bytes;
-    }
-    files.remove(fileId);
-    return freed;
-  }
-
-  /** Records (or replaces) what is known about a file: its hints, later its exact key range. */
-  public void putFile(FileInfo info) {
-    Objects.requireNonNull(info, "info");
-    files.put(info.fileId(), info);
-  }
-
-  /**
-   * The device turned zone {@code index} read-only: readable, never writable again.
-   *
-   * @throws IllegalArgumentException if a writer holds it
-   */
-  public void markReadOnly(int index) {
-    requireNotHeld(index);
-    condition[index] = ZoneCondition.READ_ONLY;
-  }
-
-  /**
-   * The device took zone {@code index} offline; files with data there have lost it.
-   *
-   * @throws IllegalArgumentException if a writer holds it
-   */
-  public void markOffline(int index) {
-    requireNotHeld(index);
-    condition[index] = ZoneCondition.OFFLINE;
-  }
-
-  private void requireNotHeld(int index) {
-    if (zone(index).busy()) {
-      throw new IllegalArgumentException(
-          "zone " + index + " is held by a writer; release it first");
-    }
-  }
-
-  private void addLive(int index, long fileId, long bytes) {
+  void addLive(int index, long fileId, long bytes) {
     live.get(index).merge(fileId, bytes, Long::sum);
     zonesByFile.computeIfAbsent(fileId, k -> new TreeSet<>()).add(index);
   }
 
-  private void removeLive(int index, long fileId, long bytes) {
-    TreeMap<Long, Long> zoneLive = live.get(index);
-    long left = zoneLive.get(fileId) - bytes;
-    if (left > 0) {
-      zoneLive.put(fileId, left);
-      return;
-    }
-    zoneLive.remove(fileId);
-    TreeSet<Integer> zones = zonesByFile.get(fileId);
-    zones.remove(index);
-    if (zones.isEmpty()) {
-      zonesByFile.remove(fileId);
-    }
-  }
-
-  private void checkTokens() {
+  void checkTokens() {
     ZoneTokens t = tokens();
     if (t.openIo() > maxOpenIo + reservedTokens) {
       throw new IllegalArgumentException(
@@ -439,12 +206,6 @@ public final class ZoneTable implements ZoneTableView {
               + " active zones exceed the device's active limit "
               + (maxActiveIo + reservedTokens));
     }
-  }
-
-  private static String describe(ZoneInfo z) {
-    return z.reservation() != ZoneReservation.NONE
-        ? "reserved for " + z.reservation()
-        : z.condition().toString();
   }
 
   /** Describes the initial state of a {@link ZoneTable}; {@link #build()} checks it all. */

@@ -55,7 +55,7 @@ class GreedyVictimPolicyTest {
     full(b, 2, 0).busy(2); // a writer has not released the zone it just filled
     full(b, 3, 100).reserve(3, ZoneReservation.WAL);
     full(b, 4, 800);
-    ZoneTable t = b.build();
+    SimulatedZoneTable t = SimulatedZoneTable.of(b.build());
     t.markReadOnly(5);
     assertEquals(OptionalInt.of(4), greedy.chooseVictim(t));
   }

@@ -165,7 +165,7 @@ class LizaPolicyTest {
       closed(b, 1, LONG, 100, 100).reserve(1, ZoneReservation.WAL);
       closed(b, 2, LONG, 100, 100).reserve(2, ZoneReservation.METADATA);
       b.reserve(3, ZoneReservation.METADATA); // empty and first: still not a candidate
-      ZoneTable t = b.build();
+      SimulatedZoneTable t = SimulatedZoneTable.of(b.build());
       t.markReadOnly(4);
       t.markOffline(5);
       assertOpensEmpty(6, MEDIUM, List.of(), liza.allocate(sst(MEDIUM), t));
@@ -315,7 +315,7 @@ class LizaPolicyTest {
       held(b, 0, MEDIUM, 100);
       held(b, 1, LONG, 100);
       held(b, 2, EXTREME, 100);
-      ZoneTable t = b.build();
+      SimulatedZoneTable t = SimulatedZoneTable.of(b.build());
       Allocation sst = liza.allocate(sst(LONG), t);
       Allocation.Wait w = assertInstanceOf(Allocation.Wait.class, sst);
       assertEquals(Allocation.Resource.OPEN_TOKEN, w.resource());
@@ -338,7 +338,7 @@ class LizaPolicyTest {
       LizaPolicy withThreshold = new LizaPolicy(10);
       ZoneTable.Builder b = table(8, 6, 6);
       closed(b, 0, MEDIUM, 950, 950); // 50 left < 10% of 1000
-      ZoneTable t = b.build();
+      SimulatedZoneTable t = SimulatedZoneTable.of(b.build());
       Allocation walAlloc = withThreshold.allocate(wal(), t);
       assertUses(0, walAlloc); // diff 1, not finished first
       assertEquals(List.of(), walAlloc.finishFirst());
@@ -357,7 +357,7 @@ class LizaPolicyTest {
       for (int z = 0; z < 11; z++) {
         held(b, z, MEDIUM, 100);
       }
-      ZoneTable t = b.build();
+      SimulatedZoneTable t = SimulatedZoneTable.of(b.build());
       assertEquals(12, t.tokens().maxOpenIo());
       for (FileKind meta :
           new FileKind[] {FileKind.MANIFEST, FileKind.CURRENT, FileKind.OPTIONS, FileKind.TEMP}) {
@@ -377,7 +377,7 @@ class LizaPolicyTest {
       for (int z = 0; z < 12; z++) {
         held(b, z, MEDIUM, 100);
       }
-      ZoneTable t = b.build();
+      SimulatedZoneTable t = SimulatedZoneTable.of(b.build());
       assertEquals(12, t.tokens().openIo());
       assertInstanceOf(Allocation.Wait.class, liza.allocate(wal(), t));
       assertInstanceOf(Allocation.Wait.class, liza.allocate(file(FileKind.MANIFEST, NOT_SET), t));
@@ -390,7 +390,7 @@ class LizaPolicyTest {
         held(b, z, MEDIUM, 100);
       }
       closed(b, 12, EXTREME, 100, 100);
-      ZoneTable t = b.build();
+      SimulatedZoneTable t = SimulatedZoneTable.of(b.build());
       assertInstanceOf(Allocation.Wait.class, liza.allocate(sst(LONG), t));
       assertUses(12, liza.allocate(migration(LONG, 300), t));
     }
@@ -550,7 +550,7 @@ class LizaPolicyTest {
 
     @Test
     void neverOpensAnEmptyZone() {
-      ZoneTable t = table(8, 0, 0).build();
+      SimulatedZoneTable t = SimulatedZoneTable.of(table(8, 0, 0).build());
       Allocation a = liza.allocate(migration(LONG, 300), t);
       assertInstanceOf(Allocation.NoSpace.class, a);
     }
@@ -573,7 +573,7 @@ class LizaPolicyTest {
     closed(b, 0, SHORT, 400, 400);
     closed(b, 1, SHORT, 900, 900);
     closed(b, 2, NONE, 700, 700);
-    ZoneTable t = b.build();
+    SimulatedZoneTable t = SimulatedZoneTable.of(b.build());
     List<ZoneInfo> before = t.zones();
     ZoneTokens tokensBefore = t.tokens();
     Allocation first = liza.allocate(sst(LONG), t);

@@ -25,13 +25,14 @@ class LizaSimulationTest {
   static final long CAP = 1_000;
   static final int ZONES = 32;
 
-  final ZoneTable table =
-      ZoneTable.builder(ZONES, CAP)
-          .deviceLimits(7, 7) // 5 open / 5 active I/O tokens
-          .reserve(0, ZoneReservation.METADATA)
-          .reserve(1, ZoneReservation.METADATA)
-          .reserve(2, ZoneReservation.METADATA)
-          .build();
+  final SimulatedZoneTable table =
+      SimulatedZoneTable.of(
+          ZoneTable.builder(ZONES, CAP)
+              .deviceLimits(7, 7) // 5 open / 5 active I/O tokens
+              .reserve(0, ZoneReservation.METADATA)
+              .reserve(1, ZoneReservation.METADATA)
+              .reserve(2, ZoneReservation.METADATA)
+              .build());
   final LizaPolicy liza = new LizaPolicy(5);
   final GreedyVictimPolicy greedy = new GreedyVictimPolicy();
   final Map<Class<?>, Integer> outcomes = new LinkedHashMap<>();

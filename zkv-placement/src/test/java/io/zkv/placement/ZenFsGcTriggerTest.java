@@ -32,7 +32,7 @@ class ZenFsGcTriggerTest {
       b.zone(z, FULL, CAP, LONG).live(z, z, 500);
     }
     // free 2000, used 4000, reclaimable 4000 -> exactly 20%
-    ZoneTable t = b.build();
+    SimulatedZoneTable t = SimulatedZoneTable.of(b.build());
     assertEquals(20, ZenFsGcTrigger.freePercent(t));
     assertTrue(ZenFsGcTrigger.zenFsDefault().shouldCollect(t));
     assertFalse(new ZenFsGcTrigger(19).shouldCollect(t));
@@ -42,12 +42,12 @@ class ZenFsGcTriggerTest {
 
   @Test
   void anEmptyDeviceIsAllFreeAndReadOnlyZonesCountAsNotWritable() {
-    ZoneTable t = ZoneTable.builder(4, CAP).build();
+    SimulatedZoneTable t = SimulatedZoneTable.of(ZoneTable.builder(4, CAP).build());
     assertEquals(100, ZenFsGcTrigger.freePercent(t));
     assertFalse(ZenFsGcTrigger.zenFsDefault().shouldCollect(t));
     t.markReadOnly(0); // ZenFS: capacity_ 0, so IsFull(): reclaimable += max_capacity - used
     assertEquals(75, ZenFsGcTrigger.freePercent(t));
-    ZoneTable none = ZoneTable.builder(1, CAP).build();
+    SimulatedZoneTable none = SimulatedZoneTable.of(ZoneTable.builder(1, CAP).build());
     none.markOffline(0);
     assertEquals(100, ZenFsGcTrigger.freePercent(none));
   }

@@ -28,7 +28,8 @@ class ZoneTableTest {
 
   @Test
   void newTableIsAllEmptyWithZenFsTokenLimits() {
-    ZoneTable t = ZoneTable.builder(40, CAP).deviceLimits(14, 14).build();
+    SimulatedZoneTable t =
+        SimulatedZoneTable.of(ZoneTable.builder(40, CAP).deviceLimits(14, 14).build());
     assertEquals(40, t.zoneCount());
     assertEquals(new ZoneTokens(12, 12, 0, 0, 2), t.tokens());
     for (ZoneInfo z : t.zones()) {
@@ -43,7 +44,7 @@ class ZoneTableTest {
 
   @Test
   void noDeviceLimitMeansTheZoneCount() {
-    ZoneTable t = ZoneTable.builder(40, CAP).build();
+    SimulatedZoneTable t = SimulatedZoneTable.of(ZoneTable.builder(40, CAP).build());
     assertEquals(new ZoneTokens(40, 40, 0, 0, 2), t.tokens());
     ZoneTable r = ZoneTable.builder(40, CAP).deviceLimits(8, 10).reservedTokens(3).build();
     assertEquals(new ZoneTokens(5, 7, 0, 0, 3), r.tokens());
@@ -71,7 +72,8 @@ class ZoneTableTest {
 
   @Test
   void writerLifecycleMovesConditionsAndTokensLikeZenFs() {
-    ZoneTable t = ZoneTable.builder(8, CAP).deviceLimits(6, 6).build();
+    SimulatedZoneTable t =
+        SimulatedZoneTable.of(ZoneTable.builder(8, CAP).deviceLimits(6, 6).build());
     t.acquire(2, LONG, OptionalInt.of(7));
     ZoneInfo held = t.zone(2);
     assertTrue(held.busy());
@@ -103,7 +105,8 @@ class ZoneTableTest {
 
   @Test
   void finishReturnsTheActiveToken() {
-    ZoneTable t = ZoneTable.builder(8, CAP).deviceLimits(6, 6).build();
+    SimulatedZoneTable t =
+        SimulatedZoneTable.of(ZoneTable.builder(8, CAP).deviceLimits(6, 6).build());
     t.acquire(0, LONG);
     t.append(0, 1, 100);
     t.release(0);
@@ -117,7 +120,7 @@ class ZoneTableTest {
 
   @Test
   void releasingAnUnwrittenZoneLeavesItEmpty() {
-    ZoneTable t = ZoneTable.builder(8, CAP).build();
+    SimulatedZoneTable t = SimulatedZoneTable.of(ZoneTable.builder(8, CAP).build());
     t.acquire(1, LONG);
     t.release(1);
     assertEquals(EMPTY, t.zone(1).condition());
@@ -126,7 +129,7 @@ class ZoneTableTest {
 
   @Test
   void writesMustBeHeldAndFit() {
-    ZoneTable t = ZoneTable.builder(8, CAP).build();
+    SimulatedZoneTable t = SimulatedZoneTable.of(ZoneTable.builder(8, CAP).build());
     assertMessage(
         assertThrows(IllegalArgumentException.class, () -> t.append(0, 1, 10)), "acquire it");
     t.acquire(0, LONG);
@@ -144,11 +147,12 @@ class ZoneTableTest {
 
   @Test
   void reservedReadOnlyAndOfflineZonesCannotBeTaken() {
-    ZoneTable t =
-        ZoneTable.builder(8, CAP)
-            .reserve(0, ZoneReservation.METADATA)
-            .reserve(1, ZoneReservation.WAL)
-            .build();
+    SimulatedZoneTable t =
+        SimulatedZoneTable.of(
+            ZoneTable.builder(8, CAP)
+                .reserve(0, ZoneReservation.METADATA)
+                .reserve(1, ZoneReservation.WAL)
+                .build());
     assertMessage(
         assertThrows(IllegalArgumentException.class, () -> t.acquire(0, LONG)), "METADATA");
     assertMessage(assertThrows(IllegalArgumentException.class, () -> t.acquire(1, LONG)), "WAL");
@@ -164,7 +168,9 @@ class ZoneTableTest {
 
   @Test
   void theDeviceOpenLimitIsEnforcedIncludingReservedTokens() {
-    ZoneTable t = ZoneTable.builder(8, CAP).deviceLimits(4, 8).build(); // 2 I/O + 2 reserved
+    SimulatedZoneTable t =
+        SimulatedZoneTable.of(
+            ZoneTable.builder(8, CAP).deviceLimits(4, 8).build()); // 2 I/O + 2 reserved
     for (int z = 0; z < 4; z++) {
       t.acquire(z, LONG); // the last two on reserved tokens (metadata, migration)
     }
@@ -174,7 +180,8 @@ class ZoneTableTest {
 
   @Test
   void theDeviceActiveLimitIsEnforced() {
-    ZoneTable t = ZoneTable.builder(8, CAP).deviceLimits(8, 4).build();
+    SimulatedZoneTable t =
+        SimulatedZoneTable.of(ZoneTable.builder(8, CAP).deviceLimits(8, 4).build());
     for (int z = 0; z < 4; z++) {
       t.acquire(z, LONG);
       t.append(z, z, 10);
@@ -187,7 +194,7 @@ class ZoneTableTest {
 
   @Test
   void extentsAreTrackedPerZoneAndFile() {
-    ZoneTable t = ZoneTable.builder(8, CAP).build();
+    SimulatedZoneTable t = SimulatedZoneTable.of(ZoneTable.builder(8, CAP).build());
     t.acquire(0, LONG);
     t.append(0, 5, 400);
     t.append(0, 6, 100);
@@ -214,7 +221,7 @@ class ZoneTableTest {
 
   @Test
   void invalidateDropsMigratedBytes() {
-    ZoneTable t = ZoneTable.builder(8, CAP).build();
+    SimulatedZoneTable t = SimulatedZoneTable.of(ZoneTable.builder(8, CAP).build());
     t.acquire(0, LONG);
     t.append(0, 5, 400);
     t.release(0);
@@ -229,7 +236,7 @@ class ZoneTableTest {
 
   @Test
   void resetNeedsAZoneWithoutLiveData() {
-    ZoneTable t = ZoneTable.builder(8, CAP).build();
+    SimulatedZoneTable t = SimulatedZoneTable.of(ZoneTable.builder(8, CAP).build());
     t.acquire(0, LONG, OptionalInt.of(3));
     t.append(0, 5, 400);
     t.release(0);
@@ -250,7 +257,7 @@ class ZoneTableTest {
   void fileInformationIsKeptAndDroppedWithTheFile() {
     KeyRange r = KeyRange.of(new byte[] {1}, new byte[] {9});
     FileInfo f = new FileInfo(5, FileKind.SST, LONG, OptionalInt.of(2), Optional.empty());
-    ZoneTable t = ZoneTable.builder(8, CAP).file(f).build();
+    SimulatedZoneTable t = SimulatedZoneTable.of(ZoneTable.builder(8, CAP).file(f).build());
     assertEquals(Optional.of(f), t.file(5));
     t.putFile(f.withKeyRange(r));
     assertEquals(Optional.of(r), t.file(5).orElseThrow().keyRange());
@@ -311,13 +318,14 @@ class ZoneTableTest {
 
   @Test
   void reservedZonesDoNotCountAgainstIoTokens() {
-    ZoneTable t =
-        ZoneTable.builder(8, CAP)
-            .deviceLimits(6, 6)
-            .reserve(0, ZoneReservation.METADATA)
-            .zone(0, OPEN, 100, NOT_SET)
-            .busy(0)
-            .build();
+    SimulatedZoneTable t =
+        SimulatedZoneTable.of(
+            ZoneTable.builder(8, CAP)
+                .deviceLimits(6, 6)
+                .reserve(0, ZoneReservation.METADATA)
+                .zone(0, OPEN, 100, NOT_SET)
+                .busy(0)
+                .build());
     assertEquals(new ZoneTokens(4, 4, 0, 0, 2), t.tokens());
   }
 }
