@@ -339,6 +339,13 @@ JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nStartGc(JNIEnv*, jclass, jlong 
   return zfs_start_gc(h->zone_fs);
 }
 
+// The device bytes of one WAL write-out (zfs_set_wal_buffer); -EINVAL out of range.
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetWalBuffer(JNIEnv*, jclass, jlong handle, jint bytes) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs || bytes <= 0) return -EINVAL;
+  return zfs_set_wal_buffer(h->zone_fs, static_cast<uint32_t>(bytes));
+}
+
 // Garbage collection on demand (ZkvDb.resume after NoSpace); returns the free bytes.
 JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nReclaim(JNIEnv*, jclass, jlong handle, jlong want) {
   auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);

@@ -55,7 +55,7 @@ static void zone_reset_done(zfs *fs, uint32_t z, int ok, int without_copy) {
     fs->st.resets++;
     if (without_copy) fs->st.resets_without_copy++;
   }
-  zs->busy = 0;
+  zone_unclaim(zs);
   zones_changed(fs);
 }
 
@@ -82,7 +82,8 @@ int defer_record(zfs *fs, meta_pending *p) {
 
 void defer_reset(zfs *fs, uint32_t z, int without_copy, int required) {
   after_unlock *a = current_scope;
-  fs->zones[z].busy = 1; /* nobody takes it until the reset is done */
+  /* Claimed until the reset is done: nobody takes it meanwhile (GC's victim keeps GC's claim). */
+  (void)zone_claim(&fs->zones[z]);
   if (a && a->fs == fs && a->n_resets == a->cap_resets) {
     uint32_t cap = a->cap_resets ? 2 * a->cap_resets : 4;
     deferred_reset *grown = realloc(a->resets, cap * sizeof *grown);

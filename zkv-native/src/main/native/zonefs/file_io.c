@@ -21,6 +21,7 @@ static int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
       last->len += logical;
       m->size += logical;
       file_zone_add(f, zone_of(fs, at), (int64_t)logical);
+      index_extent_added(f, 0, logical);
       return 0;
     }
   }
@@ -30,6 +31,7 @@ static int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
   m->extents[m->n_extents++] = (zfs_extent){at, logical};
   m->size += logical;
   file_zone_add(f, zone_of(fs, at), (int64_t)logical);
+  index_extent_added(f, 1, logical);
   return 0;
 }
 
@@ -54,22 +56,26 @@ static int begin_write(zfs *fs, fobj *f, uint64_t want, uint32_t *z, uint64_t *a
     int had_zone = f->zone >= 0;
     int rc = take_zone(fs, f, safety, want, z);
     if (!rc && is_sparse(f) && !had_zone && (rc = persist_active(fs, f, fs->zones[*z].wp)) != 0) release_zone(fs, f);
+    if (!rc && !zone_claim(&fs->zones[*z])) { /* a write in flight: nobody finishes, collects or takes the zone */
+      release_zone(fs, f);                    /* claimed by someone else (never for an owner's zone): ask again */
+      rc = -EAGAIN;
+    }
     if (!rc) {
       *at = fs->zones[*z].wp;
       *room = zone_end(fs, *z) - *at;
-      fs->zones[*z].busy = 1; /* a write in flight: nobody finishes, collects or takes the zone */
       f->last_write = ++fs->write_clock;
     }
     int purpose = purpose_of(f, 0); /* names need the lock */
     int written = unlock_fs(fs, &work);
     if (!rc && written) { /* the zone's record failed: no data goes there */
       pthread_mutex_lock(&fs->mu);
-      fs->zones[*z].busy = 0;
+      zone_unclaim(&fs->zones[*z]);
       release_zone(fs, f);
       zones_changed(fs);
       pthread_mutex_unlock(&fs->mu);
       return written;
     }
+    if (rc == -EAGAIN) continue;
     if (rc == ALLOC_RESERVED) return -ENOSPC;
     if (rc != -ENOSPC && rc != ALLOC_NEED_GC) return rc;
     int any_garbage = purpose == FOR_METADATA || purpose == FOR_RECOVERY;
@@ -90,7 +96,7 @@ static int end_write(zfs *fs, fobj *f, uint32_t z, int rc, uint64_t at, size_t p
   after_unlock work; /* a full zone whose data is all deleted is reset after the lock */
   lock_fs(fs, &work);
   zone_state *zs = &fs->zones[z];
-  zs->busy = 0;
+  zone_unclaim(zs);
   if (!rc) {
     zs->wp = at + phys;
     zs->live += data;
@@ -171,14 +177,14 @@ int zfs_append(zfs_file *h, const void *buf, size_t len) {
   zfs *fs = h->fs;
   const uint8_t *p = buf;
   while (len) {
-    size_t take = WRITE_BUFFER - f->wlen < len ? WRITE_BUFFER - f->wlen : len;
+    size_t take = f->wcap - f->wlen < len ? f->wcap - f->wlen : len;
     pthread_mutex_lock(&f->wmu); /* readers may be copying from wbuf */
     memcpy(f->wbuf + f->wlen, p, take);
     f->wlen += take;
     pthread_mutex_unlock(&f->wmu);
     p += take, len -= take;
-    if (f->wlen == WRITE_BUFFER) {
-      int rc = is_sparse(f) ? write_out_chunks(fs, f, WRITE_BUFFER) : write_out(fs, f, WRITE_BUFFER, WRITE_BUFFER);
+    if (f->wlen == f->wcap) {
+      int rc = is_sparse(f) ? write_out_chunks(fs, f, f->wcap) : write_out(fs, f, f->wcap, f->wcap);
       if (rc) return rc;
       pthread_mutex_lock(&f->wmu);
       f->wlen = f->wdone = 0;
@@ -236,6 +242,14 @@ void zfs_set_lifetime(zfs_file *h, uint32_t lifetime) {
 }
 
 uint64_t zfs_file_size(zfs_file *h) { return file_size_locked(h->f); }
+
+int zfs_set_wal_buffer(zfs *fs, uint32_t bytes) {
+  if (bytes < fs->g.lba_size || bytes > WRITE_BUFFER || bytes % fs->g.lba_size) return -EINVAL;
+  atomic_store(&fs->wal_buffer, bytes);
+  return 0;
+}
+
+uint32_t zfs_wal_buffer(zfs *fs) { return atomic_load(&fs->wal_buffer); }
 
 /* Readers mark themselves in their own stripe: sequentially consistent with readers_exclude's
  * store of `excluding` and its look at the stripes, so either the reader sees the exclusion or
@@ -303,15 +317,9 @@ int64_t zfs_pread(zfs_file *h, uint64_t offset, void *buf, size_t len) {
       done += want;
       continue;
     }
-    uint64_t skip = pos, dev_off = 0, n = 0;
-    for (uint32_t i = 0; i < f->m.n_extents; i++) {
-      if (skip < f->m.extents[i].len) {
-        dev_off = f->m.extents[i].start + skip;
-        n = f->m.extents[i].len - skip;
-        break;
-      }
-      skip -= f->m.extents[i].len;
-    }
+    uint64_t skip = 0;
+    uint32_t i = find_extent(f, pos, &skip);
+    uint64_t dev_off = f->m.extents[i].start + skip, n = f->m.extents[i].len - skip;
     if (!sealed) pthread_mutex_unlock(&f->wmu);
     if (n > want) n = want;
     uint64_t a = dev_off / block * block, e = round_up(dev_off + n, block);

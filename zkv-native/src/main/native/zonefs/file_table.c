@@ -27,9 +27,66 @@ fobj *new_fobj(void) {
 void free_fobj(fobj *f) {
   zfs_file_free(&f->m);
   free(f->zone_live);
+  free(f->ext_end);
   free(f->wbuf);
   pthread_mutex_destroy(&f->wmu);
   free(f);
+}
+
+void index_extents(fobj *f) {
+  uint32_t n = f->m.n_extents;
+  if (n > f->cap_ext_end) {
+    uint64_t *grown = realloc(f->ext_end, n * sizeof *grown);
+    if (!grown) {
+      f->ext_index_stale = 1;
+      return;
+    }
+    f->ext_end = grown;
+    f->cap_ext_end = n;
+  }
+  uint64_t end = 0;
+  for (uint32_t i = 0; i < n; i++) f->ext_end[i] = end += f->m.extents[i].len;
+  f->ext_index_stale = 0;
+}
+
+void index_extent_added(fobj *f, int appended, uint64_t logical) {
+  uint32_t n = f->m.n_extents;
+  if (f->ext_index_stale) return;
+  if (!appended) {
+    f->ext_end[n - 1] += logical;
+    return;
+  }
+  if (n > f->cap_ext_end) {
+    uint32_t cap = f->cap_ext_end ? 2 * f->cap_ext_end : 16;
+    uint64_t *grown = realloc(f->ext_end, cap * sizeof *grown);
+    if (!grown) {
+      f->ext_index_stale = 1;
+      return;
+    }
+    f->ext_end = grown;
+    f->cap_ext_end = cap;
+  }
+  f->ext_end[n - 1] = (n > 1 ? f->ext_end[n - 2] : 0) + f->m.extents[n - 1].len;
+}
+
+uint32_t find_extent(const fobj *f, uint64_t pos, uint64_t *within) {
+  uint32_t n = f->m.n_extents;
+  if (f->ext_index_stale) {
+    uint32_t i = 0;
+    for (; i + 1 < n && pos >= f->m.extents[i].len; i++) pos -= f->m.extents[i].len;
+    *within = pos;
+    return i;
+  }
+  uint32_t lo = 0, hi = n ? n - 1 : 0; /* the first extent ending after pos */
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (f->ext_end[mid] > pos)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  *within = pos - (lo ? f->ext_end[lo - 1] : 0);
+  return lo;
 }
 
 void file_zone_add(fobj *f, uint32_t z, int64_t delta) {

@@ -35,17 +35,17 @@ static int copy_extent(zfs *fs, zfs_extent e, fobj *f, int cls, int64_t *gc_zone
     /* GC keeps writing into its zone while it has room (as a writer keeps its zone); asking for a
      * zone per chunk opened a new zone for every chunk, up to the active limit. */
     if (*gc_zone >= 0 && zone_end(fs, (uint32_t)*gc_zone) - fs->zones[*gc_zone].wp < block) {
-      fs->zones[*gc_zone].busy = 0;
+      zone_unclaim(&fs->zones[*gc_zone]);
       *gc_zone = -1;
     }
     if (*gc_zone < 0) {
       uint32_t z;
       zfs_alloc_request req = {f->m.id, f->m.n_names ? f->m.names[0] : "", f->m.lifetime, 1, padded - moved};
       rc = allocate_by_policy(fs, &req, FOR_GC, cls, &z);
-      if (rc == ALLOC_WAIT) rc = -ENOSPC; /* GC writes on its own token: a wait means no zone */
+      if (rc == ALLOC_WAIT) rc = -ENOSPC;                  /* GC writes on its own token: a wait means no zone */
+      if (!rc && !zone_claim(&fs->zones[z])) rc = -EAGAIN; /* checked unclaimed: never */
       if (!rc) {
-        claim_zone(fs, z, cls);
-        fs->zones[z].busy = 1;
+        take_zone_class(fs, z, cls);
         *gc_zone = z;
       }
     }
@@ -189,7 +189,10 @@ static int gc_one_zone(zfs *fs, uint64_t max_live, int for_class) {
     return rc ? rc : -ENOSPC;
   }
   zone_state *v = &fs->zones[victim];
-  v->busy = 1; /* GC's from here: nobody allocates, finishes or resets it */
+  if (!zone_claim(v)) { /* GC's from here: nobody allocates, finishes or resets it */
+    pthread_mutex_unlock(&fs->mu);
+    return -EAGAIN; /* checked unclaimed under the lock: never */
+  }
   pthread_mutex_unlock(&fs->mu);
   /* The scan takes references (handles' counts are the namespace's): ns_mu before mu. */
   pthread_mutex_lock(&fs->ns_mu);
@@ -230,7 +233,7 @@ static int gc_one_zone(zfs *fs, uint64_t max_live, int for_class) {
 
   int64_t gc_zone = -1; /* the zone the copies go to, held by GC */
   /* The copies stay in the victim's class where zones serve one (a WAL's data in the WAL's share
-   * while it has room: class_to_claim). */
+   * while it has room: class_to_take). */
   int cls = v->io_class == ZKV_CLASS_NONE ? ZKV_CLASS_INTERNAL : v->io_class;
   for (size_t i = 0; !rc && i < n; i++)
     rc = copy_extent(fs, moves[i].old, moves[i].f, cls, &gc_zone, &moves[i].copies, &moves[i].n_copies);
@@ -263,6 +266,7 @@ static int gc_one_zone(zfs *fs, uint64_t max_live, int for_class) {
     for (uint32_t c = 0; c < m->n_copies; c++)
       file_zone_add(f, zone_of(fs, m->copies[c].start), (int64_t)m->copies[c].len);
   }
+  for (size_t i = 0; i < n_touched; i++) index_extents(touched[i]); /* readers are still excluded */
   for (size_t i = 0; i < n_touched; i++) {
     fobj *f = touched[i];
     if (f->m.active_extent_start != ZFS_NO_ACTIVE_EXTENT && zone_of(fs, f->m.active_extent_start) == (uint32_t)victim)
@@ -275,9 +279,9 @@ static int gc_one_zone(zfs *fs, uint64_t max_live, int for_class) {
     v->live = v->live_phys = 0;
     defer_reset(fs, (uint32_t)victim, !copied, 1);
   } else {
-    v->busy = 0;
+    zone_unclaim(v);
   }
-  if (gc_zone >= 0) fs->zones[gc_zone].busy = 0;
+  if (gc_zone >= 0) zone_unclaim(&fs->zones[gc_zone]);
   for (size_t i = 0; i < n_touched; i++)
     if (--touched[i]->refs == 0 && touched[i]->m.n_names == 0) drop_file(fs, touched[i]);
   zones_changed(fs); /* writers may wait for the zones GC held */

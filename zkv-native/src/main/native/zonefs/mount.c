@@ -26,6 +26,7 @@ static zfs *alloc_fs(zkv_dev *dev) {
     return NULL;
   }
   for (uint32_t z = 0; z < fs->g.nr_zones; z++) fs->zones[z].tag = -1;
+  fs->wal_buffer = WRITE_BUFFER;
   pthread_mutex_init(&fs->ns_mu, NULL);
   pthread_mutex_init(&fs->mu, NULL);
   pthread_cond_init(&fs->zone_released, NULL);
@@ -331,52 +332,92 @@ static int replay(zfs *fs, const uint8_t *log, size_t len, uint64_t base, char *
   return have_snapshot ? 0 : ZFS_EMPTY;
 }
 
-/* Mount step 3 (docs/formats/zone-fs.md): a sparse file's chunks after its last record, read from
- * the zone it was writing: from its active extent start, chunk after chunk while the header is
- * valid, names this file and its next logical offset, and the data is whole (checksum) below the
- * write pointer. Chunks the log already knows (a record written after some of them) are skipped
- * by their offset. The first chunk that fails is where the file ends: a write a crash cut, or
- * another file's data in a zone taken from this writer. */
-static int recover_chunks(zfs *fs, fobj *f) {
-  uint64_t pos = f->m.active_extent_start;
-  f->m.active_extent_start = ZFS_NO_ACTIVE_EXTENT;
-  uint32_t block = fs->g.lba_size, z = zone_of(fs, pos);
-  if (z < fs->sb.meta_zones || z >= fs->g.nr_zones || pos % block) return -EUCLEAN;
-  uint64_t wp = fs->zones[z].wp;
-  size_t cap = block;
+/* A sparse file's chunks after its last record (docs/formats/zone-fs.md, "Recovering a WAL's
+ * chunks"): every chunk from the file's active extent start to the zone's write pointer is read,
+ * in whatever physical order it reached the device (zone appends complete out of order), then
+ * placed by its logical offset; the file keeps the contiguous run that continues what the log
+ * has, and nothing after the first gap (a write in flight at the crash, never acknowledged: a sync
+ * waits for every append before it). A chunk whose data fails its checksum (torn) is a gap, but
+ * its valid header says where the next one starts; an undecodable header, another file's chunk
+ * (a zone taken from this writer) or one cut by the write pointer ends the scan. Chunks the log
+ * already knows (a record written after some of them) and duplicates are skipped by offset; one
+ * that overlaps what the file has differently ends the file there. */
+typedef struct found_chunk {
+  uint64_t offset, at; /* logical offset; device offset of its data */
+  uint32_t len;
+  uint8_t torn;
+} found_chunk;
+
+static int by_offset(const void *a, const void *b) {
+  const found_chunk *x = a, *y = b;
+  if (x->offset != y->offset) return x->offset < y->offset ? -1 : 1;
+  return x->torn != y->torn ? (x->torn ? 1 : -1) : 0; /* a whole copy before a torn one */
+}
+
+static int scan_chunks(zfs *fs, fobj *f, uint64_t pos, found_chunk **out, size_t *n_out) {
+  uint32_t block = fs->g.lba_size;
+  uint64_t wp = fs->zones[zone_of(fs, pos)].wp;
+  size_t cap = block, n = 0, cap_found = 0;
   uint8_t *buf = malloc(cap);
-  if (!buf) return -ENOMEM;
-  int rc = 0;
-  while (pos + block <= wp) {
+  found_chunk *found = NULL;
+  int rc = buf ? 0 : -ENOMEM;
+  while (!rc && pos + block <= wp) {
     if ((rc = zkv_dev_read(fs->dev, pos, buf, block))) break; /* the header's block */
     zfs_chunk c;
-    if (zfs_chunk_decode(buf, block, &c) || c.file_id != f->m.id || c.offset > f->m.size) break;
+    if (zfs_chunk_decode(buf, block, &c) || c.file_id != f->m.id) break;
     uint64_t phys = round_up(ZFS_CHUNK_HEADER + (uint64_t)c.len, block);
     if (pos + phys > wp) break; /* cut by the write pointer */
-    if (c.offset + c.len > f->m.size) {
-      if (c.offset != f->m.size) break; /* overlaps what the log has, differently */
-      if (phys > cap) {
-        uint8_t *n = realloc(buf, phys);
-        if (!n) {
-          rc = -ENOMEM;
-          break;
-        }
-        buf = n, cap = phys;
-      }
-      if (phys > block && (rc = zkv_dev_read(fs->dev, pos + block, buf + block, phys - block))) break;
-      if (zfs_chunk_data_crc(buf + ZFS_CHUNK_HEADER, c.len) != c.data_crc) break; /* a torn write */
-      zfs_extent *e = realloc(f->m.extents, (f->m.n_extents + 1) * sizeof *e);
-      if (!e) {
+    if (phys > cap) {
+      uint8_t *grown = realloc(buf, phys);
+      if (!grown) {
         rc = -ENOMEM;
         break;
       }
-      f->m.extents = e;
-      f->m.extents[f->m.n_extents++] = (zfs_extent){pos + ZFS_CHUNK_HEADER, c.len};
-      f->m.size += c.len;
+      buf = grown, cap = phys;
     }
+    if (phys > block && (rc = zkv_dev_read(fs->dev, pos + block, buf + block, phys - block))) break;
+    if (n == cap_found) {
+      size_t grown_cap = cap_found ? 2 * cap_found : 64;
+      found_chunk *grown = realloc(found, grown_cap * sizeof *grown);
+      if (!grown) {
+        rc = -ENOMEM;
+        break;
+      }
+      found = grown, cap_found = grown_cap;
+    }
+    int torn = zfs_chunk_data_crc(buf + ZFS_CHUNK_HEADER, c.len) != c.data_crc;
+    found[n++] = (found_chunk){c.offset, pos + ZFS_CHUNK_HEADER, c.len, (uint8_t)torn};
     pos += phys;
   }
   free(buf);
+  *out = found;
+  *n_out = n;
+  return rc;
+}
+
+static int recover_chunks(zfs *fs, fobj *f) {
+  uint64_t pos = f->m.active_extent_start;
+  f->m.active_extent_start = ZFS_NO_ACTIVE_EXTENT;
+  uint32_t z = zone_of(fs, pos);
+  if (z < fs->sb.meta_zones || z >= fs->g.nr_zones || pos % fs->g.lba_size) return -EUCLEAN;
+  found_chunk *found = NULL;
+  size_t n = 0;
+  int rc = scan_chunks(fs, f, pos, &found, &n);
+  if (!rc && n > 1) qsort(found, n, sizeof *found, by_offset);
+  for (size_t i = 0; !rc && i < n; i++) {
+    const found_chunk *c = &found[i];
+    if (c->offset + c->len <= f->m.size) continue; /* known to the log, or a duplicate */
+    if (c->offset != f->m.size || c->torn) break;  /* a gap, an overlap, or torn: the file ends */
+    zfs_extent *e = realloc(f->m.extents, (f->m.n_extents + 1) * sizeof *e);
+    if (!e) {
+      rc = -ENOMEM;
+      break;
+    }
+    f->m.extents = e;
+    f->m.extents[f->m.n_extents++] = (zfs_extent){c->at, c->len};
+    f->m.size += c->len;
+  }
+  free(found);
   return rc;
 }
 
@@ -498,10 +539,11 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
     } else {
       /* A zone's class is the device's binding (NONE where the device binds none, and only such
        * devices look at classes): a WAL that outgrew its share wrote into the other classes' zones
-       * as those classes (claim_zone), and GC copies a victim's data as the class its target zone
+       * as those classes (take_zone_class), and GC copies a victim's data as the class its target zone
        * took. */
       fs->zones[z].io_class = (uint8_t)zkv_dev_zone_class(fs->dev, z);
     }
+  for (size_t i = 0; i < fs->n_files; i++) index_extents(fs->files[i]);
   fs->readonly = flags & ZFS_MOUNT_READONLY;
   if (fs->readonly) return fs; /* inspection: change nothing on the device */
   /* Data written but never synced has no file: its zones are reset. */

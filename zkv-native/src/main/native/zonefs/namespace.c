@@ -62,6 +62,7 @@ zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc) {
     f->m.mtime = now_us();
     f->m.active_extent_start = ZFS_NO_ACTIVE_EXTENT;
     if (is_wal_file(name)) f->m.flags |= ZFS_FILE_SPARSE; /* as ZenFS's WAL files */
+    f->wcap = write_out_size(fs, f);
     f->zone = -1;
     f->has_writer = 1;
     if ((*rc = add_file(fs, f))) {
@@ -108,6 +109,7 @@ zfs_file *zfs_reopen(zfs *fs, const char *name, int *rc) {
     *rc = -ENOMEM;
   }
   if (h) {
+    f->wcap = write_out_size(fs, f);
     f->has_writer = 1;
     atomic_store(&f->sealed, 0);
     f->zone = -1;

@@ -103,7 +103,7 @@ static share_room room_by_share(const zfs *fs) {
 
 /* The class a writer of class cls writes as: its own, except that a WAL past its share writes
  * where SST data goes, as SST data (io_class_in); SST data never goes where the WAL is. */
-static int class_to_claim(const zfs *fs, int cls) {
+static int class_to_take(const zfs *fs, int cls) {
   return classes_bind_zones(fs) && serves_meta_groups(cls) && room_by_share(fs).wal == 0 ? ZKV_CLASS_INTERNAL : cls;
 }
 
@@ -111,12 +111,12 @@ int zone_takes_class(const zfs *fs, const zone_state *s, int cls) {
   if (!(fs->g.flags & ZKV_GEO_CLASS_BOUND_ZONES) || s->wp == s->start || s->io_class == ZKV_CLASS_NONE ||
       s->io_class == cls)
     return 1;
-  return s->io_class == class_to_claim(fs, cls);
+  return s->io_class == class_to_take(fs, cls);
 }
 
-void claim_zone(zfs *fs, uint32_t z, int cls) {
+void take_zone_class(zfs *fs, uint32_t z, int cls) {
   zone_state *s = &fs->zones[z];
-  if (s->wp == s->start) s->io_class = (uint8_t)class_to_claim(fs, cls);
+  if (s->wp == s->start) s->io_class = (uint8_t)class_to_take(fs, cls);
 }
 
 uint64_t free_bytes_for_data(const zfs *fs) {
@@ -429,7 +429,7 @@ int take_zone(zfs *fs, fobj *f, int safety, uint64_t want, uint32_t *out) {
                     : allocate_by_policy(fs, &req, purpose_of(f, 0), class_of(f), out);
     if (rc == ALLOC_NEED_GC) return rc;
     if (rc == 0) {
-      claim_zone(fs, *out, class_of(f));
+      take_zone_class(fs, *out, class_of(f));
       fs->zones[*out].owner = f;
       f->zone = (int32_t)*out;
       return 0;

@@ -211,6 +211,12 @@ void zfs_set_lifetime(zfs_file *f, uint32_t lifetime);
  * a WAL when a database opens (from RocksDB's LSM hints). */
 enum { ZFS_SPACE_BY_NAME = 0, ZFS_SPACE_COMPACTION = 1, ZFS_SPACE_MANUAL_COMPACTION = 2, ZFS_SPACE_RECOVERY_FLUSH = 3 };
 void zfs_set_space_class(zfs_file *f, int space_class);
+/* The device bytes of one write-out of a WAL (a sparse file's chunk: its 32-byte header and the
+ * data, so bytes - 32 of data): a block multiple from one block to 1 MiB (default 1 MiB, ZenFS's
+ * best case in ZWAL's buffer sweep). WAL files created or reopened afterwards use it. -EINVAL
+ * otherwise. */
+int zfs_set_wal_buffer(zfs *fs, uint32_t bytes);
+uint32_t zfs_wal_buffer(zfs *fs);
 /* Bytes a flush may still write: empty zones beyond the two reserved for GC and metadata files,
  * plus the room left in partially written data zones (where zones serve one class,
  * ZKV_GEO_CLASS_BOUND_ZONES, those of the non-WAL share only), at most the unoccupied bytes above

@@ -54,10 +54,12 @@ typedef struct zone_state {
   int32_t tag;        /* the placement policy's tag from the zone's opening, -1 for none */
   uint8_t labelled;   /* the policy set its tag or lifetime: both persisted (ZONE_LABELS record) */
   struct fobj *owner; /* the writer holding it (its open token), or NULL */
-  uint8_t busy;       /* a write is in progress in it, or GC holds it as its target or victim */
+  /* The zone's claim (zone_claim): a write is in flight in it, GC holds it as its target or
+   * victim, or its reset is pending. */
+  _Atomic uint8_t busy;
   uint8_t meta;
-  uint8_t
-      io_class; /* ZKV_CLASS_* its writes carry (claim_zone; after a mount the device's binding); NONE while empty */
+  uint8_t io_class; /* ZKV_CLASS_* its writes carry (take_zone_class; after a mount the device's binding); NONE while
+                       empty */
 } zone_state;
 
 /* Live bytes of one file in one zone. */
@@ -75,6 +77,13 @@ typedef struct fobj {
   file_zone_live *zone_live;
   uint32_t n_zone_live, cap_zone_live;
   uint8_t zone_live_stale;
+  /* ext_end[i]: the logical end of extent i, so a read finds its extent by binary search instead
+   * of walking a WAL's thousands of chunk extents from the start (a walk per piece read, quadratic
+   * over a sequential read of the file). Changed with the extents (add_extent, GC's swap, mount);
+   * ext_index_stale: an update could not allocate, reads walk the list. */
+  uint64_t *ext_end;
+  uint32_t cap_ext_end;
+  uint8_t ext_index_stale;
   uint8_t space_class; /* ZFS_SPACE_*: which reserve its allocations may not take */
   uint32_t refs;
   uint8_t has_writer;
@@ -90,6 +99,7 @@ typedef struct fobj {
    * then wmu. Only the file's one writer appends. */
   pthread_mutex_t wmu;
   uint8_t *wbuf;
+  size_t wcap;                /* bytes of data that fill a write-out (a WAL's: its chunk less the header) */
   size_t wlen;                /* bytes in wbuf */
   size_t wdone;               /* of those, bytes already on the device (during a write-out) */
   uint32_t persisted_extents; /* extents the log knows (the last of them may have grown since) */
@@ -150,7 +160,8 @@ struct zfs {
   pthread_cond_t meta_progress;
   uint64_t meta_done;
   int meta_failed;
-  uint32_t active_limit; /* data zones that may be partially written at once, 0 = no limit */
+  uint32_t active_limit;       /* data zones that may be partially written at once, 0 = no limit */
+  _Atomic uint32_t wal_buffer; /* device bytes of a WAL's write-out (zfs_set_wal_buffer) */
   int readonly;
   zfs_allocator allocator;
   void *allocator_ctx;
@@ -192,16 +203,30 @@ static inline uint32_t zone_of(const zfs *fs, uint64_t off) { return (uint32_t)(
 static inline int in_namespace(const fobj *f) { return f->m.n_names > 0; }
 
 static inline int is_sparse(const fobj *f) { return (f->m.flags & ZFS_FILE_SPARSE) != 0; }
+/* The data that fills a write-out of f: a WAL's chunk (the file system's WAL buffer) less its
+ * header; any other file's buffer. */
+static inline size_t write_out_size(const zfs *fs, const fobj *f) {
+  return is_sparse(f) ? atomic_load(&fs->wal_buffer) - ZFS_CHUNK_HEADER : WRITE_BUFFER;
+}
 /* The I/O class of a file's writes, for devices that place data by it (plmarray:, docs/plm.md):
  * sparse files are the WAL (*.log), the rest is flush, compaction and other internal data. */
 static inline int class_of(const fobj *f) { return is_sparse(f) ? ZKV_CLASS_WAL : ZKV_CLASS_INTERNAL; }
+/* A zone's claim, as ZenFS's Zone::Acquire: an atomic flag taken by compare-and-swap, so no two
+ * claimants ever hold a zone at once, whatever lock they hold; the claimants here take it under
+ * fs->mu, which also orders the zone's other state. Returns whether this caller took it. */
+static inline int zone_claim(zone_state *s) {
+  uint8_t unclaimed = 0;
+  return atomic_compare_exchange_strong(&s->busy, &unclaimed, 1);
+}
+static inline void zone_unclaim(zone_state *s) { atomic_store(&s->busy, 0); }
+
 /* Whether a writer of class cls may be given zone s: on a device whose zones serve one class
  * (ZKV_GEO_CLASS_BOUND_ZONES) an empty zone, one of its class, or, for a WAL whose share is used
  * up, one of the other classes; anywhere else, any (zone_alloc.c). */
 int zone_takes_class(const zfs *fs, const zone_state *s, int cls);
 /* A writer of class cls was given zone z: an empty zone takes its class, or, for a WAL whose share
  * of a class-bound device is used up, the other classes' (zone_alloc.c). */
-void claim_zone(zfs *fs, uint32_t z, int cls);
+void take_zone_class(zfs *fs, uint32_t z, int cls);
 /* The class a write into zone z carries: the zone's (a WAL in the other share writes as those
  * classes, so the device binds the zone where the file system counted it), else the file's. */
 static inline int io_class_in(const zfs *fs, uint32_t z, const fobj *f) {
@@ -296,6 +321,12 @@ void free_fobj(fobj *f);
 /* Adds `delta` (negative: removes) live bytes of file f in zone z to its per-zone map. */
 void file_zone_add(fobj *f, uint32_t z, int64_t delta);
 uint64_t file_size_locked(fobj *f);
+/* Rebuilds f's extent index (ext_end) from its extents; out of memory, marks it stale. */
+void index_extents(fobj *f);
+/* Notes an extent appended (`appended`) or the last one grown by `logical` bytes in the index. */
+void index_extent_added(fobj *f, int appended, uint64_t logical);
+/* The extent holding logical offset pos (< size written out) and pos's offset within it. */
+uint32_t find_extent(const fobj *f, uint64_t pos, uint64_t *within);
 void unindex_names(zfs *fs, const fobj *f);
 int add_file(zfs *fs, fobj *f);
 void remove_file(zfs *fs, fobj *f);

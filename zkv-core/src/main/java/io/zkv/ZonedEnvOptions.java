@@ -8,6 +8,7 @@ import io.zkv.placement.LizaPolicy;
 import io.zkv.placement.PlacementPolicy;
 import io.zkv.placement.VictimPolicy;
 import io.zkv.placement.ZenFsGcTrigger;
+import io.zkv.wal.WalOptions;
 import java.util.Objects;
 
 /**
@@ -35,12 +36,14 @@ public final class ZonedEnvOptions {
   private final VictimPolicy victimPolicy;
   private final GcTrigger gcTrigger;
   private final String windowScheduler;
+  private final WalOptions wal;
 
   private ZonedEnvOptions(Builder b) {
     this.placement = b.placement;
     this.victimPolicy = b.victimPolicy;
     this.gcTrigger = b.gcTrigger;
     this.windowScheduler = b.windowScheduler;
+    this.wal = b.wal;
   }
 
   public static Builder builder() {
@@ -90,6 +93,7 @@ public final class ZonedEnvOptions {
         .placement(placement)
         .victims(victimPolicy)
         .gcTrigger(gcTrigger)
+        .wal(wal)
         .build();
   }
 
@@ -101,18 +105,25 @@ public final class ZonedEnvOptions {
     return windowScheduler;
   }
 
+  /** How RocksDB's WAL files are written on the device (their buffer). */
+  public WalOptions wal() {
+    return wal;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof ZonedEnvOptions other
         && placement.name().equals(other.placement.name())
         && victimPolicy.name().equals(other.victimPolicy.name())
         && gcTrigger.name().equals(other.gcTrigger.name())
-        && Objects.equals(windowScheduler, other.windowScheduler);
+        && Objects.equals(windowScheduler, other.windowScheduler)
+        && wal.equals(other.wal);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(placement.name(), victimPolicy.name(), gcTrigger.name(), windowScheduler);
+    return Objects.hash(
+        placement.name(), victimPolicy.name(), gcTrigger.name(), windowScheduler, wal);
   }
 
   @Override
@@ -124,6 +135,7 @@ public final class ZonedEnvOptions {
         + ", gcTrigger="
         + gcTrigger.name()
         + (windowScheduler != null ? ", windowScheduler=" + windowScheduler : "")
+        + (wal.equals(WalOptions.defaults()) ? "" : ", wal=" + wal)
         + "}";
   }
 
@@ -133,6 +145,7 @@ public final class ZonedEnvOptions {
     private VictimPolicy victimPolicy = new GreedyVictimPolicy();
     private GcTrigger gcTrigger = GcTrigger.zenFsDefault();
     private String windowScheduler;
+    private WalOptions wal = WalOptions.defaults();
 
     private Builder() {}
 
@@ -190,6 +203,15 @@ public final class ZonedEnvOptions {
     /** When background GC runs: any {@link GcTrigger} (your own too), {@link GcTrigger#off()}. */
     public Builder gcTrigger(GcTrigger trigger) {
       this.gcTrigger = Objects.requireNonNull(trigger, "gcTrigger must not be null");
+      return this;
+    }
+
+    /**
+     * How RocksDB's WAL files are written on this device: {@code WalOptions.withBuffer(bytes)} sets
+     * the device bytes of one write-out (4 KiB-1 MiB, default 1 MiB).
+     */
+    public Builder wal(WalOptions wal) {
+      this.wal = Objects.requireNonNull(wal, "wal must not be null");
       return this;
     }
 

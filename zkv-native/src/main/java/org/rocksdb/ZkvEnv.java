@@ -62,6 +62,7 @@ public final class ZkvEnv extends Env {
       if (settings.gcTrigger() != io.zkv.placement.GcTrigger.off()) {
         env.setGcTrigger(new io.zkv.fs.GcTriggerPlanner(settings.gcTrigger(), g));
       }
+      env.setWalBuffer(settings.wal().bufferBytes(), device);
     } catch (RuntimeException e) {
       env.close();
       throw e;
@@ -131,6 +132,20 @@ public final class ZkvEnv extends Env {
       if (!disposed) {
         nDisableCallouts(zkvHandle);
       }
+    }
+  }
+
+  /** The device bytes of one WAL write-out (at mount, {@link #onZones}). */
+  private void setWalBuffer(int bytes, ZonedDevice device) {
+    if (nSetWalBuffer(zkvHandle, bytes) < 0) {
+      throw new IllegalArgumentException(
+          "WAL buffer "
+              + bytes
+              + " bytes on "
+              + device.uri()
+              + ": must be a multiple of its "
+              + device.geometry().lbaSize()
+              + "-byte block, at most 1 MiB");
     }
   }
 
@@ -492,6 +507,8 @@ public final class ZkvEnv extends Env {
   private static native String nLastError();
 
   private static native long nReclaim(long handle, long bytes);
+
+  private static native int nSetWalBuffer(long handle, int bytes);
 
   private static native int nSetAllocator(long handle, ZoneAllocator allocator);
 

@@ -5,6 +5,7 @@ import io.zkv.placement.GreedyVictimPolicy;
 import io.zkv.placement.LizaPolicy;
 import io.zkv.placement.PlacementPolicy;
 import io.zkv.placement.VictimPolicy;
+import io.zkv.wal.WalOptions;
 import java.util.Objects;
 
 /**
@@ -25,6 +26,7 @@ public final class ZoneFsSettings {
   private final ZoneAllocator allocator;
   private final VictimPolicy victims;
   private final GcTrigger gcTrigger;
+  private final WalOptions wal;
 
   private ZoneFsSettings(Builder b) {
     this.format = b.format;
@@ -32,6 +34,7 @@ public final class ZoneFsSettings {
     this.allocator = b.allocator;
     this.victims = b.victims;
     this.gcTrigger = b.gcTrigger;
+    this.wal = b.wal;
   }
 
   /** Mount the device's file system with the default policies. */
@@ -56,6 +59,7 @@ public final class ZoneFsSettings {
     b.allocator = allocator;
     b.victims = victims;
     b.gcTrigger = gcTrigger;
+    b.wal = wal;
     return b;
   }
 
@@ -87,6 +91,11 @@ public final class ZoneFsSettings {
     return gcTrigger;
   }
 
+  /** How RocksDB's WAL files are written (their buffer: the device bytes of one write-out). */
+  public WalOptions wal() {
+    return wal;
+  }
+
   @Override
   public String toString() {
     return "ZoneFsSettings{format="
@@ -97,6 +106,8 @@ public final class ZoneFsSettings {
         + victims.name()
         + ", gcTrigger="
         + gcTrigger.name()
+        + ", wal="
+        + wal
         + "}";
   }
 
@@ -107,8 +118,15 @@ public final class ZoneFsSettings {
     private ZoneAllocator allocator;
     private VictimPolicy victims = new GreedyVictimPolicy();
     private GcTrigger gcTrigger = GcTrigger.zenFsDefault();
+    private WalOptions wal = WalOptions.defaults();
 
     private Builder() {}
+
+    /** How RocksDB's WAL files are written; default a 1 MiB buffer. */
+    public Builder wal(WalOptions wal) {
+      this.wal = Objects.requireNonNull(wal, "wal must not be null");
+      return this;
+    }
 
     /** Format (erase) the device before mounting; default false (mount). */
     public Builder format(boolean format) {

@@ -7,6 +7,7 @@ import io.zkv.cli.Arguments.UsageException;
 import io.zkv.device.DeviceGeometry;
 import io.zkv.device.EmulatedDevice;
 import io.zkv.device.ProfileGeometry;
+import io.zkv.wal.WalOptions;
 import java.util.Arrays;
 import java.util.Locale;
 
@@ -24,7 +25,8 @@ import java.util.Locale;
  * i-plm}, {@code r-vigil} or {@code o-vigil}: the scratch device becomes a {@code plmarray:} over
  * an emulated {@code plm} device of 4 NVM Sets, without open or active limits, with that rung's
  * mechanisms and window scheduler; docs/plm.md), {@code timescale} (with {@code windows}: the PLM
- * windows run that many times faster). Keys for {@code rocksdb-default}: {@code dir} (where the
+ * windows run that many times faster), {@code wal-buffer} (the device bytes of one WAL write-out,
+ * 4K-1M, default 1M: {@link WalOptions}). Keys for {@code rocksdb-default}: {@code dir} (where the
  * database lives; default the scratch directory), {@code sync}, {@code label}.
  *
  * @param spec the configuration as written on the command line
@@ -45,6 +47,7 @@ import java.util.Locale;
  * @param threads client threads of this configuration, 0 for the global {@code --threads}
  * @param bloomBitsPerKey this configuration's Bloom filter bits per key (0: none), or -1 for the
  *     global {@code --bloom-bits}
+ * @param walBuffer the device bytes of one WAL write-out, 0 for the default (zkv)
  */
 public record TargetConfig(
     String spec,
@@ -62,7 +65,8 @@ public record TargetConfig(
     String windows,
     int timescale,
     int threads,
-    double bloomBitsPerKey) {
+    double bloomBitsPerKey,
+    int walBuffer) {
 
   /** The stores the driver can measure. */
   public enum Target {
@@ -117,7 +121,8 @@ public record TargetConfig(
         null,
         1,
         0,
-        -1);
+        -1,
+        0);
   }
 
   /** The scratch device's geometry: the default geometry's, with what this configuration sets. */
@@ -144,6 +149,7 @@ public record TargetConfig(
     int threads = defaults.threads;
     double bloom = defaults.bloomBitsPerKey;
     int timescale = defaults.timescale;
+    int walBuffer = defaults.walBuffer;
     if (colon >= 0) {
       for (String kv : s.substring(colon + 1).split(",")) {
         int eq = kv.indexOf('=');
@@ -180,6 +186,7 @@ public record TargetConfig(
           case "bloom" -> bloom = bloomBits(spec, value);
           case "windows" -> windows = windows(spec, value);
           case "timescale" -> timescale = (int) size(spec, key, value, 1, 1000);
+          case "wal-buffer" -> walBuffer = walBuffer(spec, value);
           default ->
               throw new UsageException(
                   "configuration '"
@@ -187,7 +194,7 @@ public record TargetConfig(
                       + "': unknown key '"
                       + key
                       + "' (known: profile, zones, zone-size, zone-cap, geometry, device, placement,"
-                      + " dir, sync, threads, bloom, label, windows, timescale)");
+                      + " dir, sync, threads, bloom, label, windows, timescale, wal-buffer)");
         }
       }
     }
@@ -210,7 +217,23 @@ public record TargetConfig(
     }
     return new TargetConfig(
         s, label, target, profile, device, zones, zoneSize, zoneCap, geometry, placement, dir, sync,
-        windows, timescale, threads, bloom);
+        windows, timescale, threads, bloom, walBuffer);
+  }
+
+  /** The WAL buffer in bytes, checked as {@link WalOptions} checks it. */
+  private static int walBuffer(String spec, String value) {
+    int bytes = (int) size(spec, "wal-buffer", value, WalOptions.MIN_BUFFER, WalOptions.MAX_BUFFER);
+    try {
+      WalOptions.withBuffer(bytes);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("configuration '" + spec + "': " + e.getMessage());
+    }
+    return bytes;
+  }
+
+  /** The WAL options this configuration runs with (zkv). */
+  WalOptions walOptions() {
+    return walBuffer > 0 ? WalOptions.withBuffer(walBuffer) : WalOptions.defaults();
   }
 
   private static double bloomBits(String spec, String value) {
@@ -266,6 +289,7 @@ public record TargetConfig(
         + ", placement "
         + placement
         + (windows != null ? ", windows " + windows : "")
+        + (walBuffer > 0 ? ", WAL buffer " + (walBuffer >> 10) + " KiB" : "")
         + (sync ? ", sync writes" : "")
         + settingsNote();
   }

@@ -1,0 +1,42 @@
+package io.zkv.bench.driver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.zkv.cli.Arguments.UsageException;
+import io.zkv.wal.WalOptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The {@code wal-buffer} key: the WAL's write-out size on zkv, refused elsewhere and out of range.
+ */
+class TargetConfigWalTest {
+  @Test
+  void walBufferSetsTheWalOptions() {
+    TargetConfig c = TargetConfig.parse("zkv:wal-buffer=4K", SampleReports.defaults());
+    assertEquals(4096, c.walBuffer());
+    assertEquals(WalOptions.withBuffer(4096), c.walOptions());
+    assertTrue(c.describe().contains(", WAL buffer 4 KiB"), c.describe());
+    TargetConfig plain = TargetConfig.parse("zkv", SampleReports.defaults());
+    assertEquals(WalOptions.defaults(), plain.walOptions());
+  }
+
+  @Test
+  void walBufferOutOfRangeOrOnTheDefaultEnvIsRefused() {
+    for (String bad :
+        new String[] {"zkv:wal-buffer=2K", "zkv:wal-buffer=2M", "zkv:wal-buffer=5000"}) {
+      UsageException e =
+          assertThrows(
+              UsageException.class, () -> TargetConfig.parse(bad, SampleReports.defaults()));
+      assertTrue(
+          e.getMessage().contains("wal-buffer") || e.getMessage().contains("WAL buffer"),
+          e.getMessage());
+    }
+    UsageException e =
+        assertThrows(
+            UsageException.class,
+            () -> TargetConfig.parse("rocksdb-default:wal-buffer=4K", SampleReports.defaults()));
+    assertTrue(e.getMessage().contains("not wal-buffer"), e.getMessage());
+  }
+}

@@ -1,0 +1,60 @@
+package io.zkv;
+
+import static io.zkv.TestDevices.b;
+import static io.zkv.TestDevices.small;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.zkv.wal.WalOptions;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The WAL buffer (ZonedEnvOptions.wal): a WAL writes a chunk to the device each time its buffer's
+ * worth has gathered, so with 4 KiB a few KB of unsynced writes reach the device while with the
+ * default 1 MiB they stay in the buffer; and the database reads back the same either way.
+ */
+class WalBufferTest {
+  @TempDir Path dir;
+
+  private long walBytesOnDeviceAfterUnsyncedPuts(String uri, WalOptions wal) {
+    ZonedEnvOptions options = ZonedEnvOptions.builder().wal(wal).build();
+    try (ZonedEnv env = ZonedEnv.open(uri, ZonedEnv.Mode.FORMAT, options);
+        ZkvDb db = ZkvDb.open(env, "/db", small())) {
+      long before = env.stats().hostBytes();
+      for (int i = 0; i < 200; i++) {
+        db.put(b("key-" + i), new byte[100]); // about 25 KB of WAL, no sync, no flush
+      }
+      long reached = env.stats().hostBytes() - before;
+      db.put(b("last"), b("v"));
+      return reached;
+    }
+  }
+
+  @Test
+  void aSmallBufferWritesChunksAsItFillsAndTheDataReadsBack() throws Exception {
+    String uri = TestDevices.medium(dir);
+    long small = walBytesOnDeviceAfterUnsyncedPuts(uri, WalOptions.withBuffer(4096));
+    assertTrue(small >= 20_000, "4 KiB buffer: " + small + " WAL bytes reached the device");
+    try (ZonedEnv env = ZonedEnv.open(uri, ZonedEnv.Mode.MOUNT);
+        ZkvDb db = ZkvDb.open(env, "/db", small())) {
+      assertArrayEquals(new byte[100], db.get(b("key-199")));
+      assertArrayEquals(b("v"), db.get(b("last")));
+    }
+    long large = walBytesOnDeviceAfterUnsyncedPuts(uri, WalOptions.defaults());
+    assertEquals(0, large, "1 MiB buffer: nothing written out yet");
+  }
+
+  @Test
+  void optionsCarryTheBuffer() {
+    ZonedEnvOptions o = ZonedEnvOptions.builder().wal(WalOptions.withBuffer(8192)).build();
+    assertEquals(8192, o.wal().bufferBytes());
+    assertEquals(o, ZonedEnvOptions.builder().wal(WalOptions.withBuffer(8192)).build());
+    assertTrue(o.toString().contains("wal=WalOptions[buffer=8192]"), o.toString());
+    assertEquals(WalOptions.defaults(), ZonedEnvOptions.defaults().wal());
+    assertThrows(IllegalArgumentException.class, () -> WalOptions.withBuffer(1000));
+  }
+}

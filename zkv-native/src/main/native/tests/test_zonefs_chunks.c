@@ -1,0 +1,183 @@
+/* A WAL's chunks after its last record, as a mount recovers them (mount.c recover_chunks,
+ * docs/formats/zone-fs.md "Mount" step 3): zone appends complete in any order, so the chunks are
+ * placed by logical offset, not by where they landed; the file keeps the contiguous prefix that
+ * continues what the log has. Each case writes a synced prefix through the file system, then
+ * crafted chunks at the zone's write pointer in a seeded random physical order, some torn (data
+ * not matching its checksum), some missing, some twice, and sometimes an undecodable block, then
+ * loses power and mounts: the file must hold exactly the pieces a contiguous run of whole chunks
+ * reaches, byte for byte. ZKV_SEED picks the seeds; each case prints its own. */
+#include "zfs_fixture.h"
+#include "zonefs_internal.h" /* the WAL's zone and write pointer */
+
+#define MAX_PIECES 24
+
+enum piece_kind { WHOLE, TORN, GARBAGE };
+
+typedef struct placed {
+  int piece; /* logical piece index (-1: an undecodable block) */
+  int kind;
+} placed;
+
+/* Writes chunk `piece` (its data from the file's pattern) at `at`; a torn one has its data changed
+ * after its checksum was taken. Returns the device bytes written. */
+static uint64_t write_chunk(zkv_dev *d, uint64_t at, uint64_t file_id, uint64_t offset, uint32_t len, int kind,
+                            uint64_t seed) {
+  uint32_t block = GEO.lba_size;
+  uint64_t phys = round_up(ZFS_CHUNK_HEADER + (uint64_t)len, block);
+  uint8_t *buf = calloc(1, phys);
+  CHECK(buf != NULL);
+  if (kind == GARBAGE) {
+    for (uint64_t i = 0; i < block; i++) buf[i] = (uint8_t)(0xA5 ^ i);
+    CHECK_EQ(zkv_dev_write(d, at, buf, block, 0), 0);
+    free(buf);
+    return block;
+  }
+  fill(buf + ZFS_CHUNK_HEADER, seed, offset, len);
+  zfs_chunk c = {
+      .file_id = file_id, .offset = offset, .len = len, .data_crc = zfs_chunk_data_crc(buf + ZFS_CHUNK_HEADER, len)};
+  zfs_chunk_encode(&c, buf);
+  if (kind == TORN) buf[ZFS_CHUNK_HEADER + len / 2] ^= 0x5A;
+  CHECK_EQ(zkv_dev_write(d, at, buf, phys, 0), 0);
+  free(buf);
+  return phys;
+}
+
+static void shuffle(placed *p, int n) {
+  for (int i = n - 1; i > 0; i--) {
+    int j = (int)(zkv_rng_next(&rng) % (uint64_t)(i + 1));
+    placed t = p[i];
+    p[i] = p[j];
+    p[j] = t;
+  }
+}
+
+/* One case, from its seed. */
+static void recover_case(uint64_t seed) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  int rc = 0;
+  const char *name = "/db/000031.log";
+  zfs_file *f = zfs_create(fs, name, 2, &rc);
+  CHECK(f != NULL);
+  uint8_t first[3000];
+  fill(first, seed, 0, sizeof first);
+  CHECK_EQ(zfs_append(f, first, sizeof first), 0);
+  CHECK_EQ(zfs_sync(f), 0); /* the synced prefix: one chunk, and the zone's record */
+  uint64_t synced = sizeof first, id = f->f->m.id;
+  CHECK(f->f->zone >= 0);
+  uint64_t at = fs->zones[f->f->zone].wp;
+
+  int n = 2 + (int)(zkv_rng_next(&rng) % (MAX_PIECES - 2));
+  uint32_t len = (uint32_t)((1 + zkv_rng_next(&rng) % 3) * GEO.lba_size - ZFS_CHUNK_HEADER - zkv_rng_next(&rng) % 100);
+  placed order[3 * MAX_PIECES];
+  int m = 0;
+  int missing = zkv_rng_next(&rng) % 3 == 0 ? (int)(zkv_rng_next(&rng) % (uint64_t)n) : -1;
+  int torn = zkv_rng_next(&rng) % 3 == 0 ? (int)(zkv_rng_next(&rng) % (uint64_t)n) : -1;
+  int torn_has_copy = torn >= 0 && zkv_rng_next(&rng) % 2;
+  for (int i = 0; i < n; i++) {
+    if (i == missing) continue;
+    order[m++] = (placed){i, i == torn ? TORN : WHOLE};
+    if (i == torn && torn_has_copy) order[m++] = (placed){i, WHOLE};
+    if (zkv_rng_next(&rng) % 6 == 0) order[m++] = (placed){i, WHOLE}; /* an append retried: twice */
+  }
+  shuffle(order, m);
+  int garbage_at = zkv_rng_next(&rng) % 4 == 0 ? (int)(zkv_rng_next(&rng) % (uint64_t)(m + 1)) : -1;
+  /* What the scan sees: everything physically before the first undecodable block. */
+  int whole[MAX_PIECES] = {0};
+  for (int i = 0; i < m; i++) {
+    if (i == garbage_at) break;
+    if (order[i].kind == WHOLE) whole[order[i].piece] = 1;
+  }
+  int kept = 0;
+  while (kept < n && whole[kept]) kept++;
+  for (int i = 0; i <= m; i++) {
+    if (i == garbage_at) at += write_chunk(d, at, id, 0, 0, GARBAGE, seed);
+    if (i < m) at += write_chunk(d, at, id, synced + (uint64_t)order[i].piece * len, len, order[i].kind, seed);
+  }
+  printf("  seed %llu: %d pieces of %u bytes, %d placed, missing %d, torn %d%s, garbage at %d: keeps %d\n",
+         (unsigned long long)seed, n, len, m, missing, torn, torn_has_copy ? " (with a whole copy)" : "", garbage_at,
+         kept);
+
+  CHECK(zkv_emu_power_cut(d, ZKV_CUT_DROP_ALL, seed) >= 0); /* the writer never closes */
+  zfs_close(f);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+  d = open_dev();
+  fs = mount_ok(d);
+  check_file(fs, name, seed, synced + (uint64_t)kept * len);
+  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+/* A long WAL read back: many chunk extents, found by binary search (the extent index) whatever
+ * the read's size or place; the same after GC would rebuild the index (test_zonefs_gc.c). */
+static void test_many_chunks_read_anywhere(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  int rc = 0;
+  zfs_file *f = zfs_create(fs, "/db/000041.log", 2, &rc);
+  CHECK(f != NULL);
+  uint8_t buf[1000];
+  enum { SYNCS = 1500 };
+  for (int i = 0; i < SYNCS; i++) {
+    fill(buf, 77, (uint64_t)i * sizeof buf, sizeof buf);
+    CHECK_EQ(zfs_append(f, buf, sizeof buf), 0);
+    CHECK_EQ(zfs_sync(f), 0);
+  }
+  CHECK(f->f->m.n_extents >= SYNCS);
+  check_file(fs, "/db/000041.log", 77, (uint64_t)SYNCS * sizeof buf);
+  CHECK_EQ(zfs_close(f), 0);
+  zfs_unmount(fs);
+  fs = mount_ok(d); /* the index rebuilt at mount */
+  check_file(fs, "/db/000041.log", 77, (uint64_t)SYNCS * sizeof buf);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+/* The WAL buffer (zfs_set_wal_buffer): the device bytes of one write-out, chunk header included;
+ * a WAL created afterwards writes a chunk each time that much has gathered, other files keep
+ * their 1 MiB buffer. Out of range (not a block multiple, under a block, over 1 MiB) is refused. */
+static void test_wal_buffer_sets_the_chunk_size(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  CHECK_EQ(zfs_wal_buffer(fs), 1u << 20);
+  uint32_t bad[] = {0, GEO.lba_size - 1, GEO.lba_size + 512, (1u << 20) + GEO.lba_size, 2u << 20};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) CHECK_EQ(zfs_set_wal_buffer(fs, bad[i]), -EINVAL);
+  CHECK_EQ(zfs_set_wal_buffer(fs, 2 * GEO.lba_size), 0);
+  CHECK_EQ(zfs_wal_buffer(fs), 2 * GEO.lba_size);
+  int rc = 0;
+  zfs_file *wal = zfs_create(fs, "/db/000051.log", 2, &rc), *sst = zfs_create(fs, "/db/000052.sst", 2, &rc);
+  CHECK(wal != NULL && sst != NULL);
+  enum { TOTAL = 50000 };
+  uint8_t *buf = malloc(TOTAL);
+  fill(buf, 81, 0, TOTAL);
+  CHECK_EQ(zfs_append(wal, buf, TOTAL), 0);
+  CHECK_EQ(zfs_append(sst, buf, TOTAL), 0);
+  uint64_t per_chunk = 2 * GEO.lba_size - ZFS_CHUNK_HEADER;
+  CHECK_EQ(wal->f->m.size, TOTAL / per_chunk * per_chunk); /* written out chunk by chunk */
+  CHECK_EQ(wal->f->m.n_extents, TOTAL / per_chunk);        /* one extent per chunk */
+  CHECK_EQ(sst->f->m.size, 0u);                            /* 50,000 bytes stay in its 1 MiB buffer */
+  CHECK_EQ(zfs_sync(wal), 0);
+  CHECK_EQ(zfs_close(wal), 0);
+  CHECK_EQ(zfs_close(sst), 0);
+  check_file(fs, "/db/000051.log", 81, TOTAL);
+  check_file(fs, "/db/000052.sst", 81, TOTAL);
+  free(buf);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+int main(void) {
+  make_temp_dir();
+  printf("test_zonefs_chunks seed=%llu\n", (unsigned long long)rng);
+  for (int i = 0; i < 60; i++) recover_case(zkv_rng_next(&rng) % 1000000);
+  test_many_chunks_read_anywhere();
+  test_wal_buffer_sets_the_chunk_size();
+  remove_temp_dir();
+  TEST_DONE("test_zonefs_chunks");
+  return 0;
+}
