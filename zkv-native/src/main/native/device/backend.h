@@ -49,6 +49,8 @@ typedef struct zkv_backend {
   /* n (<= DEV_READ_PARALLEL_MAX) reads submitted together, all complete on return; NULL: one
    * after the other (dev_read_parallel). */
   int (*read_parallel)(zkv_dev *dev, int n, const uint64_t *offset, uint8_t *const *buf, const size_t *len);
+  /* Its queues carry out each request at submit (sync_queue.c): nothing is ever in flight. */
+  int synchronous_queues;
 } zkv_backend;
 
 struct zkv_dev {

@@ -150,6 +150,8 @@ zkv_dev *zkv_dev_open(const char *uri, int *err) {
   return NULL;
 }
 
+int zkv_dev_queues_async(zkv_dev *dev) { return !dev->be->synchronous_queues; }
+
 void zkv_dev_close(zkv_dev *dev) {
   if (dev) dev->be->close(dev);
 }

@@ -360,6 +360,7 @@ const zkv_backend zkv_plm_array_backend = {
     .read = pa_read,
     .flush = pa_flush,
     .queue_create = sync_queue_create,
+    .synchronous_queues = 1,
     .queue_destroy = sync_queue_destroy,
     .queue_submit = sync_queue_submit,
     .queue_reap = sync_queue_reap,

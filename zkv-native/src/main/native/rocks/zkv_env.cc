@@ -346,6 +346,15 @@ JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetWalBuffer(JNIEnv*, jclass, j
   return zfs_set_wal_buffer(h->zone_fs, static_cast<uint32_t>(bytes));
 }
 
+// How WAL files are written (zfs_set_wal_mode): -EINVAL out of range, -EOPNOTSUPP for ZWAL on a
+// device whose queues carry out each request at submit.
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetWalMode(JNIEnv*, jclass, jlong handle, jint mode, jint depth,
+                                                           jlong barrier) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs || depth < 0 || barrier < 0) return -EINVAL;
+  return zfs_set_wal_mode(h->zone_fs, mode, static_cast<uint32_t>(depth), static_cast<uint64_t>(barrier));
+}
+
 // Garbage collection on demand (ZkvDb.resume after NoSpace); returns the free bytes.
 JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nReclaim(JNIEnv*, jclass, jlong handle, jlong want) {
   auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);

@@ -9,8 +9,7 @@
 
 #include "zonefs_internal.h"
 
-/* Records `logical` bytes written at device offset `at` in the file's extent list. */
-static int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
+int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
   zfs_file_meta *m = &f->m;
   if (m->n_extents) {
     zfs_extent *last = &m->extents[m->n_extents - 1];
@@ -35,24 +34,25 @@ static int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
   return 0;
 }
 
-/* Takes the zone for the writer's next device write and marks the write in flight: the zone it owns,
- * or a new one (a sparse file first records where its chunks start there, persist_active). When no
- * zone has room, or the policy says so (NeedGc), collects garbage and tries again; a NeedGc that
- * finds nothing to collect leaves the choice to the safety rule (counted as overriding the
+/* Takes the zone for the writer's next device write and claims it (a write in flight): the zone it
+ * owns (given back first if it has less than `min_room` left), or a new one (a sparse file first records where its
+ * chunks start there, persist_active). When no zone has room, or the policy says so (NeedGc), collects garbage and
+ * tries again; a NeedGc that finds nothing to collect leaves the choice to the safety rule (counted as overriding the
  * policy: never NoSpace while a zone has room). A data writer's GC needs a victim at least 1/8
  * garbage: on a nearly full device, copying a whole zone to win a few blocks, which the writer then
  * fills, would repeat for every few blocks written (a copy spiral of thousands of bytes per byte
  * written); NoSpace is the answer then. RocksDB's metadata files (the MANIFEST edit that deletes
  * files), the flush that replays a WAL at open (without it a stopped database cannot reopen; its
  * reserve tier counts garbage thinner than 1/8 a zone as room) and zfs_reclaim (resume) take any
- * garbage: their writes are bounded and are what frees space. Returns 0 with the zone, where the
- * write goes and the room left; `want`: the bytes of this write-out still to go (the policy's
- * expected size). */
-static int begin_write(zfs *fs, fobj *f, uint64_t want, uint32_t *z, uint64_t *at, uint64_t *room) {
+ * garbage: their writes are bounded and are what frees space. Returns 0 with the zone and where the
+ * write goes; `want`: the bytes of this write-out still to go (the policy's expected size). Used by
+ * the FILE mode's writes and ZWAL's appends (zwal.c). */
+int claim_writer_zone(zfs *fs, fobj *f, uint64_t want, uint64_t min_room, uint32_t *z, uint64_t *at) {
   int safety = 0;
   for (;;) {
     after_unlock work; /* a new zone's records (its labels, a WAL's ACTIVE record): after the lock */
     lock_fs(fs, &work);
+    if (f->zone >= 0 && zone_end(fs, (uint32_t)f->zone) - fs->zones[f->zone].wp < min_room) release_zone(fs, f);
     int had_zone = f->zone >= 0;
     int rc = take_zone(fs, f, safety, want, z);
     if (!rc && is_sparse(f) && !had_zone && (rc = persist_active(fs, f, fs->zones[*z].wp)) != 0) release_zone(fs, f);
@@ -62,7 +62,6 @@ static int begin_write(zfs *fs, fobj *f, uint64_t want, uint32_t *z, uint64_t *a
     }
     if (!rc) {
       *at = fs->zones[*z].wp;
-      *room = zone_end(fs, *z) - *at;
       f->last_write = ++fs->write_clock;
     }
     int purpose = purpose_of(f, 0); /* names need the lock */
@@ -86,6 +85,13 @@ static int begin_write(zfs *fs, fobj *f, uint64_t want, uint32_t *z, uint64_t *a
     else if (!collected)
       return -ENOSPC;
   }
+}
+
+/* The FILE mode's write: a claimed zone and the room left in it. */
+static int begin_write(zfs *fs, fobj *f, uint64_t want, uint32_t *z, uint64_t *at, uint64_t *room) {
+  int rc = claim_writer_zone(fs, f, want, fs->g.lba_size, z, at);
+  if (!rc) *room = zone_end(fs, *z) - *at;
+  return rc;
 }
 
 /* Ends a device write of `phys` bytes at `at` (result `rc`) that holds `data` bytes of the file
@@ -170,12 +176,47 @@ static int write_out_chunks(zfs *fs, fobj *f, size_t logical) {
   return rc;
 }
 
+/* ZWAL: everything buffered submitted and landed; the buffer is empty again. */
+static int zwal_write_all(zfs *fs, fobj *f) {
+  int rc = zwal_submit(fs, f, f->wlen);
+  if (!rc) rc = zwal_drain(fs, f);
+  if (rc) return rc;
+  pthread_mutex_lock(&f->wmu);
+  f->wlen = f->wsub = f->wdone = 0;
+  pthread_mutex_unlock(&f->wmu);
+  return 0;
+}
+
+/* ZWAL: the data stays in wbuf until its append lands (reads of the tail come from there); a chunk
+ * is submitted whenever a write-out's worth has gathered, and a full buffer waits for its appends
+ * before it is used again. */
+static int zwal_append(zfs *fs, fobj *f, const uint8_t *p, size_t len) {
+  while (len) {
+    if (f->wlen == WRITE_BUFFER) {
+      int rc = zwal_write_all(fs, f);
+      if (rc) return rc;
+    }
+    size_t take = WRITE_BUFFER - f->wlen < len ? WRITE_BUFFER - f->wlen : len;
+    pthread_mutex_lock(&f->wmu); /* readers may be copying from wbuf */
+    memcpy(f->wbuf + f->wlen, p, take);
+    f->wlen += take;
+    pthread_mutex_unlock(&f->wmu);
+    p += take, len -= take;
+    if (f->wlen - f->wsub >= f->wcap) {
+      int rc = zwal_submit(fs, f, f->wlen - (f->wlen - f->wsub) % f->wcap);
+      if (rc) return rc;
+    }
+  }
+  return 0;
+}
+
 int zfs_append(zfs_file *h, const void *buf, size_t len) {
   if (!h->writer) return -EBADF;
   if (h->fs->readonly) return -EROFS;
   fobj *f = h->f;
   zfs *fs = h->fs;
   const uint8_t *p = buf;
+  if (f->zw) return zwal_append(fs, f, p, len);
   while (len) {
     size_t take = f->wcap - f->wlen < len ? f->wcap - f->wlen : len;
     pthread_mutex_lock(&f->wmu); /* readers may be copying from wbuf */
@@ -198,7 +239,10 @@ int zfs_sync(zfs_file *h) {
   if (!h->writer) return 0;
   fobj *f = h->f;
   zfs *fs = h->fs;
-  if (f->wlen) {
+  if (f->zw) { /* every append of the file landed before the flush */
+    int rc = zwal_write_all(fs, f);
+    if (rc) return rc;
+  } else if (f->wlen) {
     int rc;
     if (is_sparse(f)) {
       rc = write_out_chunks(fs, f, f->wlen);
@@ -242,6 +286,22 @@ void zfs_set_lifetime(zfs_file *h, uint32_t lifetime) {
 }
 
 uint64_t zfs_file_size(zfs_file *h) { return file_size_locked(h->f); }
+
+int zfs_set_wal_mode(zfs *fs, int mode, uint32_t queue_depth, uint64_t barrier_bytes) {
+  if (mode != ZFS_WAL_FILE && mode != ZFS_WAL_ZWAL) return -EINVAL;
+  if (mode == ZFS_WAL_ZWAL) {
+    if (queue_depth < 1 || queue_depth > 64) return -EINVAL;
+    if (barrier_bytes % fs->g.lba_size || barrier_bytes > fs->g.zone_cap) return -EINVAL;
+    if (barrier_bytes && barrier_bytes < 2 * (uint64_t)fs->g.lba_size) return -EINVAL; /* a chunk's header and data */
+    if (!zkv_dev_queues_async(fs->dev)) return -EOPNOTSUPP;
+  }
+  pthread_mutex_lock(&fs->mu);
+  fs->wal_queue_depth = queue_depth;
+  fs->wal_barrier = barrier_bytes ? barrier_bytes : fs->g.zone_cap;
+  atomic_store(&fs->wal_mode, mode);
+  pthread_mutex_unlock(&fs->mu);
+  return 0;
+}
 
 int zfs_set_wal_buffer(zfs *fs, uint32_t bytes) {
   if (bytes < fs->g.lba_size || bytes > WRITE_BUFFER || bytes % fs->g.lba_size) return -EINVAL;

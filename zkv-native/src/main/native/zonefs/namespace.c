@@ -19,6 +19,7 @@ static zfs_file *new_handle(zfs *fs, fobj *f, int writer) {
 static void abandon_handle(zfs_file *h) {
   zfs *fs = h->fs;
   fobj *f = h->f;
+  zwal_close(fs, f);
   pthread_mutex_lock(&fs->ns_mu);
   pthread_mutex_lock(&fs->mu);
   release_zone(fs, f);
@@ -80,7 +81,8 @@ zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc) {
       remove_name(fs, old, k);
     }
   }
-  int written = unlock_fs(fs, &work); /* the records, after the lock */
+  int written = unlock_fs(fs, &work);               /* the records, after the lock */
+  if (h && !written) written = zwal_open(fs, h->f); /* ZWAL: the file's queue */
   if (h && written) {
     /* The log failed: nothing persists on this mount any more (every later record fails too).
      * The file stays in memory as the calls left it; the caller gets no handle. */
@@ -113,11 +115,17 @@ zfs_file *zfs_reopen(zfs *fs, const char *name, int *rc) {
     f->has_writer = 1;
     atomic_store(&f->sealed, 0);
     f->zone = -1;
-    f->wlen = f->wdone = 0;
+    f->wlen = f->wsub = f->wdone = 0;
   }
   pthread_mutex_unlock(&fs->mu);
   pthread_mutex_unlock(&fs->ns_mu);
   readers_admit(fs);
+  int queue = h ? zwal_open(fs, f) : 0; /* ZWAL: the file's queue */
+  if (queue) {
+    abandon_handle(h);
+    h = NULL;
+    *rc = queue;
+  }
   return h;
 }
 
@@ -152,6 +160,7 @@ int zfs_close(zfs_file *h) {
   int rc = h->writer ? zfs_sync(h) : 0;
   /* with nothing left buffered, the sync only records what reached the device */
   if (rc == -ENOSPC && h->writer && drop_info_log_tail(fs, f)) rc = zfs_sync(h);
+  if (h->writer) zwal_close(fs, f); /* drained by the sync (or failed): its queue goes */
   after_unlock work;
   lock_namespace(fs, &work);
   /* A clean close records a sparse file's last chunks, so no mount has to look for them. */

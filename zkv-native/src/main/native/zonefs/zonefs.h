@@ -216,6 +216,15 @@ void zfs_set_space_class(zfs_file *f, int space_class);
  * best case in ZWAL's buffer sweep). WAL files created or reopened afterwards use it. -EINVAL
  * otherwise. */
 int zfs_set_wal_buffer(zfs *fs, uint32_t bytes);
+/* How WAL files are written (docs/wal.md): ZFS_WAL_FILE, each write-out one device write at the
+ * zone's write pointer (ZenFS's); ZFS_WAL_ZWAL, each write-out a zone append on the file's own
+ * queue, up to queue_depth (1-64) in flight, drained at every barrier_bytes of appends (a block
+ * multiple up to the zone capacity; 0: the zone capacity), at a zone's end and by a sync. WAL files
+ * created or reopened afterwards use it; a WAL of either mode is recovered by either. -EINVAL out
+ * of range, -EOPNOTSUPP for ZWAL on a device whose queues carry out each request at submit
+ * (plmarray:). */
+enum { ZFS_WAL_FILE = 0, ZFS_WAL_ZWAL = 1 };
+int zfs_set_wal_mode(zfs *fs, int mode, uint32_t queue_depth, uint64_t barrier_bytes);
 uint32_t zfs_wal_buffer(zfs *fs);
 /* Bytes a flush may still write: empty zones beyond the two reserved for GC and metadata files,
  * plus the room left in partially written data zones (where zones serve one class,

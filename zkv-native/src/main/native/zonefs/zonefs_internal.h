@@ -100,6 +100,8 @@ typedef struct fobj {
   pthread_mutex_t wmu;
   uint8_t *wbuf;
   size_t wcap;                /* bytes of data that fill a write-out (a WAL's: its chunk less the header) */
+  size_t wsub;                /* ZWAL: of wbuf, the bytes handed to appends (wdone <= wsub <= wlen) */
+  struct zwal *zw;            /* ZWAL's appends in flight (zwal.c), NULL in the FILE mode */
   size_t wlen;                /* bytes in wbuf */
   size_t wdone;               /* of those, bytes already on the device (during a write-out) */
   uint32_t persisted_extents; /* extents the log knows (the last of them may have grown since) */
@@ -162,6 +164,9 @@ struct zfs {
   int meta_failed;
   uint32_t active_limit;       /* data zones that may be partially written at once, 0 = no limit */
   _Atomic uint32_t wal_buffer; /* device bytes of a WAL's write-out (zfs_set_wal_buffer) */
+  _Atomic int wal_mode;        /* ZFS_WAL_* (zfs_set_wal_mode), with: */
+  uint32_t wal_queue_depth;
+  uint64_t wal_barrier;
   int readonly;
   zfs_allocator allocator;
   void *allocator_ctx;
@@ -312,6 +317,24 @@ int persist_delete(zfs *fs, uint64_t id);
 int persist_active(zfs *fs, fobj *f, uint64_t active_extent_start);
 int persist_zone_labels(zfs *fs, uint32_t zone);
 int persist_policy_counts(zfs *fs);
+
+/* ZWAL's write path (zwal.c): a WAL's write-outs as zone appends on its own queue. */
+typedef struct zwal zwal;
+/* At create/reopen: the file's queue in ZWAL mode (nothing otherwise). */
+int zwal_open(zfs *fs, fobj *f);
+/* Submits wbuf[wsub, upto) as chunks (no lock held). */
+int zwal_submit(zfs *fs, fobj *f, size_t upto);
+/* Waits for every append in flight and applies them (no lock held). */
+int zwal_drain(zfs *fs, fobj *f);
+/* Drains and frees the file's queue (no lock held). */
+void zwal_close(zfs *fs, fobj *f);
+/* The zone for a writer's next device write or append, claimed, with at least min_room left (the
+ * writer's own, or a new one; garbage collected when none has room), and where the write goes
+ * (file_io.c). No lock held. */
+int claim_writer_zone(zfs *fs, fobj *f, uint64_t want, uint64_t min_room, uint32_t *z, uint64_t *at);
+/* Records `logical` bytes written at device offset `at` in the file's extent list (fs->mu and
+ * f->wmu held). */
+int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical);
 
 /* file table (file_table.c) */
 fobj *file_find(zfs *fs, const char *name, uint32_t *name_index);

@@ -207,8 +207,9 @@ public final class ZonedEnvOptions {
     }
 
     /**
-     * How RocksDB's WAL files are written on this device: {@code WalOptions.withBuffer(bytes)} sets
-     * the device bytes of one write-out (4 KiB-1 MiB, default 1 MiB).
+     * How RocksDB's WAL files are written on this device: the mode ({@code WalMode.FILE}, ZenFS's,
+     * the default; {@code WalMode.ZWAL}, zone appends), the device bytes of one write-out (4 KiB-1
+     * MiB, default 1 MiB), ZWAL's queue depth and barrier ({@link WalOptions#builder()}).
      */
     public Builder wal(WalOptions wal) {
       this.wal = Objects.requireNonNull(wal, "wal must not be null");

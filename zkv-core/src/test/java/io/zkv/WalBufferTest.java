@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.zkv.wal.WalMode;
 import io.zkv.wal.WalOptions;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -49,11 +50,37 @@ class WalBufferTest {
   }
 
   @Test
+  void zwalWritesTheWalByAppendsAndTheDatabaseReopensInEitherMode() throws Exception {
+    String uri = TestDevices.medium(dir);
+    WalOptions zwal = WalOptions.builder().mode(WalMode.ZWAL).buffer(8192).queueDepth(8).build();
+    try (ZonedEnv env =
+            ZonedEnv.open(uri, ZonedEnv.Mode.FORMAT, ZonedEnvOptions.builder().wal(zwal).build());
+        ZkvDb db = ZkvDb.open(env, "/db", small())) {
+      for (int i = 0; i < 500; i++) {
+        db.put(b("key-" + i), b("value-" + i));
+      }
+      assertTrue(env.stats().hostBytes() > 0, "the WAL's appends reached the device");
+    }
+    // written by ZWAL, reopened in the FILE mode (the WAL's chunks are the same format)
+    try (ZonedEnv env = ZonedEnv.open(uri, ZonedEnv.Mode.MOUNT);
+        ZkvDb db = ZkvDb.open(env, "/db", small())) {
+      assertArrayEquals(b("value-499"), db.get(b("key-499")));
+      db.put(b("file"), b("mode"));
+    }
+    try (ZonedEnv env =
+            ZonedEnv.open(uri, ZonedEnv.Mode.MOUNT, ZonedEnvOptions.builder().wal(zwal).build());
+        ZkvDb db = ZkvDb.open(env, "/db", small())) {
+      assertArrayEquals(b("value-0"), db.get(b("key-0")));
+      assertArrayEquals(b("mode"), db.get(b("file")));
+    }
+  }
+
+  @Test
   void optionsCarryTheBuffer() {
     ZonedEnvOptions o = ZonedEnvOptions.builder().wal(WalOptions.withBuffer(8192)).build();
     assertEquals(8192, o.wal().bufferBytes());
     assertEquals(o, ZonedEnvOptions.builder().wal(WalOptions.withBuffer(8192)).build());
-    assertTrue(o.toString().contains("wal=WalOptions[buffer=8192]"), o.toString());
+    assertTrue(o.toString().contains("wal=WalOptions[mode=FILE, buffer=8192]"), o.toString());
     assertEquals(WalOptions.defaults(), ZonedEnvOptions.defaults().wal());
     assertThrows(IllegalArgumentException.class, () -> WalOptions.withBuffer(1000));
   }

@@ -63,6 +63,7 @@ public final class ZkvEnv extends Env {
         env.setGcTrigger(new io.zkv.fs.GcTriggerPlanner(settings.gcTrigger(), g));
       }
       env.setWalBuffer(settings.wal().bufferBytes(), device);
+      env.setWalMode(settings.wal(), device);
     } catch (RuntimeException e) {
       env.close();
       throw e;
@@ -148,6 +149,31 @@ public final class ZkvEnv extends Env {
               + "-byte block, at most 1 MiB");
     }
   }
+
+  /** ZWAL or the FILE mode, with ZWAL's queue depth and barrier (at mount, {@link #onZones}). */
+  private void setWalMode(io.zkv.wal.WalOptions wal, ZonedDevice device) {
+    boolean zwal = wal.mode() == io.zkv.wal.WalMode.ZWAL;
+    int rc = nSetWalMode(zkvHandle, zwal ? 1 : 0, zwal ? wal.queueDepth() : 0, wal.barrierBytes());
+    if (rc == -EOPNOTSUPP) {
+      throw new IllegalArgumentException(
+          "WAL mode ZWAL on "
+              + device.uri()
+              + ": ZWAL keeps zone appends in flight, and this device's queues carry out each"
+              + " request when it is submitted (plmarray:); use the FILE mode there");
+    }
+    if (rc < 0) {
+      throw new IllegalArgumentException(
+          wal
+              + " on "
+              + device.uri()
+              + ": the barrier must be a multiple of the device's "
+              + device.geometry().lbaSize()
+              + "-byte block, at least two blocks, at most the zone capacity "
+              + device.geometry().zoneCapacity());
+    }
+  }
+
+  private static final int EOPNOTSUPP = 95;
 
   /** Installs the GC victim call-out (at mount, {@link #onZones}). */
   private void setVictimChooser(GcVictimChooser chooser) {
@@ -509,6 +535,8 @@ public final class ZkvEnv extends Env {
   private static native long nReclaim(long handle, long bytes);
 
   private static native int nSetWalBuffer(long handle, int bytes);
+
+  private static native int nSetWalMode(long handle, int mode, int queueDepth, long barrier);
 
   private static native int nSetAllocator(long handle, ZoneAllocator allocator);
 

@@ -156,6 +156,9 @@ int zkv_queue_submit(zkv_queue *q, const zkv_request *req);
 /* Waits for at least `min` completions (or timeout_ns, < 0 = forever); returns how many. */
 int zkv_queue_reap(zkv_queue *q, zkv_completion *out, int min, int max, int64_t timeout_ns);
 uint32_t zkv_queue_inflight(zkv_queue *q);
+/* Whether the device's queues keep requests in flight (submit returns before the device is done);
+ * 0 for one whose queues carry out each request at submit (plmarray:). */
+int zkv_dev_queues_async(zkv_dev *dev);
 
 /* ---- NVMe admin commands (Identify, Get Log Page, Get Features, and Set Features of the
  * Predictable Latency Mode features 0x13/0x14; anything else is refused with -EPERM): sent to the

@@ -1,13 +1,17 @@
 package io.zkv.wal;
 
+import java.util.Objects;
+
 /**
  * How the zone file system writes RocksDB's WAL files on one device (WAL zones are a device
- * resource, so these are per device, not per database). Today's WAL is ZenFS's: a sparse file whose
- * every write-out is one self-describing chunk (docs/formats/zone-fs.md). Immutable.
+ * resource, so these are per device, not per database). Every write-out of a WAL is one
+ * self-describing chunk (docs/formats/zone-fs.md), written as its {@link WalMode} says. Immutable.
  *
  * <p>The buffer is the device bytes of one write-out, the chunk's 32-byte header included: a WAL
  * writes a chunk each time {@code buffer - 32} bytes have gathered (and at every sync). ZWAL's
- * paper compares WAL modes at equal buffers, from 4 KiB up to ZenFS's best case, 1 MiB.
+ * paper compares WAL modes at equal buffers, from 4 KiB up to ZenFS's best case, 1 MiB. In {@link
+ * WalMode#ZWAL} mode up to {@code queueDepth} appends are in flight; every {@code barrier} bytes of
+ * appends (default: a zone's capacity) all of them are waited for.
  */
 public final class WalOptions {
   /** The smallest buffer: one 4 KiB block. */
@@ -17,42 +21,53 @@ public final class WalOptions {
   public static final int MAX_BUFFER = 1 << 20;
 
   /**
-   * Buffers are a multiple of this (the smallest block a device has); the device's own block is
-   * checked at mount.
+   * Buffers and barriers are a multiple of this (the smallest block a device has); the device's own
+   * block is checked at mount.
    */
   public static final int BUFFER_UNIT = 512;
 
-  private static final WalOptions DEFAULTS = new WalOptions(MAX_BUFFER);
+  /** The deepest append queue, and the default depth: 64 and 32. */
+  public static final int MAX_QUEUE_DEPTH = 64;
 
+  /** The default queue depth (the paper's). */
+  public static final int DEFAULT_QUEUE_DEPTH = 32;
+
+  private static final WalOptions DEFAULTS = builder().build();
+
+  private final WalMode mode;
   private final int bufferBytes;
+  private final int queueDepth;
+  private final long barrierBytes;
 
-  private WalOptions(int bufferBytes) {
-    this.bufferBytes = bufferBytes;
+  private WalOptions(Builder b) {
+    this.mode = b.mode;
+    this.bufferBytes = b.bufferBytes;
+    this.queueDepth = b.queueDepth;
+    this.barrierBytes = b.barrierBytes;
   }
 
-  /** A 1 MiB buffer. */
+  /** FILE mode, a 1 MiB buffer. */
   public static WalOptions defaults() {
     return DEFAULTS;
   }
 
   /**
-   * WAL write-outs of {@code bytes} on the device, header included.
+   * FILE mode with write-outs of {@code bytes} on the device, header included.
    *
-   * @throws IllegalArgumentException outside 4 KiB-1 MiB or not a multiple of 512 bytes, naming the
-   *     range
+   * @throws IllegalArgumentException outside 4 KiB-1 MiB or not a multiple of 512 bytes
    */
   public static WalOptions withBuffer(int bytes) {
-    if (bytes < MIN_BUFFER || bytes > MAX_BUFFER || bytes % BUFFER_UNIT != 0) {
-      throw new IllegalArgumentException(
-          "WAL buffer "
-              + bytes
-              + " bytes: must be 4 KiB to 1 MiB ("
-              + MIN_BUFFER
-              + "-"
-              + MAX_BUFFER
-              + " bytes), a multiple of the device's block");
-    }
-    return new WalOptions(bytes);
+    return builder().buffer(bytes).build();
+  }
+
+  /** A builder starting from the defaults. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** How WAL write-outs go to the device. */
+  public WalMode mode() {
+    return mode;
   }
 
   /** The device bytes of one WAL write-out, its chunk header included. */
@@ -60,18 +75,114 @@ public final class WalOptions {
     return bufferBytes;
   }
 
+  /** ZWAL: the most appends of one WAL in flight. */
+  public int queueDepth() {
+    return queueDepth;
+  }
+
+  /** ZWAL: bytes of appends after which all in flight are waited for; 0 for the zone capacity. */
+  public long barrierBytes() {
+    return barrierBytes;
+  }
+
   @Override
   public boolean equals(Object o) {
-    return o instanceof WalOptions w && w.bufferBytes == bufferBytes;
+    return o instanceof WalOptions w
+        && w.mode == mode
+        && w.bufferBytes == bufferBytes
+        && w.queueDepth == queueDepth
+        && w.barrierBytes == barrierBytes;
   }
 
   @Override
   public int hashCode() {
-    return Integer.hashCode(bufferBytes);
+    return Objects.hash(mode, bufferBytes, queueDepth, barrierBytes);
   }
 
   @Override
   public String toString() {
-    return "WalOptions[buffer=" + bufferBytes + "]";
+    return "WalOptions[mode="
+        + mode
+        + ", buffer="
+        + bufferBytes
+        + (mode == WalMode.ZWAL
+            ? ", queueDepth="
+                + queueDepth
+                + ", barrier="
+                + (barrierBytes == 0 ? "zone" : Long.toString(barrierBytes))
+            : "")
+        + "]";
+  }
+
+  /** Builds {@link WalOptions}; every value is checked as it is set. */
+  public static final class Builder {
+    private WalMode mode = WalMode.FILE;
+    private int bufferBytes = MAX_BUFFER;
+    private int queueDepth = DEFAULT_QUEUE_DEPTH;
+    private long barrierBytes;
+
+    private Builder() {}
+
+    /** FILE (default) or ZWAL. */
+    public Builder mode(WalMode mode) {
+      this.mode = Objects.requireNonNull(mode, "mode must not be null");
+      return this;
+    }
+
+    /**
+     * The device bytes of one write-out, header included (both modes).
+     *
+     * @throws IllegalArgumentException outside 4 KiB-1 MiB or not a multiple of 512 bytes
+     */
+    public Builder buffer(int bytes) {
+      if (bytes < MIN_BUFFER || bytes > MAX_BUFFER || bytes % BUFFER_UNIT != 0) {
+        throw new IllegalArgumentException(
+            "WAL buffer "
+                + bytes
+                + " bytes: must be 4 KiB to 1 MiB ("
+                + MIN_BUFFER
+                + "-"
+                + MAX_BUFFER
+                + " bytes), a multiple of the device's block");
+      }
+      this.bufferBytes = bytes;
+      return this;
+    }
+
+    /**
+     * ZWAL: the most appends of one WAL in flight, 1-64 (default 32).
+     *
+     * @throws IllegalArgumentException outside 1-64
+     */
+    public Builder queueDepth(int depth) {
+      if (depth < 1 || depth > MAX_QUEUE_DEPTH) {
+        throw new IllegalArgumentException(
+            "WAL queue depth " + depth + ": must be 1 to " + MAX_QUEUE_DEPTH);
+      }
+      this.queueDepth = depth;
+      return this;
+    }
+
+    /**
+     * ZWAL: wait for every append in flight after this many bytes of appends; 0 (default) for a
+     * zone's capacity. A multiple of the device's block, at least two blocks, at most the zone
+     * capacity (checked at mount).
+     *
+     * @throws IllegalArgumentException if negative or not a multiple of 512 bytes
+     */
+    public Builder barrier(long bytes) {
+      if (bytes < 0 || bytes % BUFFER_UNIT != 0) {
+        throw new IllegalArgumentException(
+            "WAL barrier "
+                + bytes
+                + " bytes: must be 0 (the zone capacity) or a multiple of the device's block");
+      }
+      this.barrierBytes = bytes;
+      return this;
+    }
+
+    public WalOptions build() {
+      return new WalOptions(this);
+    }
   }
 }

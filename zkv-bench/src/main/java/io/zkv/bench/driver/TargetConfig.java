@@ -7,6 +7,7 @@ import io.zkv.cli.Arguments.UsageException;
 import io.zkv.device.DeviceGeometry;
 import io.zkv.device.EmulatedDevice;
 import io.zkv.device.ProfileGeometry;
+import io.zkv.wal.WalMode;
 import io.zkv.wal.WalOptions;
 import java.util.Arrays;
 import java.util.Locale;
@@ -25,9 +26,11 @@ import java.util.Locale;
  * i-plm}, {@code r-vigil} or {@code o-vigil}: the scratch device becomes a {@code plmarray:} over
  * an emulated {@code plm} device of 4 NVM Sets, without open or active limits, with that rung's
  * mechanisms and window scheduler; docs/plm.md), {@code timescale} (with {@code windows}: the PLM
- * windows run that many times faster), {@code wal-buffer} (the device bytes of one WAL write-out,
- * 4K-1M, default 1M: {@link WalOptions}). Keys for {@code rocksdb-default}: {@code dir} (where the
- * database lives; default the scratch directory), {@code sync}, {@code label}.
+ * windows run that many times faster), {@code wal} ({@code file}, ZenFS's, or {@code zwal}), {@code
+ * wal-buffer} (the device bytes of one WAL write-out, 4K-1M, default 1M), {@code wal-qd} (ZWAL's
+ * queue depth, 1-64, default 32), {@code wal-barrier} (ZWAL's barrier, default the zone capacity):
+ * {@link WalOptions}. Keys for {@code rocksdb-default}: {@code dir} (where the database lives;
+ * default the scratch directory), {@code sync}, {@code label}.
  *
  * @param spec the configuration as written on the command line
  * @param label the name in tables and plots (the spec as written unless {@code label=} is given)
@@ -47,7 +50,7 @@ import java.util.Locale;
  * @param threads client threads of this configuration, 0 for the global {@code --threads}
  * @param bloomBitsPerKey this configuration's Bloom filter bits per key (0: none), or -1 for the
  *     global {@code --bloom-bits}
- * @param walBuffer the device bytes of one WAL write-out, 0 for the default (zkv)
+ * @param wal how the WAL is written (zkv): mode, buffer, ZWAL's queue depth and barrier
  */
 public record TargetConfig(
     String spec,
@@ -66,7 +69,7 @@ public record TargetConfig(
     int timescale,
     int threads,
     double bloomBitsPerKey,
-    int walBuffer) {
+    WalOptions wal) {
 
   /** The stores the driver can measure. */
   public enum Target {
@@ -122,7 +125,7 @@ public record TargetConfig(
         1,
         0,
         -1,
-        0);
+        WalOptions.defaults());
   }
 
   /** The scratch device's geometry: the default geometry's, with what this configuration sets. */
@@ -149,7 +152,12 @@ public record TargetConfig(
     int threads = defaults.threads;
     double bloom = defaults.bloomBitsPerKey;
     int timescale = defaults.timescale;
-    int walBuffer = defaults.walBuffer;
+    WalOptions.Builder wal = WalOptions.builder();
+    WalOptions walDefaults = defaults.wal;
+    wal.mode(walDefaults.mode())
+        .buffer(walDefaults.bufferBytes())
+        .queueDepth(walDefaults.queueDepth())
+        .barrier(walDefaults.barrierBytes());
     if (colon >= 0) {
       for (String kv : s.substring(colon + 1).split(",")) {
         int eq = kv.indexOf('=');
@@ -186,7 +194,13 @@ public record TargetConfig(
           case "bloom" -> bloom = bloomBits(spec, value);
           case "windows" -> windows = windows(spec, value);
           case "timescale" -> timescale = (int) size(spec, key, value, 1, 1000);
-          case "wal-buffer" -> walBuffer = walBuffer(spec, value);
+          case "wal" -> wal.mode(walMode(spec, value));
+          case "wal-buffer" ->
+              walSetting(spec, () -> wal.buffer((int) size(spec, key, value, 1, 1 << 30)));
+          case "wal-qd" ->
+              walSetting(spec, () -> wal.queueDepth((int) size(spec, key, value, 0, 1 << 20)));
+          case "wal-barrier" ->
+              walSetting(spec, () -> wal.barrier(size(spec, key, value, 0, 1L << 40)));
           default ->
               throw new UsageException(
                   "configuration '"
@@ -194,7 +208,8 @@ public record TargetConfig(
                       + "': unknown key '"
                       + key
                       + "' (known: profile, zones, zone-size, zone-cap, geometry, device, placement,"
-                      + " dir, sync, threads, bloom, label, windows, timescale, wal-buffer)");
+                      + " dir, sync, threads, bloom, label, windows, timescale, wal, wal-buffer,"
+                      + " wal-qd, wal-barrier)");
         }
       }
     }
@@ -216,24 +231,55 @@ public record TargetConfig(
               + zoneSize);
     }
     return new TargetConfig(
-        s, label, target, profile, device, zones, zoneSize, zoneCap, geometry, placement, dir, sync,
-        windows, timescale, threads, bloom, walBuffer);
+        s,
+        label,
+        target,
+        profile,
+        device,
+        zones,
+        zoneSize,
+        zoneCap,
+        geometry,
+        placement,
+        dir,
+        sync,
+        windows,
+        timescale,
+        threads,
+        bloom,
+        wal.build());
   }
 
-  /** The WAL buffer in bytes, checked as {@link WalOptions} checks it. */
-  private static int walBuffer(String spec, String value) {
-    int bytes = (int) size(spec, "wal-buffer", value, WalOptions.MIN_BUFFER, WalOptions.MAX_BUFFER);
+  /** The WAL's settings where they are not the defaults, for the description. */
+  private String walNote() {
+    if (wal.equals(WalOptions.defaults())) {
+      return "";
+    }
+    String note = ", WAL " + wal.mode() + " buffer " + (wal.bufferBytes() >> 10) + " KiB";
+    if (wal.mode() == WalMode.ZWAL) {
+      note += " QD " + wal.queueDepth();
+      note += wal.barrierBytes() == 0 ? "" : " barrier " + (wal.barrierBytes() >> 10) + " KiB";
+    }
+    return note;
+  }
+
+  private static WalMode walMode(String spec, String v) {
+    return switch (v.toLowerCase(Locale.ROOT)) {
+      case "file" -> WalMode.FILE;
+      case "zwal" -> WalMode.ZWAL;
+      default ->
+          throw new UsageException(
+              "configuration '" + spec + "': wal must be file or zwal, not " + v);
+    };
+  }
+
+  /** A WAL setting, its range refused as a usage error naming the configuration. */
+  private static void walSetting(String spec, Runnable set) {
     try {
-      WalOptions.withBuffer(bytes);
+      set.run();
     } catch (IllegalArgumentException e) {
       throw new UsageException("configuration '" + spec + "': " + e.getMessage());
     }
-    return bytes;
-  }
-
-  /** The WAL options this configuration runs with (zkv). */
-  WalOptions walOptions() {
-    return walBuffer > 0 ? WalOptions.withBuffer(walBuffer) : WalOptions.defaults();
   }
 
   private static double bloomBits(String spec, String value) {
@@ -289,7 +335,7 @@ public record TargetConfig(
         + ", placement "
         + placement
         + (windows != null ? ", windows " + windows : "")
-        + (walBuffer > 0 ? ", WAL buffer " + (walBuffer >> 10) + " KiB" : "")
+        + walNote()
         + (sync ? ", sync writes" : "")
         + settingsNote();
   }

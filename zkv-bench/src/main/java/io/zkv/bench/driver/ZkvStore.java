@@ -66,7 +66,7 @@ final class ZkvStore implements BenchStore {
               ZonedEnvOptions.builder()
                   .placement(c.placement())
                   .windowScheduler(c.windowScheduler())
-                  .wal(c.walOptions())
+                  .wal(c.wal())
                   .build());
       return new ZkvStore(device, env, ZkvDb.open(env, DB_PATH, s.dbOptions(c.sync())), file);
     } catch (RuntimeException e) {

@@ -15,11 +15,22 @@ class TargetConfigWalTest {
   @Test
   void walBufferSetsTheWalOptions() {
     TargetConfig c = TargetConfig.parse("zkv:wal-buffer=4K", SampleReports.defaults());
-    assertEquals(4096, c.walBuffer());
-    assertEquals(WalOptions.withBuffer(4096), c.walOptions());
-    assertTrue(c.describe().contains(", WAL buffer 4 KiB"), c.describe());
+    assertEquals(WalOptions.withBuffer(4096), c.wal());
+    assertTrue(c.describe().contains(", WAL FILE buffer 4 KiB"), c.describe());
     TargetConfig plain = TargetConfig.parse("zkv", SampleReports.defaults());
-    assertEquals(WalOptions.defaults(), plain.walOptions());
+    assertEquals(WalOptions.defaults(), plain.wal());
+    TargetConfig z =
+        TargetConfig.parse(
+            "zkv:wal=zwal,wal-buffer=8K,wal-qd=16,wal-barrier=64K", SampleReports.defaults());
+    assertEquals(
+        WalOptions.builder()
+            .mode(io.zkv.wal.WalMode.ZWAL)
+            .buffer(8192)
+            .queueDepth(16)
+            .barrier(65536)
+            .build(),
+        z.wal());
+    assertTrue(z.describe().contains(", WAL ZWAL buffer 8 KiB QD 16 barrier 64 KiB"), z.describe());
   }
 
   @Test

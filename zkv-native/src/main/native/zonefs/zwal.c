@@ -1,0 +1,240 @@
+/* ZWAL's write path (docs/wal.md): a WAL's write-outs as zone appends on the file's own queue.
+ *
+ * In ZFS_WAL_ZWAL mode each write-out of a WAL (a sparse file) is one chunk (header, data, padding:
+ * docs/formats/zone-fs.md) submitted as a zone append on a device queue the file owns, used only by
+ * its writer (RocksDB calls a WAL from one thread at a time: the leader of its write group), with
+ * up to queue_depth appends in flight; a chunk never crosses the zone's capacity, the device's
+ * largest append (ZASL) or a barrier. The appends complete in any order: each completion says
+ * where its chunk landed; the file's extents grow only by the contiguous run from its size on, so
+ * the readable size (and every extent a record lists) is always a prefix. The data stays in the
+ * write buffer until its append completes, so a read of the file's tail is served from there.
+ *
+ * Appends are waited for (drained) at a sync (then the device is flushed), at every barrier_bytes
+ * of appends, before the file leaves a zone (a chunk never crosses it, and the next zone's record
+ * lists every extent before it), when the write buffer is full, and at close. The zone is claimed
+ * while appends are in flight in it (nobody finishes, collects or takes it); between drains it is
+ * the file's own zone as in the FILE mode.
+ *
+ * What a crash leaves: every chunk a sync waited for is durable (drain, then flush); chunks in
+ * flight may land or not in any order, and the mount keeps the contiguous prefix (mount.c,
+ * recover_chunks). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zonefs_internal.h"
+
+typedef struct zwal_slot {
+  size_t off; /* position of its data in the write buffer */
+  uint32_t len;
+  uint32_t zone;
+  uint64_t phys;
+  uint8_t *buf; /* header, data, padding; NULL: the slot is free */
+} zwal_slot;
+
+/* An append that completed ahead of the contiguous run: applied when the run reaches it. */
+typedef struct zwal_landed {
+  size_t off;
+  uint32_t len;
+  uint64_t at; /* device offset of its data */
+} zwal_landed;
+
+struct zwal {
+  zkv_queue *q;
+  uint32_t depth;
+  uint64_t barrier;
+  zwal_slot *slots;
+  uint32_t inflight;
+  zwal_landed *landed;
+  uint32_t n_landed;
+  uint64_t since_barrier; /* device bytes appended since the last drain */
+  int32_t zone;           /* the zone the appends in flight are in (claimed), -1 for none */
+  uint64_t next_at;       /* where the zone's appends reach once all in flight have landed */
+  int error;              /* an append failed: every later write-out fails with it */
+};
+
+int zwal_open(zfs *fs, fobj *f) {
+  if (!is_sparse(f) || atomic_load(&fs->wal_mode) != ZFS_WAL_ZWAL) return 0;
+  zwal *w = calloc(1, sizeof *w);
+  if (!w) return -ENOMEM;
+  w->depth = fs->wal_queue_depth;
+  w->barrier = fs->wal_barrier;
+  w->zone = -1;
+  w->slots = calloc(w->depth, sizeof *w->slots);
+  w->landed = calloc(w->depth, sizeof *w->landed);
+  int err = 0;
+  if (w->slots && w->landed) w->q = zkv_queue_create(fs->dev, w->depth, &err);
+  if (!w->q) {
+    free(w->slots);
+    free(w->landed);
+    free(w);
+    return err ? err : -ENOMEM;
+  }
+  f->zw = w;
+  return 0;
+}
+
+/* A landed chunk's data becomes part of the file, with the zone's accounting (as end_write). Called
+ * with fs->mu held. */
+static int add_landed(zfs *fs, fobj *f, uint64_t at, uint32_t len) {
+  uint32_t z = zone_of(fs, at);
+  zone_state *zs = &fs->zones[z];
+  zs->live += len;
+  zs->live_phys += round_up(ZFS_CHUNK_HEADER + (uint64_t)len, fs->g.lba_size);
+  pthread_mutex_lock(&f->wmu);
+  int rc = add_extent(fs, f, at, len);
+  f->wdone += len;
+  pthread_mutex_unlock(&f->wmu);
+  fs->st.host_bytes += len;
+  f->written_gen = ++fs->data_gen;
+  return rc;
+}
+
+/* Applies completions: the zone's write pointer moves by each chunk; the file's extents grow by the
+ * run that continues at wdone. */
+static int apply(zfs *fs, fobj *f, const zkv_completion *c, int n) {
+  zwal *w = f->zw;
+  after_unlock work;
+  lock_fs(fs, &work);
+  int rc = 0;
+  for (int i = 0; i < n; i++) {
+    zwal_slot *s = &w->slots[c[i].tag];
+    w->inflight--;
+    if (c[i].result < 0) {
+      if (!w->error) w->error = (int)c[i].result;
+    } else {
+      fs->zones[s->zone].wp += s->phys;
+      fs->st.padding_bytes += s->phys - s->len;
+      if (w->n_landed == w->depth) { /* cannot happen: the window keeps in flight + landed <= depth */
+        if (!w->error) w->error = -EIO;
+      } else {
+        w->landed[w->n_landed++] = (zwal_landed){s->off, s->len, (uint64_t)c[i].result + ZFS_CHUNK_HEADER};
+      }
+    }
+    free(s->buf);
+    s->buf = NULL;
+  }
+  /* the contiguous run: the landed chunk at wdone, again and again (at most depth of them) */
+  for (int progress = 1; progress && !w->error;) {
+    progress = 0;
+    for (uint32_t k = 0; k < w->n_landed; k++)
+      if (w->landed[k].off == f->wdone) {
+        if ((rc = add_landed(fs, f, w->landed[k].at, w->landed[k].len)) && !w->error) w->error = rc;
+        w->landed[k] = w->landed[--w->n_landed];
+        progress = 1;
+        break;
+      }
+  }
+  if (w->inflight == 0 && w->zone >= 0) {
+    /* drained: the zone is the file's own again, no longer claimed; after a failed append its write
+     * pointer is unknown, so the file asks for another zone next time */
+    zone_unclaim(&fs->zones[w->zone]);
+    if (w->error || zone_end(fs, (uint32_t)w->zone) - fs->zones[w->zone].wp < fs->g.lba_size) release_zone(fs, f);
+    w->zone = -1;
+    zones_changed(fs);
+  }
+  int after = unlock_fs(fs, &work);
+  return w->error ? w->error : after;
+}
+
+static int reap(zfs *fs, fobj *f, int min) {
+  zwal *w = f->zw;
+  zkv_completion c[64];
+  int n = zkv_queue_reap(w->q, c, min, w->inflight < 64 ? (int)w->inflight : 64, -1);
+  if (n < 0) return n;
+  return apply(fs, f, c, n);
+}
+
+int zwal_drain(zfs *fs, fobj *f) {
+  zwal *w = f->zw;
+  int rc = 0;
+  while (w->inflight && !rc) rc = reap(fs, f, (int)w->inflight);
+  w->since_barrier = 0;
+  if (!w->inflight && w->zone >= 0) { /* claimed, and nothing was submitted (a failed submit) */
+    pthread_mutex_lock(&fs->mu);
+    zone_unclaim(&fs->zones[w->zone]);
+    w->zone = -1;
+    zones_changed(fs);
+    pthread_mutex_unlock(&fs->mu);
+  }
+  return rc ? rc : w->error;
+}
+
+/* The zone the next append goes to, claimed, with room for at least a block of data: the file's
+ * own (a new one from the policy, its ACTIVE record written first), taken only while nothing is in
+ * flight. */
+static int append_zone(zfs *fs, fobj *f, uint64_t want, uint32_t *z) {
+  zwal *w = f->zw;
+  uint32_t block = fs->g.lba_size;
+  if (w->zone >= 0 && zone_end(fs, (uint32_t)w->zone) - w->next_at >= ZFS_CHUNK_HEADER + block) {
+    *z = (uint32_t)w->zone;
+    return 0;
+  }
+  int rc = zwal_drain(fs, f); /* a chunk never crosses a zone: the next zone's record lists them all */
+  uint64_t at = 0;
+  if (!rc) rc = claim_writer_zone(fs, f, want, ZFS_CHUNK_HEADER + block, z, &at);
+  if (rc) return rc;
+  w->zone = (int32_t)*z;
+  w->next_at = at;
+  return 0;
+}
+
+int zwal_submit(zfs *fs, fobj *f, size_t upto) {
+  zwal *w = f->zw;
+  uint32_t block = fs->g.lba_size;
+  while (f->wsub < upto) {
+    if (w->error) return w->error;
+    uint32_t z = 0;
+    int rc = append_zone(fs, f, ZFS_CHUNK_HEADER + (upto - f->wsub), &z);
+    if (rc) return rc;
+    uint64_t max = zone_end(fs, z) - w->next_at;
+    uint64_t zasl = fs->g.zasl / block * block;
+    if (max > zasl) max = zasl;
+    if (w->barrier && max > w->barrier - w->since_barrier) max = w->barrier - w->since_barrier;
+    size_t data = upto - f->wsub;
+    if (ZFS_CHUNK_HEADER + data > max) data = (size_t)(max - ZFS_CHUNK_HEADER);
+    uint64_t phys = round_up(ZFS_CHUNK_HEADER + data, block);
+    /* The window: a chunk that landed ahead of an earlier one still holds its place until the run
+     * reaches it, so in flight and landed-ahead together stay within the queue depth. */
+    while (w->inflight + w->n_landed >= w->depth)
+      if ((rc = reap(fs, f, 1))) return rc;
+    uint32_t slot = 0;
+    while (w->slots[slot].buf) slot++;
+    uint8_t *buf = malloc(phys);
+    if (!buf) return -ENOMEM;
+    /* wbuf[wdone] is the file's logical offset m.size: both change only in this thread */
+    zfs_chunk c = {.file_id = f->m.id,
+                   .offset = f->m.size + (f->wsub - f->wdone),
+                   .len = (uint32_t)data,
+                   .data_crc = zfs_chunk_data_crc(f->wbuf + f->wsub, data)};
+    zfs_chunk_encode(&c, buf);
+    memcpy(buf + ZFS_CHUNK_HEADER, f->wbuf + f->wsub, data);
+    memset(buf + ZFS_CHUNK_HEADER + data, 0, phys - ZFS_CHUNK_HEADER - data);
+    zkv_request r = {
+        .op = ZKV_OP_APPEND, .flags = io_class_in(fs, z, f), .zone = z, .buf = buf, .len = phys, .tag = slot};
+    w->slots[slot] = (zwal_slot){f->wsub, (uint32_t)data, z, phys, buf};
+    if ((rc = zkv_queue_submit(w->q, &r))) {
+      free(buf);
+      w->slots[slot].buf = NULL;
+      return rc;
+    }
+    w->inflight++;
+    w->next_at += phys;
+    w->since_barrier += phys;
+    f->wsub += data;
+    if (w->barrier && w->since_barrier >= w->barrier && (rc = zwal_drain(fs, f))) return rc;
+  }
+  return 0;
+}
+
+void zwal_close(zfs *fs, fobj *f) {
+  zwal *w = f->zw;
+  if (!w) return;
+  (void)zwal_drain(fs, f);
+  zkv_queue_destroy(w->q);
+  free(w->slots);
+  free(w->landed);
+  free(w);
+  f->zw = NULL;
+}
