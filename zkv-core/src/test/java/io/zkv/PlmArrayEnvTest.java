@@ -34,6 +34,23 @@ class PlmArrayEnvTest {
   }
 
   @Test
+  void zwalIsRefusedOnTheArraySayingWhy() throws Exception {
+    String uri = uri(dir.resolve("zwal.zkvemu"));
+    ZonedEnvOptions options =
+        ZonedEnvOptions.builder()
+            .wal(io.zkv.wal.WalOptions.builder().mode(io.zkv.wal.WalMode.ZWAL).build())
+            .build();
+    RuntimeException e =
+        assertThrows(
+            RuntimeException.class, () -> ZonedEnv.open(uri, ZonedEnv.Mode.FORMAT, options));
+    String m = e.getMessage() + " / " + e.getCause();
+    assertTrue(m.contains("ZWAL keeps zone appends in flight"), m);
+    try (ZonedEnv env = ZonedEnv.open(uri, ZonedEnv.Mode.FORMAT)) { // the failed open let it go
+      assertTrue(env.formatted());
+    }
+  }
+
+  @Test
   void aWindowSchedulerNeedsAPlmArray() throws Exception {
     Path file = dir.resolve("plain.zkvemu");
     EmulatedDevice.format(file, DeviceGeometry.small());
