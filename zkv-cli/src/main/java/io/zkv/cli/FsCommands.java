@@ -12,12 +12,15 @@ import io.zkv.fs.MetaZone;
 import io.zkv.fs.NotFormattedException;
 import io.zkv.fs.ZoneFsInspector;
 import io.zkv.fs.ZoneUsage;
+import io.zkv.placement.FileKind;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.rocksdb.ZkvEnv;
@@ -366,6 +369,53 @@ final class FsCommands {
     }
   }
 
+  /**
+   * Whether a file is one of RocksDB's WALs: by its name, the rule the file system writes them as
+   * chunks by (RocksDB's {@code NNNNNN.log}; io.zkv.placement.FileKind).
+   */
+  static boolean isWal(FsFile f) {
+    return !f.names().isEmpty() && FileKind.fromName(f.names().get(0)) == FileKind.WAL;
+  }
+
+  /** The zones holding WAL data. */
+  static Set<Integer> walZones(ZoneFsInspector fs) {
+    long zoneSize = fs.superblock().zoneSize();
+    Set<Integer> zones = new TreeSet<>();
+    for (FsFile f : fs.files()) {
+      if (isWal(f)) {
+        for (FsFile.Extent e : f.extents()) {
+          zones.add((int) (e.start() / zoneSize));
+        }
+      }
+    }
+    return zones;
+  }
+
+  /**
+   * A WAL's chunks as JSON ({@code "wal": true, "chunks": [...]}), empty for other files: each
+   * extent whose data starts 32 bytes after a block boundary is a chunk's data (its header is the
+   * 32 bytes before, docs/formats/zone-fs.md); GC's copies are plain, block-aligned data.
+   */
+  static String walChunks(FsFile f, int blockSize) {
+    if (!isWal(f)) {
+      return "";
+    }
+    int header = 32;
+    String chunks =
+        f.extents().stream()
+            .filter(e -> e.start() % blockSize == header)
+            .map(
+                e ->
+                    String.format(
+                        "{\"header\": %d, \"data\": %d, \"length\": %d, \"deviceBytes\": %d}",
+                        e.start() - header,
+                        e.start(),
+                        e.length(),
+                        (header + e.length() + blockSize - 1) / blockSize * blockSize))
+            .collect(Collectors.joining(", "));
+    return " \"wal\": true, \"chunks\": [" + chunks + "],";
+  }
+
   static final class Zones extends InspectingCommand {
     @Override
     public String name() {
@@ -374,7 +424,7 @@ final class FsCommands {
 
     @Override
     public String summary() {
-      return "a table of zones: condition, written, live, garbage, lifetime";
+      return "a table of zones: condition, written, live, garbage, lifetime, role (metadata, wal, data)";
     }
 
     @Override
@@ -384,6 +434,7 @@ final class FsCommands {
       out.printf(
           "%6s %-16s %12s %12s %12s %9s %s%n",
           "zone", "condition", "written", "live", "garbage", "lifetime", "role");
+      Set<Integer> wal = walZones(fs);
       for (ZoneUsage z : fs.zones()) {
         out.printf(
             "%6d %-16s %,12d %,12d %,12d %9d %s%n",
@@ -393,7 +444,7 @@ final class FsCommands {
             z.liveBytes(),
             z.garbage(),
             z.lifetime(),
-            z.meta() ? "metadata" : "data");
+            z.meta() ? "metadata" : wal.contains(z.index()) ? "wal" : "data");
       }
       return 0;
     }
@@ -468,12 +519,13 @@ final class FsCommands {
               .map(
                   f ->
                       String.format(
-                          "    {\"id\": %d, \"names\": [%s], \"size\": %d, \"lifetime\": %d,"
+                          "    {\"id\": %d, \"names\": [%s], \"size\": %d, \"lifetime\": %d,%s"
                               + " \"extents\": [%s]}",
                           f.id(),
                           f.names().stream().map(Json::quote).collect(Collectors.joining(", ")),
                           f.size(),
                           f.lifetime(),
+                          walChunks(f, sb.blockSize()),
                           f.extents().stream()
                               .map(
                                   e ->

@@ -84,6 +84,7 @@ class FsCommandsTest {
         db.put(("key" + i).getBytes(), ("value" + i).getBytes());
       }
       db.flush(f);
+      db.put("after-flush".getBytes(), "in the WAL only".getBytes()); // a WAL chunk at close
     }
   }
 
@@ -107,12 +108,14 @@ class FsCommandsTest {
     assertTrue(cli.out().contains("overrides    none (by reason, since format)"), cli.out());
     assertEquals(0, cli.run("zones", "--device", uri()));
     assertTrue(cli.out().contains("metadata") && cli.out().contains("data"), cli.out());
+    assertTrue(cli.out().matches("(?s).* wal\\R.*"), cli.out()); // the zone of the WAL's chunk
     assertEquals(0, cli.run("dump", "--device", uri(), "--json"));
     assertTrue(
         cli.out().startsWith("{")
             && cli.out().contains("\"files\": [")
             && cli.out().contains("\"problems\": []"),
         cli.out());
+    assertTrue(cli.out().contains("\"wal\": true, \"chunks\": [{\"header\": "), cli.out());
     assertEquals(0, cli.run("fsck", "--device", uri()));
     assertTrue(cli.out().contains("0 problem(s)"), cli.out());
     assertTrue(cli.out().contains("metadata log: ends cleanly"), cli.out());
