@@ -30,7 +30,10 @@ import org.rocksdb.ZkvEnv;
  * Crash safety of RocksDB on zones: (a) a child JVM killed with SIGKILL at random points of a
  * synced write workload; (b) emulated power cuts with the volatile write cache on. After each, the
  * database opens and every acknowledged write is there. Cycles: {@code -Dzkv.crash.cycles} (default
- * 50 kills, 20 power cuts); seed: {@code -Dzkv.seed}.
+ * 50 kills), {@code -Dzkv.crash.powercuts} (default 20 power cuts); the same with the WAL in ZWAL
+ * mode on a device that completes appends out of order ({@code reorder=1}), the database reopened
+ * in the FILE mode: {@code -Dzkv.crash.zwal.cycles} and {@code -Dzkv.crash.zwal.powercuts} (default
+ * 20 each); seed: {@code -Dzkv.seed}.
  */
 class CrashRecoveryTest {
   private static final String DB = "/crash/db";
@@ -47,11 +50,33 @@ class CrashRecoveryTest {
 
   @Test
   void killedProcessesLoseNoAcknowledgedWrite() throws Exception {
-    int cycles = Integer.getInteger("zkv.crash.cycles", 50);
-    System.out.println("CrashRecoveryTest.kill seed=" + SEED + " cycles=" + cycles);
+    kills(Integer.getInteger("zkv.crash.cycles", 50), false);
+  }
+
+  @Test
+  void killedZwalProcessesLoseNoAcknowledgedWrite() throws Exception {
+    kills(Integer.getInteger("zkv.crash.zwal.cycles", 20), true);
+  }
+
+  @Test
+  void powerCutsLoseNoAcknowledgedWrite() throws Exception {
+    powerCuts(Integer.getInteger("zkv.crash.powercuts", 20), false);
+  }
+
+  @Test
+  void zwalPowerCutsLoseNoAcknowledgedWrite() throws Exception {
+    powerCuts(Integer.getInteger("zkv.crash.zwal.powercuts", 20), true);
+  }
+
+  private void kills(int cycles, boolean zwal) throws Exception {
+    System.out.println(
+        "CrashRecoveryTest.kill seed=" + SEED + " cycles=" + cycles + (zwal ? " wal=zwal" : ""));
     SplittableRandom rnd = new SplittableRandom(SEED);
     Path file = newDevice();
-    String uri = EmulatedDevice.uri(file, "instant");
+    String uri =
+        zwal
+            ? EmulatedDevice.uri(file, "instant", "reorder=1")
+            : EmulatedDevice.uri(file, "instant");
     Map<Integer, Long> acked = new HashMap<>();
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     for (int c = 0; c < cycles; c++) {
@@ -71,7 +96,8 @@ class CrashRecoveryTest {
               DB,
               Long.toString(rnd.nextLong()),
               Integer.toString(KEYS),
-              Boolean.toString(cycle == 0)));
+              Boolean.toString(cycle == 0),
+              zwal ? "zwal" : "file"));
       Process child =
           new ProcessBuilder(cmd).redirectError(dir.resolve("child.err").toFile()).start();
       long killAfterAcks = 20 + rnd.nextInt(400);
@@ -110,18 +136,30 @@ class CrashRecoveryTest {
     }
   }
 
-  @Test
-  void powerCutsLoseNoAcknowledgedWrite() throws Exception {
-    int cycles = Integer.getInteger("zkv.crash.powercuts", 20);
-    System.out.println("CrashRecoveryTest.powercut seed=" + SEED + " cycles=" + cycles);
+  private void powerCuts(int cycles, boolean zwal) throws Exception {
+    System.out.println(
+        "CrashRecoveryTest.powercut seed="
+            + SEED
+            + " cycles="
+            + cycles
+            + (zwal ? " wal=zwal" : ""));
     SplittableRandom rnd = new SplittableRandom(SEED ^ 0x5EED);
     Path file = newDevice();
-    String uri = EmulatedDevice.uri(file, "instant", "wcache=1");
+    String uri =
+        zwal
+            ? EmulatedDevice.uri(file, "instant", "wcache=1", "reorder=1")
+            : EmulatedDevice.uri(file, "instant", "wcache=1");
     Map<Integer, Long> acked = new HashMap<>();
     long version = 0;
     for (int cycle = 0; cycle < cycles; cycle++) {
       ZonedDevice dev = ZonedDevice.open(uri);
-      ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.builder().format(cycle == 0).build());
+      ZkvEnv env =
+          ZkvEnv.onZones(
+              dev,
+              ZoneFsSettings.builder()
+                  .format(cycle == 0)
+                  .wal(zwal ? CrashTestSupport.ZWAL : io.zkv.wal.WalOptions.defaults())
+                  .build());
       Options o = new Options().setCreateIfMissing(true).setEnv(env).setWriteBufferSize(256 << 10);
       RocksDB db = RocksDB.open(o, DB);
       WriteOptions sync = new WriteOptions().setSync(true);

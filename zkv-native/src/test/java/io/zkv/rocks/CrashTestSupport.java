@@ -13,6 +13,17 @@ import org.rocksdb.RocksDBException;
 final class CrashTestSupport {
   private CrashTestSupport() {}
 
+  /**
+   * The WAL written by zone appends for the ZWAL crash runs: 8 KiB write-outs, 8 in flight (a put's
+   * synced record is one chunk; the in-flight thread's unsynced ones queue behind it).
+   */
+  static final io.zkv.wal.WalOptions ZWAL =
+      io.zkv.wal.WalOptions.builder()
+          .mode(io.zkv.wal.WalMode.ZWAL)
+          .buffer(8192)
+          .queueDepth(8)
+          .build();
+
   static byte[] key(int k) {
     return String.format("crash-key-%06d", k).getBytes();
   }

@@ -13,7 +13,8 @@ import org.rocksdb.ZkvEnv;
  * The child process of the crash test: synced puts to RocksDB on zones, each acknowledged on stdout
  * ("ack key version") only after RocksDB returned. Runs until killed.
  *
- * <p>Arguments: device URI, database path, seed, key count, whether to format first.
+ * <p>Arguments: device URI, database path, seed, key count, whether to format first, and optionally
+ * {@code zwal} (the WAL written by zone appends: {@link CrashTestSupport#ZWAL}).
  */
 public final class CrashWorkload {
   private CrashWorkload() {}
@@ -24,8 +25,14 @@ public final class CrashWorkload {
     SplittableRandom rnd = new SplittableRandom(Long.parseLong(args[2]));
     int keys = Integer.parseInt(args[3]);
     boolean format = Boolean.parseBoolean(args[4]);
+    boolean zwal = args.length > 5 && args[5].equals("zwal");
+    ZoneFsSettings settings =
+        ZoneFsSettings.builder()
+            .format(format)
+            .wal(zwal ? CrashTestSupport.ZWAL : io.zkv.wal.WalOptions.defaults())
+            .build();
     try (ZonedDevice dev = ZonedDevice.open(uri);
-        ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.builder().format(format).build());
+        ZkvEnv env = ZkvEnv.onZones(dev, settings);
         Options o =
             new Options()
                 .setCreateIfMissing(true)
