@@ -129,6 +129,18 @@ static void test_many_chunks_read_anywhere(void) {
   }
   CHECK(f->f->m.n_extents >= SYNCS);
   check_file(fs, "/db/000041.log", 77, (uint64_t)SYNCS * sizeof buf);
+  /* chunks one after another are read together: one device read per run of up to 64 */
+  zkv_dev_stats before, after;
+  zkv_dev_stats_get(d, &before);
+  uint8_t *all = malloc((size_t)SYNCS * sizeof buf), *want = malloc((size_t)SYNCS * sizeof buf);
+  CHECK_EQ(zfs_pread(f, 0, all, (size_t)SYNCS * sizeof buf), (int64_t)(SYNCS * sizeof buf));
+  zkv_dev_stats_get(d, &after);
+  fill(want, 77, 0, (size_t)SYNCS * sizeof buf);
+  CHECK(memcmp(all, want, (size_t)SYNCS * sizeof buf) == 0);
+  printf("  %d chunks read back in %llu device reads\n", SYNCS, (unsigned long long)(after.reads - before.reads));
+  CHECK(after.reads - before.reads <= SYNCS / 64 + 4);
+  free(all);
+  free(want);
   CHECK_EQ(zfs_close(f), 0);
   zfs_unmount(fs);
   fs = mount_ok(d); /* the index rebuilt at mount */

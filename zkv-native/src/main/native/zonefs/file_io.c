@@ -347,6 +347,54 @@ void readers_admit(zfs *fs) {
   pthread_rwlock_unlock(&fs->io_lock);
 }
 
+/* A run of a sparse file's extents that are chunks one after another on the device (the next
+ * chunk's data starts right after this one's padding and the next header): read as one device read
+ * of their span, the pieces copied out. At most CHUNK_RUN_MAX pieces and CHUNK_RUN_SPAN bytes. */
+#define CHUNK_RUN_MAX 64
+#define CHUNK_RUN_SPAN (1u << 20)
+typedef struct chunk_run {
+  uint32_t n;
+  uint64_t at[CHUNK_RUN_MAX], len[CHUNK_RUN_MAX]; /* device offset and bytes of each piece */
+  uint64_t bytes;                                 /* their sum */
+} chunk_run;
+
+/* The run starting with extent i's piece [first, first + first_len) and going on while the next
+ * extent is the next chunk on the device, up to `want` bytes. Called with the file's extents stable
+ * (wmu held, or sealed). */
+static void gather_chunk_run(const zfs *fs, const fobj *f, uint32_t i, uint64_t first, uint64_t first_len,
+                             uint64_t want, chunk_run *run) {
+  uint32_t block = fs->g.lba_size;
+  run->n = 1;
+  run->at[0] = first;
+  run->len[0] = first_len;
+  run->bytes = first_len;
+  uint64_t start = first / block * block;
+  for (uint32_t k = i + 1; k < f->m.n_extents && run->n < CHUNK_RUN_MAX && run->bytes < want; k++) {
+    const zfs_extent *prev = &f->m.extents[k - 1], *next = &f->m.extents[k];
+    if (next->start != round_up(prev->start + prev->len, block) + ZFS_CHUNK_HEADER) break;
+    if (zone_of(fs, next->start) != zone_of(fs, first)) break;
+    uint64_t take = next->len < want - run->bytes ? next->len : want - run->bytes;
+    if (round_up(next->start + take, block) - start > CHUNK_RUN_SPAN) break;
+    run->at[run->n] = next->start;
+    run->len[run->n++] = take;
+    run->bytes += take;
+  }
+}
+
+static int read_chunk_run(zfs *fs, const chunk_run *run, uint8_t *out) {
+  uint32_t block = fs->g.lba_size;
+  uint64_t a = run->at[0] / block * block, e = round_up(run->at[run->n - 1] + run->len[run->n - 1], block);
+  uint8_t *span = malloc(e - a);
+  if (!span) return -ENOMEM;
+  int rc = zkv_dev_read(fs->dev, a, span, e - a);
+  for (uint32_t k = 0; !rc && k < run->n; k++) {
+    memcpy(out, span + (run->at[k] - a), run->len[k]);
+    out += run->len[k];
+  }
+  free(span);
+  return rc;
+}
+
 /* Reads without the file system's lock: a file's extents change under the writer's lock (appends)
  * or while readers are excluded (GC's swap), so the writer's lock and a reader's mark are enough;
  * a sealed file (no writer) needs no lock at all, and two readers of one SST write no shared cache
@@ -380,7 +428,15 @@ int64_t zfs_pread(zfs_file *h, uint64_t offset, void *buf, size_t len) {
     uint64_t skip = 0;
     uint32_t i = find_extent(f, pos, &skip);
     uint64_t dev_off = f->m.extents[i].start + skip, n = f->m.extents[i].len - skip;
+    /* A WAL's chunks lie one after another in its zone: a read of several is one device read */
+    chunk_run run = {0};
+    if (is_sparse(f) && n < want) gather_chunk_run(fs, f, i, dev_off, n, want, &run);
     if (!sealed) pthread_mutex_unlock(&f->wmu);
+    if (run.n > 1) {
+      if ((rc = read_chunk_run(fs, &run, out + done))) break;
+      done += run.bytes;
+      continue;
+    }
     if (n > want) n = want;
     uint64_t a = dev_off / block * block, e = round_up(dev_off + n, block);
     if (a == dev_off && e == dev_off + n && ((uintptr_t)(out + done) % block) == 0)
