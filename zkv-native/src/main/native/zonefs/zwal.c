@@ -185,9 +185,14 @@ int zwal_submit(zfs *fs, fobj *f, size_t upto) {
   uint32_t block = fs->g.lba_size;
   while (f->wsub < upto) {
     if (w->error) return w->error;
+    int rc = 0;
+    /* The window: a chunk that landed ahead of an earlier one still holds its place until the run
+     * reaches it, so in flight and landed-ahead together stay within the queue depth. Waited for
+     * before the zone is chosen: the reap that empties the queue gives the zone's claim back. */
+    while (w->inflight + w->n_landed >= w->depth)
+      if ((rc = reap(fs, f, 1))) return rc;
     uint32_t z = 0;
-    int rc = append_zone(fs, f, ZFS_CHUNK_HEADER + (upto - f->wsub), &z);
-    if (rc) return rc;
+    if ((rc = append_zone(fs, f, ZFS_CHUNK_HEADER + (upto - f->wsub), &z))) return rc;
     uint64_t max = zone_end(fs, z) - w->next_at;
     uint64_t zasl = fs->g.zasl / block * block;
     if (max > zasl) max = zasl;
@@ -195,10 +200,6 @@ int zwal_submit(zfs *fs, fobj *f, size_t upto) {
     size_t data = upto - f->wsub;
     if (ZFS_CHUNK_HEADER + data > max) data = (size_t)(max - ZFS_CHUNK_HEADER);
     uint64_t phys = round_up(ZFS_CHUNK_HEADER + data, block);
-    /* The window: a chunk that landed ahead of an earlier one still holds its place until the run
-     * reaches it, so in flight and landed-ahead together stay within the queue depth. */
-    while (w->inflight + w->n_landed >= w->depth)
-      if ((rc = reap(fs, f, 1))) return rc;
     uint32_t slot = 0;
     while (w->slots[slot].buf) slot++;
     uint8_t *buf = malloc(phys);
