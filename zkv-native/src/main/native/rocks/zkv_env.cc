@@ -349,7 +349,7 @@ JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetWalBuffer(JNIEnv*, jclass, j
 // How WAL files are written (zfs_set_wal_mode): -EINVAL out of range, -EOPNOTSUPP for ZWAL on a
 // device whose queues carry out each request at submit.
 JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetWalMode(JNIEnv*, jclass, jlong handle, jint mode, jint depth,
-                                                           jlong barrier) {
+                                                            jlong barrier) {
   auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
   if (!h->zone_fs || depth < 0 || barrier < 0) return -EINVAL;
   return zfs_set_wal_mode(h->zone_fs, mode, static_cast<uint32_t>(depth), static_cast<uint64_t>(barrier));
