@@ -33,17 +33,25 @@ void free_fobj(fobj *f) {
   free(f);
 }
 
+/* Room in the extent index for the file's extents (doubling); out of memory, the index goes stale. */
+static int index_room(fobj *f) {
+  uint32_t n = f->m.n_extents;
+  if (n <= f->cap_ext_end) return 1;
+  uint32_t cap = f->cap_ext_end ? 2 * f->cap_ext_end : 16;
+  if (cap < n) cap = n;
+  uint64_t *grown = realloc(f->ext_end, cap * sizeof *grown);
+  if (!grown) {
+    f->ext_index_stale = 1;
+    return 0;
+  }
+  f->ext_end = grown;
+  f->cap_ext_end = cap;
+  return 1;
+}
+
 void index_extents(fobj *f) {
   uint32_t n = f->m.n_extents;
-  if (n > f->cap_ext_end) {
-    uint64_t *grown = realloc(f->ext_end, n * sizeof *grown);
-    if (!grown) {
-      f->ext_index_stale = 1;
-      return;
-    }
-    f->ext_end = grown;
-    f->cap_ext_end = n;
-  }
+  if (!index_room(f)) return;
   uint64_t end = 0;
   for (uint32_t i = 0; i < n; i++) f->ext_end[i] = end += f->m.extents[i].len;
   f->ext_index_stale = 0;
@@ -56,16 +64,7 @@ void index_extent_added(fobj *f, int appended, uint64_t logical) {
     f->ext_end[n - 1] += logical;
     return;
   }
-  if (n > f->cap_ext_end) {
-    uint32_t cap = f->cap_ext_end ? 2 * f->cap_ext_end : 16;
-    uint64_t *grown = realloc(f->ext_end, cap * sizeof *grown);
-    if (!grown) {
-      f->ext_index_stale = 1;
-      return;
-    }
-    f->ext_end = grown;
-    f->cap_ext_end = cap;
-  }
+  if (!index_room(f)) return;
   f->ext_end[n - 1] = (n > 1 ? f->ext_end[n - 2] : 0) + f->m.extents[n - 1].len;
 }
 

@@ -91,6 +91,18 @@ static int add_landed(zfs *fs, fobj *f, uint64_t at, uint32_t len) {
   return rc;
 }
 
+/* Nothing in flight any more: the zone is the file's own again, no longer claimed; full, or after a
+ * failed append (its write pointer unknown), it is given back and the file asks for another zone
+ * next time. Called with fs->mu held. */
+static void leave_zone(zfs *fs, fobj *f) {
+  zwal *w = f->zw;
+  if (w->zone < 0) return;
+  zone_unclaim(&fs->zones[w->zone]);
+  if (w->error || zone_end(fs, (uint32_t)w->zone) - fs->zones[w->zone].wp < fs->g.lba_size) release_zone(fs, f);
+  w->zone = -1;
+  zones_changed(fs);
+}
+
 /* Applies completions: the zone's write pointer moves by each chunk; the file's extents grow by the
  * run that continues at wdone. */
 static int apply(zfs *fs, fobj *f, const zkv_completion *c, int n) {
@@ -126,14 +138,7 @@ static int apply(zfs *fs, fobj *f, const zkv_completion *c, int n) {
         break;
       }
   }
-  if (w->inflight == 0 && w->zone >= 0) {
-    /* drained: the zone is the file's own again, no longer claimed; after a failed append its write
-     * pointer is unknown, so the file asks for another zone next time */
-    zone_unclaim(&fs->zones[w->zone]);
-    if (w->error || zone_end(fs, (uint32_t)w->zone) - fs->zones[w->zone].wp < fs->g.lba_size) release_zone(fs, f);
-    w->zone = -1;
-    zones_changed(fs);
-  }
+  if (w->inflight == 0) leave_zone(fs, f);
   int after = unlock_fs(fs, &work);
   return w->error ? w->error : after;
 }
@@ -152,11 +157,11 @@ int zwal_drain(zfs *fs, fobj *f) {
   while (w->inflight && !rc) rc = reap(fs, f, (int)w->inflight);
   w->since_barrier = 0;
   if (!w->inflight && w->zone >= 0) { /* claimed, and nothing was submitted (a failed submit) */
-    pthread_mutex_lock(&fs->mu);
-    zone_unclaim(&fs->zones[w->zone]);
-    w->zone = -1;
-    zones_changed(fs);
-    pthread_mutex_unlock(&fs->mu);
+    after_unlock work;
+    lock_fs(fs, &work);
+    leave_zone(fs, f);
+    int after = unlock_fs(fs, &work);
+    if (!rc) rc = after;
   }
   return rc ? rc : w->error;
 }
