@@ -257,6 +257,56 @@ static void zwal_case(uint64_t seed, int crash) {
   zkv_dev_close(d);
 }
 
+/* ZWAL WALs left alone with appends in flight (RocksDB need not call a WAL again before another
+ * file wants a zone) do not keep their zones from a writer that needs one: with every open token
+ * held by such a WAL, the writer reaps one WAL's appends for it, then takes its zone (it hung:
+ * every owner busy, nobody to end the appends). Bounded: a hang fails the test (SIGALRM). */
+static void test_idle_zwal_gives_its_zone_up(void) {
+  fresh("?reorder=1");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  CHECK_EQ(zfs_set_wal_buffer(fs, 4096), 0);
+  CHECK_EQ(zfs_set_wal_mode(fs, ZFS_WAL_ZWAL, 8, 0), 0);
+  alarm(120);
+  zfs_file *wal[8];
+  uint8_t buf[8192];
+  int n = 0, rc = 0;
+  zfs_stats s;
+  /* WALs until every open token is held by one with appends in flight */
+  for (zfs_stats_get(fs, &s); n < 8 && (n == 0 || s.owned_zones == (uint32_t)n); zfs_stats_get(fs, &s)) {
+    char name[32];
+    snprintf(name, sizeof name, "/db/%06d.log", 80 + n);
+    CHECK((wal[n] = zfs_create(fs, name, 2, &rc)) != NULL);
+    fill(buf, 180 + (uint64_t)n, 0, sizeof buf);
+    CHECK_EQ(zfs_append(wal[n], buf, sizeof buf), 0); /* two 4 KiB write-outs submitted, not waited for */
+    n++;
+  }
+  CHECK(n >= 2 && n < 8); /* the last WAL got no zone of its own: it reaped another's first */
+  zfs_file *sst = zfs_create(fs, "/db/000070.sst", 2, &rc);
+  CHECK(sst != NULL);
+  fill(buf, 170, 0, sizeof buf);
+  CHECK_EQ(zfs_append(sst, buf, sizeof buf), 0);
+  CHECK_EQ(zfs_close(sst), 0); /* its write-out needs a zone */
+  alarm(0);
+  zfs_stats_get(fs, &s);
+  CHECK(s.zwal_idle_reaps >= 2);
+  CHECK(s.zone_steals >= 2);
+  for (int i = 0; i < n; i++) CHECK_EQ(zfs_close(wal[i]), 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+  d = open_dev();
+  fs = mount_ok(d);
+  for (int i = 0; i < n; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "/db/%06d.log", 80 + i);
+    check_file(fs, name, 180 + (uint64_t)i, sizeof buf);
+  }
+  check_file(fs, "/db/000070.sst", 170, sizeof buf);
+  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
 /* ZWAL is refused where it cannot run, and out of range. */
 static void test_zwal_settings_refused(void) {
   fresh("");
@@ -281,6 +331,7 @@ int main(void) {
   test_many_chunks_read_anywhere();
   test_wal_buffer_sets_the_chunk_size();
   test_zwal_settings_refused();
+  test_idle_zwal_gives_its_zone_up();
   for (int i = 0; i < 24; i++) zwal_case(zkv_rng_next(&rng) % 1000000, i % 2);
   remove_temp_dir();
   TEST_DONE("test_zonefs_chunks");

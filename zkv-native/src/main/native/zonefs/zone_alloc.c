@@ -443,6 +443,9 @@ int take_zone(zfs *fs, fobj *f, int safety, uint64_t want, uint32_t *out) {
      * under way nothing will change: the caller collects garbage or reports NoSpace. */
     if (!any_write_in_flight(fs)) return -ENOSPC;
     run_deferred_now(fs); /* nothing of this scope waits for the others while they wait for it */
+    /* A ZWAL writer between calls may hold its zone with appends in flight until its next call,
+     * which may never come before this writer gets a zone: reap them for it, then ask again. */
+    if (zwal_reap_idle(fs)) continue;
     pthread_cond_wait(&fs->zone_released, &fs->mu);
   }
 }

@@ -73,6 +73,9 @@ typedef struct zfs_stats {
    * the three totals above: the metadata log's count). */
   uint64_t overrides[ZFS_OVERRIDES];
   uint64_t overrides_total[ZFS_OVERRIDES];
+  /* ZWAL: an idle WAL's appends in flight that a writer waiting for a zone reaped for it
+   * (zwal.c, zwal_reap_idle), so that the WAL's zone could be given up. Since mount. */
+  uint64_t zwal_idle_reaps;
 } zfs_stats;
 
 #define ZFS_MOUNT_READONLY 1

@@ -328,6 +328,9 @@ int zwal_submit(zfs *fs, fobj *f, size_t upto);
 int zwal_drain(zfs *fs, fobj *f);
 /* Drains and frees the file's queue (no lock held). */
 void zwal_close(zfs *fs, fobj *f);
+/* Called with fs->mu held by a writer waiting for a zone: reaps the appends of one idle ZWAL
+ * writer whose claim keeps a zone busy, releasing fs->mu meanwhile. Returns whether it did. */
+int zwal_reap_idle(zfs *fs);
 /* The zone for a writer's next device write or append, claimed, with at least min_room left (the
  * writer's own, or a new one; garbage collected when none has room), and where the write goes
  * (file_io.c). No lock held. */

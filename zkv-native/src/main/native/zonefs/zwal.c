@@ -17,7 +17,14 @@
  *
  * What a crash leaves: every chunk a sync waited for is durable (drain, then flush); chunks in
  * flight may land or not in any order, and the mount keeps the contiguous prefix (mount.c,
- * recover_chunks). */
+ * recover_chunks).
+ *
+ * An idle writer: RocksDB may leave a WAL alone with appends in flight for as long as it likes (no
+ * sync, no further write), which would keep the zone claimed while a writer waiting in take_zone
+ * for a zone to be given up waits for exactly that. So the waiting thread finishes them for it
+ * (zwal_reap_idle): the queue's lock `mu` is held by the writer for each of its calls; a helper
+ * that gets it by trylock (under fs->mu) knows the writer is between calls, waits for the appends
+ * without fs->mu, and applies them as the writer would have. Lock order: mu, then fs->mu. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
@@ -41,6 +48,7 @@ typedef struct zwal_landed {
 } zwal_landed;
 
 struct zwal {
+  pthread_mutex_t mu; /* held by the writer in each call, or by a helper reaping for it */
   zkv_queue *q;
   uint32_t depth;
   uint64_t barrier;
@@ -71,7 +79,10 @@ int zwal_open(zfs *fs, fobj *f) {
     free(w);
     return err ? err : -ENOMEM;
   }
+  pthread_mutex_init(&w->mu, NULL);
+  pthread_mutex_lock(&fs->mu); /* helpers find the queue under fs->mu */
   f->zw = w;
+  pthread_mutex_unlock(&fs->mu);
   return 0;
 }
 
@@ -104,11 +115,9 @@ static void leave_zone(zfs *fs, fobj *f) {
 }
 
 /* Applies completions: the zone's write pointer moves by each chunk; the file's extents grow by the
- * run that continues at wdone. */
-static int apply(zfs *fs, fobj *f, const zkv_completion *c, int n) {
+ * run that continues at wdone. Called with w->mu and fs->mu held. */
+static void apply_locked(zfs *fs, fobj *f, const zkv_completion *c, int n) {
   zwal *w = f->zw;
-  after_unlock work;
-  lock_fs(fs, &work);
   int rc = 0;
   for (int i = 0; i < n; i++) {
     zwal_slot *s = &w->slots[c[i].tag];
@@ -139,8 +148,14 @@ static int apply(zfs *fs, fobj *f, const zkv_completion *c, int n) {
       }
   }
   if (w->inflight == 0) leave_zone(fs, f);
+}
+
+static int apply(zfs *fs, fobj *f, const zkv_completion *c, int n) {
+  after_unlock work;
+  lock_fs(fs, &work);
+  apply_locked(fs, f, c, n);
   int after = unlock_fs(fs, &work);
-  return w->error ? w->error : after;
+  return f->zw->error ? f->zw->error : after;
 }
 
 static int reap(zfs *fs, fobj *f, int min) {
@@ -151,7 +166,7 @@ static int reap(zfs *fs, fobj *f, int min) {
   return apply(fs, f, c, n);
 }
 
-int zwal_drain(zfs *fs, fobj *f) {
+static int drain(zfs *fs, fobj *f) {
   zwal *w = f->zw;
   int rc = 0;
   while (w->inflight && !rc) rc = reap(fs, f, (int)w->inflight);
@@ -176,7 +191,7 @@ static int append_zone(zfs *fs, fobj *f, uint64_t want, uint32_t *z) {
     *z = (uint32_t)w->zone;
     return 0;
   }
-  int rc = zwal_drain(fs, f); /* a chunk never crosses a zone: the next zone's record lists them all */
+  int rc = drain(fs, f); /* a chunk never crosses a zone: the next zone's record lists them all */
   uint64_t at = 0;
   if (!rc) rc = claim_writer_zone(fs, f, want, ZFS_CHUNK_HEADER + block, z, &at);
   if (rc) return rc;
@@ -185,7 +200,7 @@ static int append_zone(zfs *fs, fobj *f, uint64_t want, uint32_t *z) {
   return 0;
 }
 
-int zwal_submit(zfs *fs, fobj *f, size_t upto) {
+static int submit(zfs *fs, fobj *f, size_t upto) {
   zwal *w = f->zw;
   uint32_t block = fs->g.lba_size;
   while (f->wsub < upto) {
@@ -229,7 +244,50 @@ int zwal_submit(zfs *fs, fobj *f, size_t upto) {
     w->next_at += phys;
     w->since_barrier += phys;
     f->wsub += data;
-    if (w->barrier && w->since_barrier >= w->barrier && (rc = zwal_drain(fs, f))) return rc;
+    if (w->barrier && w->since_barrier >= w->barrier && (rc = drain(fs, f))) return rc;
+  }
+  return 0;
+}
+
+int zwal_submit(zfs *fs, fobj *f, size_t upto) {
+  pthread_mutex_lock(&f->zw->mu);
+  int rc = submit(fs, f, upto);
+  pthread_mutex_unlock(&f->zw->mu);
+  return rc;
+}
+
+int zwal_drain(zfs *fs, fobj *f) {
+  pthread_mutex_lock(&f->zw->mu);
+  int rc = drain(fs, f);
+  pthread_mutex_unlock(&f->zw->mu);
+  return rc;
+}
+
+int zwal_reap_idle(zfs *fs) {
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
+    fobj *f = fs->zones[z].owner;
+    zwal *w = f ? f->zw : NULL; /* alive while fs->mu is held: zwal_close unhooks it under fs->mu */
+    if (!w || !fs->zones[z].busy || pthread_mutex_trylock(&w->mu)) continue;
+    if (w->zone != (int32_t)z || w->inflight == 0) { /* the zone is claimed by something else */
+      pthread_mutex_unlock(&w->mu);
+      continue;
+    }
+    pthread_mutex_unlock(&fs->mu); /* the writer's own call would wait for its appends without it */
+    zkv_completion c[64];
+    int n = 0;
+    while (w->inflight > 0) {
+      int max = w->inflight < 64 ? (int)w->inflight : 64;
+      if ((n = zkv_queue_reap(w->q, c, max, max, -1)) < 0) break;
+      pthread_mutex_lock(&fs->mu);
+      apply_locked(fs, f, c, n); /* a zone it leaves goes back in this thread's scope */
+      pthread_mutex_unlock(&fs->mu);
+    }
+    pthread_mutex_lock(&fs->mu);
+    if (n < 0 && !w->error) w->error = n;
+    leave_zone(fs, f); /* done by the last completion already, unless the reap failed */
+    fs->st.zwal_idle_reaps++;
+    pthread_mutex_unlock(&w->mu);
+    return 1;
   }
   return 0;
 }
@@ -237,10 +295,15 @@ int zwal_submit(zfs *fs, fobj *f, size_t upto) {
 void zwal_close(zfs *fs, fobj *f) {
   zwal *w = f->zw;
   if (!w) return;
-  (void)zwal_drain(fs, f);
+  pthread_mutex_lock(&w->mu);
+  (void)drain(fs, f);
+  pthread_mutex_lock(&fs->mu);
+  f->zw = NULL;
+  pthread_mutex_unlock(&fs->mu);
+  pthread_mutex_unlock(&w->mu); /* no helper can find it now, nor hold it */
+  pthread_mutex_destroy(&w->mu);
   zkv_queue_destroy(w->q);
   free(w->slots);
   free(w->landed);
   free(w);
-  f->zw = NULL;
 }
