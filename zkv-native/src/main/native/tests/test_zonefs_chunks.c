@@ -291,6 +291,7 @@ static void test_idle_zwal_gives_its_zone_up(void) {
   zfs_stats_get(fs, &s);
   CHECK(s.zwal_idle_reaps >= 2);
   CHECK(s.zone_steals >= 2);
+  CHECK(s.wal_zone_finishes >= 2); /* WAL zones apart: the tokens came free, the zones went to nobody */
   for (int i = 0; i < n; i++) CHECK_EQ(zfs_close(wal[i]), 0);
   zfs_unmount(fs);
   zkv_dev_close(d);
@@ -302,6 +303,112 @@ static void test_idle_zwal_gives_its_zone_up(void) {
     check_file(fs, name, 180 + (uint64_t)i, sizeof buf);
   }
   check_file(fs, "/db/000070.sst", 170, sizeof buf);
+  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+/* The zones each of the named files has extents in, as bits. */
+typedef struct zone_bits {
+  const char *names[3];
+  uint32_t bits[3];
+} zone_bits;
+
+static void collect_zone_bits(const zfs_file_meta *m, void *arg) {
+  zone_bits *b = arg;
+  for (int i = 0; i < 3; i++)
+    if (b->names[i] && strcmp(m->names[0], b->names[i]) == 0)
+      for (uint32_t k = 0; k < m->n_extents; k++) b->bits[i] |= 1u << (m->extents[k].start / GEO.zone_size);
+}
+
+static zone_bits zones_of(zfs *fs, const char *a, const char *b, const char *c) {
+  zone_bits z = {{a, b, c}, {0, 0, 0}};
+  CHECK_EQ(zfs_walk_files(fs, collect_zone_bits, &z), 0);
+  return z;
+}
+
+static void write_synced(zfs_file *f, uint64_t seed, size_t n) {
+  uint8_t *buf = malloc(n);
+  CHECK(buf != NULL);
+  fill(buf, seed, 0, n);
+  CHECK_EQ(zfs_append(f, buf, n), 0);
+  CHECK_EQ(zfs_sync(f), 0);
+  free(buf);
+}
+
+/* WAL zones apart (zone_alloc.c, docs/wal.md "WAL zones"): in ZWAL mode a WAL that gives its zone
+ * up partly written (here: closes) finishes it, so no other file continues it, and the WAL's
+ * delete resets it without copying; a zone a mount finds holding only a WAL's data takes no other
+ * file's, even where the placement policy says so (here it picks the partly written zone of a
+ * longer lifetime, as LIZA would: the file system overrides it). The FILE mode (ZenFS's) lets the
+ * next file continue the WAL's zone, as the policy says. */
+static void wal_zones_case(int zwal) {
+  fresh("?reorder=1");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  tp_install(fs, &GEO);
+  tp_set_gc_level(fs, 0);
+  if (zwal) CHECK_EQ(zfs_set_wal_mode(fs, ZFS_WAL_ZWAL, 8, 0), 0);
+  CHECK_EQ(zfs_set_wal_buffer(fs, 8192), 0);
+  int rc = 0;
+  zfs_file *wal = zfs_create(fs, "/db/000090.log", 3, &rc);
+  CHECK(wal != NULL);
+  write_synced(wal, 190, 64 << 10);
+  CHECK_EQ(zfs_close(wal), 0);
+  zfs_file *sst = zfs_create(fs, "/db/000091.sst", 2, &rc);
+  CHECK(sst != NULL);
+  write_synced(sst, 191, 64 << 10);
+  CHECK_EQ(zfs_close(sst), 0);
+  zone_bits z = zones_of(fs, "/db/000090.log", "/db/000091.sst", NULL);
+  zfs_stats s;
+  zfs_stats_get(fs, &s);
+  printf("  %s: WAL zones %#x, SST zones %#x, WAL zones finished %llu\n", zwal ? "ZWAL" : "FILE", z.bits[0], z.bits[1],
+         (unsigned long long)s.wal_zone_finishes);
+  CHECK(z.bits[0] != 0 && z.bits[1] != 0);
+  if (!zwal) { /* ZenFS's: the policy's choice stands */
+    CHECK(z.bits[0] & z.bits[1]);
+    CHECK_EQ(s.wal_zone_finishes, 0);
+    zfs_unmount(fs);
+    zkv_dev_close(d);
+    return;
+  }
+  CHECK_EQ(z.bits[0] & z.bits[1], 0);
+  CHECK_EQ(s.wal_zone_finishes, 1);
+  uint32_t wal_zone = (uint32_t)__builtin_ctz(z.bits[0]);
+  CHECK_EQ(fs->zones[wal_zone].wp, fs->zones[wal_zone].start + GEO.zone_cap); /* finished */
+  zfs_file *next = zfs_create(fs, "/db/000092.log", 3, &rc);
+  CHECK(next != NULL);
+  write_synced(next, 192, 64 << 10);
+  z = zones_of(fs, "/db/000090.log", "/db/000092.log", NULL);
+  CHECK_EQ(z.bits[0] & z.bits[1], 0);
+  uint64_t resets = s.resets_without_copy;
+  CHECK_EQ(zfs_delete(fs, "/db/000090.log"), 0);
+  zfs_stats_get(fs, &s);
+  CHECK_EQ(s.resets_without_copy, resets + 1);
+  CHECK_EQ(fs->zones[wal_zone].wp, fs->zones[wal_zone].start);
+  CHECK_EQ(zfs_set_wal_mode(fs, ZFS_WAL_FILE, 0, 0), 0); /* its zone left partly written */
+  CHECK_EQ(zfs_close(next), 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+  /* A mount knows the zone as the WAL's from its data alone. */
+  d = open_dev();
+  fs = mount_ok(d);
+  tp_install(fs, &GEO);
+  tp_set_gc_level(fs, 0);
+  CHECK_EQ(zfs_set_wal_mode(fs, ZFS_WAL_ZWAL, 8, 0), 0);
+  zfs_file *sst2 = zfs_create(fs, "/db/000093.sst", 2, &rc);
+  CHECK(sst2 != NULL);
+  write_synced(sst2, 194, 64 << 10);
+  CHECK_EQ(zfs_close(sst2), 0);
+  z = zones_of(fs, "/db/000092.log", "/db/000093.sst", NULL);
+  zfs_stats_get(fs, &s);
+  printf("  after a mount: WAL zones %#x, SST zones %#x, class overrides %llu\n", z.bits[0], z.bits[1],
+         (unsigned long long)s.overrides[ZFS_OVERRIDE_CLASS]);
+  CHECK(fs->zones[__builtin_ctz(z.bits[0])].wp < fs->zones[__builtin_ctz(z.bits[0])].start + GEO.zone_cap);
+  CHECK_EQ(z.bits[0] & z.bits[1], 0);
+  CHECK(s.overrides[ZFS_OVERRIDE_CLASS] >= 1);
+  check_file(fs, "/db/000092.log", 192, 64 << 10);
+  check_file(fs, "/db/000093.sst", 194, 64 << 10);
   CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
   zfs_unmount(fs);
   zkv_dev_close(d);
@@ -332,6 +439,8 @@ int main(void) {
   test_wal_buffer_sets_the_chunk_size();
   test_zwal_settings_refused();
   test_idle_zwal_gives_its_zone_up();
+  wal_zones_case(0);
+  wal_zones_case(1);
   for (int i = 0; i < 24; i++) zwal_case(zkv_rng_next(&rng) % 1000000, i % 2);
   remove_temp_dir();
   TEST_DONE("test_zonefs_chunks");

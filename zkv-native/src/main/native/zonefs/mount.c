@@ -515,6 +515,11 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
   }
   fs->sb.sequence = max_seq; /* the roll below must outrank every superblock on the device */
   for (uint32_t z = 0; z < fs->sb.meta_zones; z++) fs->zones[z].meta = 1;
+  uint8_t *not_wal = calloc(fs->g.nr_zones, 1); /* zones holding data of files other than WALs */
+  if (!not_wal) {
+    *rc = fail(-ENOMEM, err, errlen, "out of memory");
+    goto fail;
+  }
   for (size_t i = 0; i < fs->n_files; i++) {
     zfs_file_meta *m = &fs->files[i]->m;
     for (uint32_t k = 0; k < m->n_extents; k++) {
@@ -522,8 +527,10 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
       if (z < fs->sb.meta_zones || z >= fs->g.nr_zones || m->extents[k].start + m->extents[k].len > fs->zones[z].wp) {
         *rc = fail(-EUCLEAN, err, errlen, "file '%s' has an extent at %llu beyond its zone's written data", m->names[0],
                    (unsigned long long)m->extents[k].start);
+        free(not_wal);
         goto fail;
       }
+      if (!is_sparse(fs->files[i])) not_wal[z] = 1;
       fs->zones[z].live += m->extents[k].len;
       fs->zones[z].live_phys += extent_blocks(fs, m->extents[k]);
       file_zone_add(fs->files[i], z, (int64_t)m->extents[k].len);
@@ -537,12 +544,15 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
       fs->zones[z].lifetime = 0;
       fs->zones[z].io_class = ZKV_CLASS_NONE;
     } else {
-      /* A zone's class is the device's binding (NONE where the device binds none, and only such
-       * devices look at classes): a WAL that outgrew its share wrote into the other classes' zones
-       * as those classes (take_zone_class), and GC copies a victim's data as the class its target zone
-       * took. */
+      /* A zone's class is the device's binding: a WAL that outgrew its share wrote into the other
+       * classes' zones as those classes (take_zone_class), and GC copies a victim's data as the
+       * class its target zone took. Where the device binds none, a zone holding only WALs' data is
+       * a WAL zone (kept apart in ZWAL mode), any other NONE (any file may continue it). */
       fs->zones[z].io_class = (uint8_t)zkv_dev_zone_class(fs->dev, z);
+      if (fs->zones[z].io_class == ZKV_CLASS_NONE && z >= fs->sb.meta_zones && !not_wal[z])
+        fs->zones[z].io_class = ZKV_CLASS_WAL;
     }
+  free(not_wal);
   for (size_t i = 0; i < fs->n_files; i++) index_extents(fs->files[i]);
   fs->readonly = flags & ZFS_MOUNT_READONLY;
   if (fs->readonly) return fs; /* inspection: change nothing on the device */

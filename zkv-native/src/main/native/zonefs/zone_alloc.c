@@ -65,6 +65,19 @@ static int classes_bind_zones(const zfs *fs) {
   return (fs->g.flags & ZKV_GEO_CLASS_BOUND_ZONES) && fs->g.meta_class_zones;
 }
 
+/* Whether WAL zones and other files' zones are kept apart: where the device binds zones to a class
+ * (a plmarray:), and on every device in ZWAL mode (docs/wal.md, "WAL zones"): a zone a WAL started
+ * holds only WAL chunks, so the WAL's delete empties it (reset without copy) and the WAL's appends
+ * never queue behind another file's writes in it. */
+int zones_apart(const zfs *fs) {
+  return (fs->g.flags & ZKV_GEO_CLASS_BOUND_ZONES) || atomic_load(&fs->wal_mode) == ZFS_WAL_ZWAL;
+}
+
+int wal_zone_apart(const zfs *fs, uint32_t z) {
+  return !classes_bind_zones(fs) && atomic_load(&fs->wal_mode) == ZFS_WAL_ZWAL &&
+         fs->zones[z].io_class == ZKV_CLASS_WAL && fs->zones[z].wp > fs->zones[z].start;
+}
+
 /* Empty zones each share can still give. Where zones serve one class, the device has
  * meta_class_zones zones for the WAL and metadata and the rest for other data (a plmarray:'s
  * meta and stripe groups): the file system's own metadata zones count as always taken from the
@@ -108,9 +121,7 @@ static int class_to_take(const zfs *fs, int cls) {
 }
 
 int zone_takes_class(const zfs *fs, const zone_state *s, int cls) {
-  if (!(fs->g.flags & ZKV_GEO_CLASS_BOUND_ZONES) || s->wp == s->start || s->io_class == ZKV_CLASS_NONE ||
-      s->io_class == cls)
-    return 1;
+  if (!zones_apart(fs) || s->wp == s->start || s->io_class == ZKV_CLASS_NONE || s->io_class == cls) return 1;
   return s->io_class == class_to_take(fs, cls);
 }
 
@@ -211,7 +222,7 @@ void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out) {
                          .copy = z->live_phys,
                          .victim_ok = victim_eligible(fs, zone, UINT64_MAX),
                          .tag = z->tag,
-                         .io_class = classes_bind_zones(fs) ? z->io_class : ZKV_CLASS_NONE,
+                         .io_class = zones_apart(fs) ? z->io_class : ZKV_CLASS_NONE,
                          .owner_file = z->owner ? z->owner->m.id : ZFS_NO_OWNER};
 }
 
@@ -363,19 +374,28 @@ int safety_zone(zfs *fs, uint32_t lifetime, int purpose, int cls, uint32_t *out)
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
     zone_state *s = &fs->zones[z];
     if (zone_held(s) || s->wp == s->start || zone_end(fs, z) - s->wp < fs->g.lba_size) continue;
-    if (!zone_takes_class(fs, s, cls)) continue;
+    /* a WAL kept apart (ZWAL mode) may still go on in another file's zone rather than fail: the
+     * rule keeps other files out of WAL zones, not WALs from NoSpace */
+    if (!zone_takes_class(fs, s, cls) && !(cls == ZKV_CLASS_WAL && !classes_bind_zones(fs))) continue;
     *out = z;
     return 0;
   }
   return -ENOSPC;
 }
 
-/* The owner's zone goes back to the pool, partly written (still active) or full. */
+/* The owner's zone goes back to the pool, partly written (still active) or full. A WAL zone kept
+ * apart (ZWAL mode) is finished instead: no other file continues it, and its active token is free
+ * (a failed finish leaves it active until the WAL's delete resets it). */
 void release_zone(zfs *fs, fobj *f) {
   if (f->zone < 0) return;
   uint32_t z = (uint32_t)f->zone;
   fs->zones[z].owner = NULL;
   f->zone = -1;
+  if (wal_zone_apart(fs, z) && partly_written(fs, z) && !fs->zones[z].busy &&
+      zkv_dev_zone_mgmt(fs->dev, z, ZKV_ZONE_FINISH) == 0) {
+    fs->zones[z].wp = zone_end(fs, z);
+    fs->st.wal_zone_finishes++;
+  }
   reset_if_unused(fs, z); /* the owner's data there may all be deleted already */
   zones_changed(fs);
 }
@@ -400,7 +420,8 @@ static int release_idle_owner(zfs *fs, const fobj *asking, int spare_wal) {
     for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
       fobj *o = fs->zones[z].owner;
       if (!o || o == asking || fs->zones[z].busy) continue;
-      if (!zone_takes_class(fs, &fs->zones[z], class_of(asking))) continue;
+      /* a WAL zone kept apart is finished on release: its token, not its room, is what helps */
+      if (!zone_takes_class(fs, &fs->zones[z], class_of(asking)) && !wal_zone_apart(fs, z)) continue;
       if (pass == 0 && o->m.n_names && is_wal_file(o->m.names[0])) continue;
       if (!victim || o->last_write < victim->last_write) victim = o;
     }

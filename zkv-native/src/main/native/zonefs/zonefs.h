@@ -76,6 +76,9 @@ typedef struct zfs_stats {
   /* ZWAL: an idle WAL's appends in flight that a writer waiting for a zone reaped for it
    * (zwal.c, zwal_reap_idle), so that the WAL's zone could be given up. Since mount. */
   uint64_t zwal_idle_reaps;
+  /* ZWAL mode: WAL zones finished when their WAL gave them up partly written (closed, or taken by
+   * the idle-owner rule), since no other file may continue them (zone_alloc.c, release_zone). */
+  uint64_t wal_zone_finishes;
 } zfs_stats;
 
 #define ZFS_MOUNT_READONLY 1

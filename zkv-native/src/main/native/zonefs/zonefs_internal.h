@@ -232,6 +232,10 @@ int zone_takes_class(const zfs *fs, const zone_state *s, int cls);
 /* A writer of class cls was given zone z: an empty zone takes its class, or, for a WAL whose share
  * of a class-bound device is used up, the other classes' (zone_alloc.c). */
 void take_zone_class(zfs *fs, uint32_t z, int cls);
+/* Whether zones serve one class (bound by the device, or WAL zones apart in ZWAL mode), and whether
+ * zone z is a written WAL zone kept apart in ZWAL mode on a device that binds none (zone_alloc.c). */
+int zones_apart(const zfs *fs);
+int wal_zone_apart(const zfs *fs, uint32_t z);
 /* The class a write into zone z carries: the zone's (a WAL in the other share writes as those
  * classes, so the device binds the zone where the file system counted it), else the file's. */
 static inline int io_class_in(const zfs *fs, uint32_t z, const fobj *f) {

@@ -273,9 +273,10 @@ public final class LizaPolicy implements PlacementPolicy {
 
   /**
    * Whether a written zone may take more of a file of this kind: where the device binds zones to an
-   * I/O class (a {@code plmarray:}), only zones of the file's class (WAL or data); elsewhere every
-   * zone's class is {@link ZoneIoClass#NONE}. ZenFS has no such classes; without this rule the file
-   * system overrode LIZA's choice of a zone of the other class.
+   * I/O class (a {@code plmarray:}) or the WAL is in ZWAL mode (WAL zones apart), only zones of the
+   * file's class (WAL or data); elsewhere every zone's class is {@link ZoneIoClass#NONE}. ZenFS has
+   * no such classes; without this rule the file system overrode LIZA's choice of a zone of the
+   * other class.
    */
   private static boolean servesClass(ZoneInfo z, FileKind kind) {
     ZoneIoClass wanted = kind.isWal() ? ZoneIoClass.WAL : ZoneIoClass.DATA;

@@ -3,11 +3,15 @@ package io.zkv.placement;
 /**
  * The I/O class a zone's writes carry, as the file system binds it when a writer first writes into
  * the empty zone (until the zone is reset). On a device whose zones serve one class each (a {@code
- * plmarray:}, whose metadata and stripe groups are separate), a policy must keep a file in zones of
- * its class: the file system overrides a decision that does not.
+ * plmarray:}, whose metadata and stripe groups are separate), and on every device whose WAL is
+ * written in ZWAL mode (WAL zones are kept apart: docs/wal.md), a policy must keep a file in zones
+ * of its class: the file system overrides a decision that does not.
  */
 public enum ZoneIoClass {
-  /** Empty, or not known (after a mount, on a device that does not bind zones to classes). */
+  /**
+   * Empty, or not shown: on a device that binds no zones to classes, in the FILE WAL mode (ZenFS's,
+   * where WALs and other files share zones); after a mount, a zone holding other files' data.
+   */
   NONE,
   /** SST data: flushes, compactions, garbage-collection copies. */
   DATA,
