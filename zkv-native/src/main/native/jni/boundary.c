@@ -40,7 +40,8 @@ int zkv_boundary_layout(int layout, int32_t *out, int cap) {
   } else if (layout == ZKV_BND_ZONE_STATS) {
     out[n++] = ZKV_STATS_VERSION;
     RECORD(zkv_bnd_zone_stats), FIELD(zkv_bnd_zone_stats, host_bytes), FIELD(zkv_bnd_zone_stats, stale_decisions),
-        FIELD(zkv_bnd_zone_stats, overrides), FIELD(zkv_bnd_zone_stats, overrides_total);
+        FIELD(zkv_bnd_zone_stats, overrides), FIELD(zkv_bnd_zone_stats, overrides_total),
+        FIELD(zkv_bnd_zone_stats, zwal_idle_reaps), FIELD(zkv_bnd_zone_stats, mount_chunk_reads);
   } else if (layout == ZKV_BND_SUPERBLOCK) {
     out[n++] = ZKV_SUPERBLOCK_VERSION;
     RECORD(zkv_bnd_superblock), FIELD(zkv_bnd_superblock, version), FIELD(zkv_bnd_superblock, flags),
@@ -230,7 +231,13 @@ void zkv_boundary_zone_stats(const zfs_stats *s, zkv_bnd_zone_stats *out) {
                               s->reserve_refusals,
                               s->stale_decisions,
                               {0},
-                              {0}};
+                              {0},
+                              s->zwal_idle_reaps,
+                              s->wal_zone_finishes,
+                              s->mount_chunk_scan_ns,
+                              s->mount_chunks,
+                              s->mount_chunk_bytes,
+                              s->mount_chunk_reads};
   for (int i = 0; i < ZFS_OVERRIDES; i++) out->overrides[i] = s->overrides[i];
   for (int i = 0; i < ZFS_OVERRIDES; i++) out->overrides_total[i] = s->overrides_total[i];
 }

@@ -132,16 +132,18 @@ typedef struct zkv_bnd_decision {
   uint32_t finish[ZKV_BND_MAX_FINISH];
 } zkv_bnd_decision;
 
-/* ZKV_BND_ZONE_STATS, version 6: one section of one record, zfs_stats widened to 64 bits, the
- * overrides by reason since mount and since format last, each in enum zfs_override's order (version 2 had no
- * device_errors, version 3 no reserve_refusals, version 4 no stale_decisions, version 5 no overrides). */
-#define ZKV_STATS_VERSION 6
+/* ZKV_BND_ZONE_STATS, version 7: one section of one record, zfs_stats widened to 64 bits, the
+ * overrides by reason since mount and since format, each in enum zfs_override's order, then ZWAL's
+ * and the mount's WAL counters (version 2 had no device_errors, version 3 no reserve_refusals,
+ * version 4 no stale_decisions, version 5 no overrides, version 6 none of the WAL counters). */
+#define ZKV_STATS_VERSION 7
 typedef struct zkv_bnd_zone_stats {
   uint64_t host_bytes, padding_bytes, gc_bytes, meta_bytes, resets, resets_without_copy, meta_rolls, live_bytes,
       used_zone_bytes, files, data_zones, empty_zones, full_zones, open_zones, owned_zones, policy_decisions,
       fallback_allocations, zone_steals, policy_decisions_total, fallback_allocations_total, zone_steals_total,
       device_errors, reserve_refusals, stale_decisions;
   uint64_t overrides[ZFS_OVERRIDES], overrides_total[ZFS_OVERRIDES];
+  uint64_t zwal_idle_reaps, wal_zone_finishes, mount_chunk_scan_ns, mount_chunks, mount_chunk_bytes, mount_chunk_reads;
 } zkv_bnd_zone_stats;
 
 /* zfs_stats as a zkv_bnd_zone_stats record. */

@@ -52,6 +52,7 @@ static void zone_reset_done(zfs *fs, uint32_t z, int ok, int without_copy) {
     zs->tag = -1;
     zs->labelled = 0;
     zs->io_class = ZKV_CLASS_NONE;
+    atomic_fetch_add(&zs->generation, 1);
     fs->st.resets++;
     if (without_copy) fs->st.resets_without_copy++;
   }

@@ -351,6 +351,7 @@ void readers_admit(zfs *fs) {
  * chunk's data starts right after this one's padding and the next header): read as one device read
  * of their span, the pieces copied out. At most CHUNK_RUN_MAX pieces and CHUNK_RUN_SPAN bytes. */
 #define CHUNK_RUN_MAX 64
+#define READ_AHEAD_PIECE (256u << 10) /* reads under this of a sealed WAL go through read_ahead.c */
 #define CHUNK_RUN_SPAN (1u << 20)
 typedef struct chunk_run {
   uint32_t n;
@@ -428,6 +429,14 @@ int64_t zfs_pread(zfs_file *h, uint64_t offset, void *buf, size_t len) {
     uint64_t skip = 0;
     uint32_t i = find_extent(f, pos, &skip);
     uint64_t dev_off = f->m.extents[i].start + skip, n = f->m.extents[i].len - skip;
+    /* a sealed WAL read in small pieces (RocksDB's replay): from the handle's read-ahead window */
+    if (sealed && is_sparse(f) && want < READ_AHEAD_PIECE) {
+      uint64_t piece = n < want ? n : want;
+      if (read_ahead_copy(h, i, dev_off, piece, out + done) == 0) {
+        done += piece;
+        continue;
+      }
+    }
     /* A WAL's chunks lie one after another in its zone: a read of several is one device read */
     chunk_run run = {0};
     if (is_sparse(f) && n < want) gather_chunk_run(fs, f, i, dev_off, n, want, &run);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "zonefs_internal.h"
 
@@ -354,28 +355,50 @@ static int by_offset(const void *a, const void *b) {
   return x->torn != y->torn ? (x->torn ? 1 : -1) : 0; /* a whole copy before a torn one */
 }
 
+/* The scan reads ahead: a WAL of 4 KiB chunks is one chunk per block, and a device read per chunk
+ * made a mount's scan of a large WAL cost a read latency per 4 KiB. */
+#define SCAN_READ_AHEAD (1u << 20)
+
+typedef struct scan_window {
+  uint8_t *buf;
+  size_t cap;
+  uint64_t from, to; /* device bytes [from, to) are in buf */
+} scan_window;
+
+/* Device bytes [pos, pos + len) from the window, read (ahead, up to the write pointer) if needed. */
+static const uint8_t *scan_bytes(zfs *fs, scan_window *w, uint64_t pos, uint64_t len, uint64_t wp, int *rc) {
+  if (pos >= w->from && pos + len <= w->to) return w->buf + (pos - w->from);
+  uint64_t span = len > SCAN_READ_AHEAD ? len : SCAN_READ_AHEAD;
+  if (span > wp - pos) span = wp - pos;
+  if (span > w->cap) {
+    uint8_t *grown = realloc(w->buf, span);
+    if (!grown) {
+      *rc = -ENOMEM;
+      return NULL;
+    }
+    w->buf = grown, w->cap = span;
+  }
+  if ((*rc = zkv_dev_read(fs->dev, pos, w->buf, span))) return NULL;
+  fs->st.mount_chunk_reads++;
+  w->from = pos, w->to = pos + span;
+  return w->buf;
+}
+
 static int scan_chunks(zfs *fs, fobj *f, uint64_t pos, found_chunk **out, size_t *n_out) {
   uint32_t block = fs->g.lba_size;
   uint64_t wp = fs->zones[zone_of(fs, pos)].wp;
-  size_t cap = block, n = 0, cap_found = 0;
-  uint8_t *buf = malloc(cap);
+  size_t n = 0, cap_found = 0;
+  scan_window w = {0};
   found_chunk *found = NULL;
-  int rc = buf ? 0 : -ENOMEM;
+  int rc = 0;
   while (!rc && pos + block <= wp) {
-    if ((rc = zkv_dev_read(fs->dev, pos, buf, block))) break; /* the header's block */
+    const uint8_t *p = scan_bytes(fs, &w, pos, block, wp, &rc); /* the header's block */
+    if (!p) break;
     zfs_chunk c;
-    if (zfs_chunk_decode(buf, block, &c) || c.file_id != f->m.id) break;
+    if (zfs_chunk_decode(p, block, &c) || c.file_id != f->m.id) break;
     uint64_t phys = round_up(ZFS_CHUNK_HEADER + (uint64_t)c.len, block);
     if (pos + phys > wp) break; /* cut by the write pointer */
-    if (phys > cap) {
-      uint8_t *grown = realloc(buf, phys);
-      if (!grown) {
-        rc = -ENOMEM;
-        break;
-      }
-      buf = grown, cap = phys;
-    }
-    if (phys > block && (rc = zkv_dev_read(fs->dev, pos + block, buf + block, phys - block))) break;
+    if (!(p = scan_bytes(fs, &w, pos, phys, wp, &rc))) break;
     if (n == cap_found) {
       size_t grown_cap = cap_found ? 2 * cap_found : 64;
       found_chunk *grown = realloc(found, grown_cap * sizeof *grown);
@@ -385,11 +408,12 @@ static int scan_chunks(zfs *fs, fobj *f, uint64_t pos, found_chunk **out, size_t
       }
       found = grown, cap_found = grown_cap;
     }
-    int torn = zfs_chunk_data_crc(buf + ZFS_CHUNK_HEADER, c.len) != c.data_crc;
+    int torn = zfs_chunk_data_crc(p + ZFS_CHUNK_HEADER, c.len) != c.data_crc;
     found[n++] = (found_chunk){c.offset, pos + ZFS_CHUNK_HEADER, c.len, (uint8_t)torn};
     pos += phys;
   }
-  free(buf);
+  free(w.buf);
+  fs->st.mount_chunks += n;
   *out = found;
   *n_out = n;
   return rc;
@@ -416,6 +440,7 @@ static int recover_chunks(zfs *fs, fobj *f) {
     f->m.extents = e;
     f->m.extents[f->m.n_extents++] = (zfs_extent){c->at, c->len};
     f->m.size += c->len;
+    fs->st.mount_chunk_bytes += c->len;
   }
   free(found);
   return rc;
@@ -504,6 +529,8 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
    * died, the power did not): the roll's snapshot, which lists them, must flush first (rule 1 of
    * "Order of writes"). */
   fs->data_gen++;
+  struct timespec scan_start, scan_end;
+  clock_gettime(CLOCK_MONOTONIC, &scan_start);
   for (size_t i = 0; i < fs->n_files; i++) {
     fobj *f = fs->files[i];
     if (!is_sparse(f) || f->m.active_extent_start == ZFS_NO_ACTIVE_EXTENT) continue;
@@ -513,6 +540,9 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
       goto fail;
     }
   }
+  clock_gettime(CLOCK_MONOTONIC, &scan_end);
+  fs->st.mount_chunk_scan_ns =
+      (uint64_t)((scan_end.tv_sec - scan_start.tv_sec) * 1000000000LL + (scan_end.tv_nsec - scan_start.tv_nsec));
   fs->sb.sequence = max_seq; /* the roll below must outrank every superblock on the device */
   for (uint32_t z = 0; z < fs->sb.meta_zones; z++) fs->zones[z].meta = 1;
   uint8_t *not_wal = calloc(fs->g.nr_zones, 1); /* zones holding data of files other than WALs */

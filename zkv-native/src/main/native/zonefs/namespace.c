@@ -27,6 +27,7 @@ static void abandon_handle(zfs_file *h) {
   if (--f->refs == 0 && f->m.n_names == 0) drop_file(fs, f);
   pthread_mutex_unlock(&fs->mu);
   pthread_mutex_unlock(&fs->ns_mu);
+  read_ahead_free(h);
   free(h);
 }
 
@@ -187,6 +188,7 @@ int zfs_close(zfs_file *h) {
   }
   if (--f->refs == 0 && f->m.n_names == 0) drop_file(fs, f);
   int written = unlock_fs(fs, &work);
+  read_ahead_free(h);
   free(h);
   return rc ? rc : written;
 }

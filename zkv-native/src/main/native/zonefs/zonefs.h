@@ -79,6 +79,10 @@ typedef struct zfs_stats {
   /* ZWAL mode: WAL zones finished when their WAL gave them up partly written (closed, or taken by
    * the idle-owner rule), since no other file may continue them (zone_alloc.c, release_zone). */
   uint64_t wal_zone_finishes;
+  /* This mount's scan for WAL chunks written after their files' last records (mount step 3): its
+   * wall time, the chunks it decoded, the bytes it added to files, and its device reads (it reads
+   * ahead up to 1 MiB at a time). */
+  uint64_t mount_chunk_scan_ns, mount_chunks, mount_chunk_bytes, mount_chunk_reads;
 } zfs_stats;
 
 #define ZFS_MOUNT_READONLY 1

@@ -57,6 +57,7 @@ typedef struct zone_state {
   /* The zone's claim (zone_claim): a write is in flight in it, GC holds it as its target or
    * victim, or its reset is pending. */
   _Atomic uint8_t busy;
+  _Atomic uint32_t generation; /* resets since mount: read-ahead windows of an older one are stale */
   uint8_t meta;
   uint8_t io_class; /* ZKV_CLASS_* its writes carry (take_zone_class; after a mount the device's binding); NONE while
                        empty */
@@ -110,11 +111,20 @@ typedef struct fobj {
                                * device flush first only while that is above fs->durable_gen */
 } fobj;
 
+typedef struct read_ahead read_ahead;
 struct zfs_file {
   zfs *fs;
   fobj *f;
   int writer;
+  _Atomic(read_ahead *) ra; /* a sealed WAL's read-ahead window (read_ahead.c), made at first use */
 };
+
+/* Copies a sealed sparse file's piece (extent i, device bytes [dev_off, dev_off + n)) into out
+ * from the handle's read-ahead window, reading the window first if it does not hold the piece.
+ * Returns 0, or 1 if it did not (another reader holds the window, no memory, the read failed): the
+ * caller reads the piece itself. Called in a reader's mark (readers_enter). */
+int read_ahead_copy(zfs_file *h, uint32_t i, uint64_t dev_off, uint64_t n, uint8_t *out);
+void read_ahead_free(zfs_file *h);
 
 /* The locks, in the order they are taken (docs/zone-fs.md, "Locks"):
  *   gc_mu             one collection at a time

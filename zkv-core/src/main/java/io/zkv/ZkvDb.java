@@ -15,6 +15,7 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.Slice;
 import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
 import org.rocksdb.ZkvEnv;
 
 /**
@@ -418,6 +419,33 @@ public final class ZkvDb implements AutoCloseable {
           return null;
         });
   }
+
+  /**
+   * Makes every write so far durable without flushing the memtable, as a write with {@code
+   * syncWrites} would: a synced write of a WAL-only record (RocksDB's {@code PutLogData}, which
+   * replay skips). RocksDB's own {@code SyncWAL} syncs the WAL from outside its write group, which
+   * zkv's WAL files refuse (a sync concurrent with appends: {@code IsSyncThreadSafe} is false).
+   *
+   * @throws IllegalStateException if the database writes no WAL ({@link ZkvOptions#disableWal()})
+   */
+  public void syncWal() {
+    if (options.disableWal()) {
+      throw new IllegalStateException("syncWal " + path + ": the database writes no WAL");
+    }
+    call(
+        "syncWal",
+        d -> {
+          try (WriteBatch marker = new WriteBatch();
+              WriteOptions synced = new WriteOptions().setSync(true)) {
+            marker.putLogData(SYNC_MARKER);
+            d.write(synced, marker);
+          }
+          return null;
+        });
+  }
+
+  /** The WAL-only record {@link #syncWal} writes. */
+  private static final byte[] SYNC_MARKER = {'z', 'k', 'v', 's', 'y', 'n', 'c'};
 
   /** Compacts the whole key space (waits). */
   public void compactRange() {

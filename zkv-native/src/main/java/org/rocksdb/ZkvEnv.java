@@ -352,6 +352,15 @@ public final class ZkvEnv extends Env {
    * @param overrides every override of a policy since mount, by reason (every reason present)
    * @param overridesTotal {@code overrides} since format, as the metadata log counts them (like
    *     {@code policyDecisionsTotal})
+   * @param zwalIdleReaps ZWAL: times a writer waiting for a zone ended an idle WAL's appends in
+   *     flight for it, so that the WAL's zone could be given up (docs/wal.md), since mount
+   * @param walZoneFinishes ZWAL: WAL zones finished when their WAL gave them up partly written (no
+   *     other file continues a WAL's zone), since mount
+   * @param mountChunkScanNanos this mount's scan for WAL chunks written after their files' last
+   *     records: wall time
+   * @param mountChunks chunks that scan decoded
+   * @param mountChunkBytes bytes it added to WAL files
+   * @param mountChunkReads device reads it made (it reads ahead up to 1 MiB at a time)
    */
   public record ZoneStats(
       long hostBytes,
@@ -379,15 +388,24 @@ public final class ZkvEnv extends Env {
       long reserveRefusals,
       long staleDecisions,
       java.util.Map<PolicyOverride, Long> overrides,
-      java.util.Map<PolicyOverride, Long> overridesTotal) {
+      java.util.Map<PolicyOverride, Long> overridesTotal,
+      long zwalIdleReaps,
+      long walZoneFinishes,
+      long mountChunkScanNanos,
+      long mountChunks,
+      long mountChunkBytes,
+      long mountChunkReads) {
     /** Counters before the overrides (layout 2: one record of 64-bit fields). */
     static final int NAMED_FIELDS = 24;
 
-    /** How many counters cross the native boundary: the named ones, the overrides twice. */
-    static final int FIELDS = NAMED_FIELDS + 2 * PolicyOverride.values().length;
+    /** Counters after the overrides: ZWAL's and the mount's WAL counters. */
+    static final int WAL_FIELDS = 6;
+
+    /** How many counters cross the native boundary: the named ones, the overrides twice, WAL's. */
+    static final int FIELDS = NAMED_FIELDS + 2 * PolicyOverride.values().length + WAL_FIELDS;
 
     static final int LAYOUT = 2;
-    static final int VERSION = 6;
+    static final int VERSION = 7;
 
     public ZoneStats {
       overrides = everyReason(overrides);
@@ -447,7 +465,13 @@ public final class ZkvEnv extends Env {
           v[22],
           v[23],
           reasons(v, NAMED_FIELDS),
-          reasons(v, NAMED_FIELDS + reasons));
+          reasons(v, NAMED_FIELDS + reasons),
+          v[NAMED_FIELDS + 2 * reasons],
+          v[NAMED_FIELDS + 2 * reasons + 1],
+          v[NAMED_FIELDS + 2 * reasons + 2],
+          v[NAMED_FIELDS + 2 * reasons + 3],
+          v[NAMED_FIELDS + 2 * reasons + 4],
+          v[NAMED_FIELDS + 2 * reasons + 5]);
     }
 
     /** Every time the file system overrode a policy since format (the log's count). */

@@ -77,11 +77,13 @@ class NativeBoundaryLayoutTest {
 
   @Test
   void zoneStats() {
-    // version 6: one record of 46 64-bit counters: the first field, the last named one, and the
-    // overrides by reason since mount and since format after it (one per PolicyOverride each)
+    // version 7: one record of 52 64-bit counters: the first field, the last named one, the
+    // overrides by reason since mount and since format after it (one per PolicyOverride each),
+    // then the six WAL counters (the first and the last)
     assertEquals(46, 24 + 2 * PolicyOverride.values().length);
     assertArrayEquals(
-        new int[] {6, 46 * 8, 0, 23 * 8, 24 * 8, 35 * 8}, ZkvEnv.nativeBoundaryLayout(2));
+        new int[] {7, 52 * 8, 0, 23 * 8, 24 * 8, 35 * 8, 46 * 8, 51 * 8},
+        ZkvEnv.nativeBoundaryLayout(2));
   }
 
   @Test

@@ -69,6 +69,13 @@ public interface BenchStore extends AutoCloseable {
     return false;
   }
 
+  /**
+   * Closes the store without flushing (its memtables' data only in the WAL, as a crash leaves it),
+   * opens it again and flushes the replayed memtable, measuring each part; then the store is open
+   * again for the next phase. Fails if the reopened store holds another number of entries.
+   */
+  RecoveryFigures reopen();
+
   /** The zone file system's counters now, or null for a store that has none. */
   ZoneCounters counters();
 

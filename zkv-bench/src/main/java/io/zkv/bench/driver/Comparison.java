@@ -121,6 +121,10 @@ public final class Comparison {
       for (PhaseResult p : run.phases()) {
         Map<String, List<List<Double>>> figs =
             table.computeIfAbsent(p.workload(), k -> new LinkedHashMap<>());
+        if (p.recovery() != null) {
+          recoveryFigures(figs, higherBetter, configs.size(), ci, p.recovery());
+          continue;
+        }
         add(figs, higherBetter, "ops/s", true, configs.size(), ci, p.opsPerSecond());
         if (p.writerOps() > 0) {
           add(figs, higherBetter, "writer ops/s", true, configs.size(), ci, p.writerOpsPerSecond());
@@ -244,6 +248,28 @@ public final class Comparison {
                 }));
     return out;
   }
+
+  /** A reopen's figures: recovery and its parts, then the flush after it. */
+  private static void recoveryFigures(
+      Map<String, List<List<Double>>> figs,
+      Map<String, Boolean> higherBetter,
+      int configs,
+      int ci,
+      RecoveryFigures r) {
+    add(figs, higherBetter, "recovery s", false, configs, ci, r.seconds());
+    add(figs, higherBetter, "mount s", false, configs, ci, r.mountSeconds());
+    add(figs, higherBetter, "mount chunk scan s", false, configs, ci, r.chunkScanSeconds());
+    add(figs, higherBetter, "mount chunk scan MiB", false, configs, ci, r.chunkBytes() / MIB);
+    add(figs, higherBetter, "mount chunk scan reads", false, configs, ci, r.chunkReads());
+    add(figs, higherBetter, "replay s", false, configs, ci, r.replaySeconds());
+    add(figs, higherBetter, "replay MiB read", false, configs, ci, r.replayReadBytes() / MIB);
+    add(figs, higherBetter, "replay device reads", false, configs, ci, r.replayReads());
+    add(figs, higherBetter, "WAL MiB", false, configs, ci, r.walBytes() / MIB);
+    add(figs, higherBetter, "flush after replay s", false, configs, ci, r.flushSeconds());
+    add(figs, higherBetter, "entries recovered", true, configs, ci, r.entries());
+  }
+
+  private static final double MIB = 1024.0 * 1024.0;
 
   private static void add(
       Map<String, List<List<Double>>> figs,

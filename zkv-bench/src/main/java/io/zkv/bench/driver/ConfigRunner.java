@@ -16,10 +16,12 @@ import java.util.Locale;
  * earlier phase wrote, is preceded by an unmeasured {@code fillseq} of all keys so that it reads
  * existing data; the run's notes say so. After the prefill and after every phase that writes, the
  * store settles (flush, then wait for compactions; unmeasured), so that the next phase starts from
- * the same quiet state on every configuration. A phase's device figures span the phase and its
- * settling: the flushes and compactions it caused count in its write amplification. A phase in
- * which the host could not honour the emulated device's timing profile (more than 1% of the timed
- * completions late, see {@link HostLateness}) gets a note saying so.
+ * the same quiet state on every configuration; the {@code recover} workload's writing phase does
+ * not (its data must stay in the WAL), and its reopen phase runs no operations: {@link
+ * BenchStore#reopen}. A phase's device figures span the phase and its settling: the flushes and
+ * compactions it caused count in its write amplification. A phase in which the host could not
+ * honour the emulated device's timing profile (more than 1% of the timed completions late, see
+ * {@link HostLateness}) gets a note saying so.
  */
 final class ConfigRunner {
   private ConfigRunner() {}
@@ -49,6 +51,22 @@ final class ConfigRunner {
     }
     boolean populated = false;
     for (PhaseSpec p : phases) {
+      if (p.reopens()) {
+        RecoveryFigures recovery = store.reopen();
+        results.add(PhaseResult.ofRecovery(p.name(), recovery));
+        String shape = store.lsmShape();
+        if (shape != null) {
+          notes.add(
+              String.format(
+                  Locale.ROOT,
+                  "%s #%d after %s (its flush included): LSM files per level L0-L6 %s",
+                  label,
+                  repeat,
+                  p.name(),
+                  shape));
+        }
+        continue;
+      }
       if (p.readsData() && !populated) {
         runner.run(prefill(settings), label);
         notes.add(
@@ -71,7 +89,7 @@ final class ConfigRunner {
       if (late.notHonoured()) {
         notes.add(p.name() + ": " + late.describe());
       }
-      if (p.writesData()) {
+      if (p.settles()) {
         settle(store, p.name(), notes);
         String shape = store.lsmShape();
         if (shape != null) {

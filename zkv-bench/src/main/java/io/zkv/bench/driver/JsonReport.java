@@ -179,6 +179,26 @@ public final class JsonReport {
         b.append(", \"deviceReadsStalled\": ").append(c.deviceReadsStalled());
         b.append(", \"modelReadsOver200us\": ").append(c.modelReadsOver200us()).append('}');
       }
+      b.append(",\n");
+      indent(4).append("\"recovery\": ");
+      RecoveryFigures r = p.recovery();
+      if (r == null) {
+        b.append("null");
+      } else {
+        b.append("{\"seconds\": ").append(num(r.seconds()));
+        b.append(", \"mountSeconds\": ").append(num(r.mountSeconds()));
+        b.append(", \"chunkScanSeconds\": ").append(num(r.chunkScanSeconds()));
+        b.append(", \"chunks\": ").append(r.chunks());
+        b.append(", \"chunkBytes\": ").append(r.chunkBytes());
+        b.append(", \"chunkReads\": ").append(r.chunkReads());
+        b.append(", \"mountReads\": ").append(r.mountReads());
+        b.append(", \"replaySeconds\": ").append(num(r.replaySeconds()));
+        b.append(", \"replayReadBytes\": ").append(r.replayReadBytes());
+        b.append(", \"replayReads\": ").append(r.replayReads());
+        b.append(", \"flushSeconds\": ").append(num(r.flushSeconds()));
+        b.append(", \"walBytes\": ").append(r.walBytes());
+        b.append(", \"entries\": ").append(r.entries()).append('}');
+      }
       b.append('}');
     }
     b.append("]}");

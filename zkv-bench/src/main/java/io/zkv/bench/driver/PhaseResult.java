@@ -30,6 +30,7 @@ import org.HdrHistogram.Histogram;
  * @param readDeviceWaits per Get (READ), the device requests the client thread waited for in the
  *     timing model ({@link io.zkv.device.ThreadModelTime#waits()}), or null on a store whose device
  *     takes no modelled time
+ * @param recovery what a reopen cost ({@code recover} workload), or null for a phase of operations
  */
 public record PhaseResult(
     String workload,
@@ -48,7 +49,31 @@ public record PhaseResult(
     DeviceFigures device,
     PlmCounters plm,
     WindowTimeline windows,
-    Histogram readDeviceWaits) {
+    Histogram readDeviceWaits,
+    RecoveryFigures recovery) {
+
+  /** The result of a reopen phase: no operations, the recovery's figures. */
+  static PhaseResult ofRecovery(String workload, RecoveryFigures r) {
+    return new PhaseResult(
+        workload,
+        0,
+        r.seconds(),
+        0,
+        0,
+        0,
+        Map.of(),
+        Map.of(),
+        0,
+        new double[0],
+        new double[0],
+        0,
+        0,
+        null,
+        null,
+        null,
+        null,
+        r);
+  }
 
   /** The same result with the device figures. */
   public PhaseResult withDevice(DeviceFigures figures) {
@@ -78,7 +103,8 @@ public record PhaseResult(
         d,
         p,
         w,
-        readDeviceWaits);
+        readDeviceWaits,
+        recovery);
   }
 
   /** The clients' throughput (a background writer's operations are not in it). */

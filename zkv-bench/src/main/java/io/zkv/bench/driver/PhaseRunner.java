@@ -200,7 +200,8 @@ final class PhaseRunner {
         null,
         null,
         null,
-        readWaits);
+        readWaits,
+        null);
   }
 
   private static Thread start(Runnable r, String name) {

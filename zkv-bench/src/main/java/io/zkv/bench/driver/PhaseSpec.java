@@ -22,7 +22,11 @@ import io.zkv.bench.workload.OperationMix;
  * @param timeLimited whether the duration limit applies to the clients (only if they do not write)
  * @param readsData whether the phase expects a populated database (one is loaded first if no
  *     earlier phase wrote)
- * @param writesData whether the phase writes (it is then settled afterwards)
+ * @param writesData whether the phase writes
+ * @param settles whether the store settles after it (flush, compactions), as every phase that
+ *     writes does except the {@code recover} workload's, whose data must stay in the WAL
+ * @param reopens a phase of no operations: the store is closed as a crash leaves it and reopened
+ *     ({@link BenchStore#reopen}), the {@code recover} workload's measured phase
  */
 public record PhaseSpec(
     String name,
@@ -32,7 +36,37 @@ public record PhaseSpec(
     long writerOps,
     boolean timeLimited,
     boolean readsData,
-    boolean writesData) {
+    boolean writesData,
+    boolean settles,
+    boolean reopens) {
+  /** A phase of operations, settled afterwards if it writes. */
+  public PhaseSpec(
+      String name,
+      OperationMix mix,
+      OperationMix backgroundWriter,
+      long ops,
+      long writerOps,
+      boolean timeLimited,
+      boolean readsData,
+      boolean writesData) {
+    this(
+        name,
+        mix,
+        backgroundWriter,
+        ops,
+        writerOps,
+        timeLimited,
+        readsData,
+        writesData,
+        writesData,
+        false);
+  }
+
+  /** The {@code recover} workload's reopen. */
+  static PhaseSpec reopen(String name) {
+    return new PhaseSpec(name, null, null, 0, 0, false, false, false, false, true);
+  }
+
   public PhaseSpec {
     if (writesData && timeLimited && backgroundWriter == null) {
       throw new IllegalArgumentException(

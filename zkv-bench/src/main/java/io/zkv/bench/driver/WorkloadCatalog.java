@@ -18,6 +18,11 @@ import java.util.Locale;
  *   <li>db_bench: {@code fillseq}, {@code fillrandom}, {@code overwrite}, {@code readrandom},
  *       {@code readwhilewriting}, {@code mixedNN} (each operation a write with probability NN%,
  *       else a read: WALTZ's "Mixed 7:3" is {@code mixed70});
+ *   <li>{@code recover} (ZWAL's recovery figure): {@code recover-write} writes {@code --ops}
+ *       records as {@code fillrandom} does and is not settled, so its data stays in the WAL (with a
+ *       write buffer large enough, nothing is flushed); then {@code recover} closes the store as a
+ *       crash would and reopens it, measuring the mount, the WAL's replay and the flush after it
+ *       ({@link RecoveryFigures});
  *   <li>YCSB: {@code ycsb-a} ... {@code ycsb-f}, each a load phase ({@code ycsb-x-load}) and a run
  *       phase ({@code ycsb-x-run});
  *   <li>Vigil-KV's Facebook mixes (ATC '22, Table 2), as YCSB workloads with the table's Get/Put
@@ -35,7 +40,7 @@ public final class WorkloadCatalog {
 
   /** The accepted names, for help and errors. */
   public static final String NAMES =
-      "fillseq, fillrandom, overwrite, readrandom, readwhilewriting, mixedNN (NN = write %),"
+      "fillseq, fillrandom, overwrite, readrandom, readwhilewriting, mixedNN (NN = write %), recover,"
           + " ycsb-a..ycsb-f, userdb, zippydb, mixgraph, mixgraph-alldist, mixgraph-prerand, mixgraph-predist,"
           + " mixgraph-example";
 
@@ -60,6 +65,20 @@ public final class WorkloadCatalog {
         // Overwrites existing keys: a prefill runs first if nothing was written before.
         return List.of(
             writing(n, DbBenchWorkloads.writeReadMix(100, keyGen(s), vs), writeOps, true));
+      case "recover":
+        return List.of(
+            new PhaseSpec(
+                n + "-write",
+                DbBenchWorkloads.fillRandom(keys, vs),
+                null,
+                writeOps,
+                0,
+                false,
+                false,
+                true,
+                false,
+                false),
+            PhaseSpec.reopen(n));
       case "readrandom":
         return List.of(reading(n, DbBenchWorkloads.writeReadMix(0, keyGen(s), 0), s));
       case "readwhilewriting":

@@ -188,6 +188,55 @@ class BenchEndToEndTest {
     assertTrue(Files.readString(o.markdown()).contains("20 zones x 64 MiB"));
   }
 
+  @Test
+  void recoverLeavesItsWritesInTheWalAndMeasuresTheReopenInParts(@TempDir Path tmp)
+      throws Exception {
+    BenchEngine.Outcome o =
+        runQuietly(
+            tmp,
+            "--config",
+            "zkv:wal=file,wal-buffer=4K,label=file",
+            "--config",
+            "zkv:wal=zwal,wal-buffer=4K,wal-qd=8,label=zwal",
+            "--config",
+            "rocksdb-default:label=posix",
+            "--workload",
+            "recover",
+            "--keys",
+            "1500",
+            "--value-size",
+            "4000",
+            "--write-buffer",
+            "64M");
+    for (RunResult run : o.report().runs()) {
+      assertEquals(2, run.phases().size(), run.config());
+      PhaseResult write = run.phases().get(0);
+      PhaseResult reopen = run.phases().get(1);
+      assertEquals("recover-write", write.workload());
+      assertEquals(1500, write.writes());
+      assertEquals("recover", reopen.workload());
+      RecoveryFigures r = reopen.recovery();
+      assertTrue(r != null && r.seconds() > 0, run.config() + ": " + r);
+      // fillrandom's distinct keys, all back after the crash-like reopen (checked by the store too)
+      assertTrue(r.entries() > 900 && r.entries() <= 1500, run.config() + ": " + r);
+      assertTrue(r.walBytes() >= 1000L * 4000, "the writes are still in the WAL: " + r);
+      assertTrue(r.flushSeconds() > 0, run.config() + ": " + r);
+      if (!run.config().equals("posix")) {
+        // the power cut left the WAL's last chunks unrecorded: the mount found them by scanning
+        assertTrue(r.chunks() > 0 && r.chunkBytes() > 0 && r.chunkReads() > 0, r.toString());
+        assertTrue(r.mountSeconds() >= r.chunkScanSeconds(), r.toString());
+        assertTrue(r.replayReads() > 0 && r.replayReadBytes() >= r.walBytes() / 2, r.toString());
+        // read ahead: far fewer device reads than 4 KiB chunks
+        assertTrue(r.replayReads() < r.walBytes() / 4096 / 4, r.toString());
+      }
+    }
+    String md = Files.readString(o.markdown());
+    assertTrue(md.contains("recovery s") && md.contains("flush after replay s"), md);
+    String json = Files.readString(o.json());
+    assertTrue(json.contains("\"recovery\": {\"seconds\": "), json);
+    JsonSyntax.check(json);
+  }
+
   /** Runs {@code zkv bench} with these options, output in {@code tmp}, no progress, no plots. */
   private static BenchEngine.Outcome runQuietly(Path tmp, String... options) throws Exception {
     List<String> all = new java.util.ArrayList<>(List.of(options));

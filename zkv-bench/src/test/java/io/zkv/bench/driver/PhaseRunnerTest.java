@@ -73,6 +73,11 @@ class PhaseRunnerTest {
     }
 
     @Override
+    public RecoveryFigures reopen() {
+      throw new UnsupportedOperationException("a recording store has nothing to recover");
+    }
+
+    @Override
     public ZoneCounters counters() {
       events.add("counters");
       return null;
