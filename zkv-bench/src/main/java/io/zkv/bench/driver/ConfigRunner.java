@@ -54,17 +54,7 @@ final class ConfigRunner {
       if (p.reopens()) {
         RecoveryFigures recovery = store.reopen();
         results.add(PhaseResult.ofRecovery(p.name(), recovery));
-        String shape = store.lsmShape();
-        if (shape != null) {
-          notes.add(
-              String.format(
-                  Locale.ROOT,
-                  "%s #%d after %s (its flush included): LSM files per level L0-L6 %s",
-                  label,
-                  repeat,
-                  p.name(),
-                  shape));
-        }
+        addShapeNote(store, label, repeat, p.name() + " (its flush included)", notes);
         continue;
       }
       if (p.readsData() && !populated) {
@@ -91,17 +81,7 @@ final class ConfigRunner {
       }
       if (p.settles()) {
         settle(store, p.name(), notes);
-        String shape = store.lsmShape();
-        if (shape != null) {
-          notes.add(
-              String.format(
-                  Locale.ROOT,
-                  "%s #%d after %s: LSM files per level L0-L6 %s",
-                  label,
-                  repeat,
-                  p.name(),
-                  shape));
-        }
+        addShapeNote(store, label, repeat, p.name(), notes);
       }
       ZoneCounters after = store.counters();
       if (before != null) {
@@ -114,6 +94,22 @@ final class ConfigRunner {
       populated |= p.writesData();
     }
     return new RunResult(label, repeat, results, notes);
+  }
+
+  /** The LSM tree's shape after a phase, for the notes (stores with RocksDB). */
+  private static void addShapeNote(
+      BenchStore store, String label, int repeat, String after, List<String> notes) {
+    String shape = store.lsmShape();
+    if (shape != null) {
+      notes.add(
+          String.format(
+              Locale.ROOT,
+              "%s #%d after %s: LSM files per level L0-L6 %s",
+              label,
+              repeat,
+              after,
+              shape));
+    }
   }
 
   private static PlmCounters plmCounters(BenchStore store) {
@@ -146,6 +142,6 @@ final class ConfigRunner {
   private static PhaseSpec prefill(BenchSettings s) {
     // One sequence shared by the threads: the keys 0..keys-1 once each.
     OperationMix sequence = DbBenchWorkloads.fillSeq(s.keys(), s.valueSize());
-    return new PhaseSpec("prefill", sequence, null, s.keys(), 0, false, false, true);
+    return new PhaseSpec("prefill", sequence, null, s.keys(), 0, false, false, true, true, false);
   }
 }

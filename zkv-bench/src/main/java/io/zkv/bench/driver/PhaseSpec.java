@@ -39,29 +39,6 @@ public record PhaseSpec(
     boolean writesData,
     boolean settles,
     boolean reopens) {
-  /** A phase of operations, settled afterwards if it writes. */
-  public PhaseSpec(
-      String name,
-      OperationMix mix,
-      OperationMix backgroundWriter,
-      long ops,
-      long writerOps,
-      boolean timeLimited,
-      boolean readsData,
-      boolean writesData) {
-    this(
-        name,
-        mix,
-        backgroundWriter,
-        ops,
-        writerOps,
-        timeLimited,
-        readsData,
-        writesData,
-        writesData,
-        false);
-  }
-
   /** The {@code recover} workload's reopen. */
   static PhaseSpec reopen(String name) {
     return new PhaseSpec(name, null, null, 0, 0, false, false, false, false, true);

@@ -93,7 +93,9 @@ public final class WorkloadCatalog {
                 writeOps,
                 true,
                 true,
-                true));
+                true,
+                true,
+                false));
       default:
         break;
     }
@@ -169,11 +171,12 @@ public final class WorkloadCatalog {
 
   /** A phase that writes: limited by operation count only (state parity). */
   private static PhaseSpec writing(String name, OperationMix mix, long ops, boolean reads) {
-    return new PhaseSpec(name, mix, null, ops, 0, false, reads, true);
+    return new PhaseSpec(name, mix, null, ops, 0, false, reads, true, true, false);
   }
 
   /** A read-only phase: {@code --ops}, {@code --duration}, or {@code keys} operations. */
   private static PhaseSpec reading(String name, OperationMix mix, BenchSettings s) {
-    return new PhaseSpec(name, mix, null, s.opsOfReadOnlyPhase(), 0, true, true, false);
+    return new PhaseSpec(
+        name, mix, null, s.opsOfReadOnlyPhase(), 0, true, true, false, false, false);
   }
 }

@@ -173,7 +173,7 @@ class PhaseRunnerTest {
   void aScanOfLengthZeroIsASeekThatReadsNoEntry() throws Exception {
     RecordingStore store = new RecordingStore(null, 0);
     OperationMix scans = (rng, op) -> op.set(OpType.SCAN, 1, 1, 0, 0);
-    PhaseSpec phase = new PhaseSpec("scans", scans, null, 10, 0, true, true, false);
+    PhaseSpec phase = new PhaseSpec("scans", scans, null, 10, 0, true, true, false, false, false);
     BenchSettings s = settings("readrandom", 1, 100, 0);
     new PhaseRunner(store, s, Progress.off()).run(phase, "test");
     assertEquals(List.of(0, 0, 0, 0, 0, 0, 0, 0, 0, 0), List.copyOf(store.scanCounts));
