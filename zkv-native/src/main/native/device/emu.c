@@ -653,9 +653,11 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
   return 0;
 }
 
-int64_t emu_io_end(emu_dev *dev, emu_io *io, int64_t io_res) {
+int64_t emu_io_end(emu_dev *dev, emu_io *io, int64_t io_res) { return emu_io_end_seen(dev, io, io_res, 0); }
+
+int64_t emu_io_end_seen(emu_dev *dev, emu_io *io, int64_t io_res, uint64_t seen) {
   dev->inflight--;
-  if (!dev->virtual_clock) zkv_timing_observe(io->submitted, io->deadline, zkv_now_ns());
+  if (!dev->virtual_clock) zkv_timing_observe(io->submitted, io->deadline, seen ? seen : zkv_now_ns());
   int rc = 0;
   if (io->nd_id) rc = emu_nd_complete(dev, io->nd_id, io->flags & ZKV_IO_FUA);
   if (io->nd_id) { /* a write or append ends: its bytes are in the file, reads may see them */

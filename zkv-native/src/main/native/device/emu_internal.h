@@ -117,6 +117,8 @@ typedef struct emu_io {
 int emu_io_begin(emu_dev *dev, emu_io *io);
 /* Called once the data is in the backing file (or the read done) and the deadline passed. */
 int64_t emu_io_end(emu_dev *dev, emu_io *io, int64_t io_res);
+/* The same, the completion observed at `seen` (0: now) for the host's lateness (timing.c). */
+int64_t emu_io_end_seen(emu_dev *dev, emu_io *io, int64_t io_res, uint64_t seen);
 /* Data movement to and from the backing file (no lock needed). */
 int emu_write_data(emu_dev *dev, const void *buf, size_t len, uint64_t file_off);
 /* Delivers bytes [skip, skip + n) of the read to buf: those below the write pointer (io->valid)

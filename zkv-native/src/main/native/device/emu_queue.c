@@ -193,12 +193,17 @@ int emu_queue_submit(zkv_queue *base, const zkv_request *r) {
   return 0;
 }
 
-static void finish(emu_queue *q, uint32_t idx, zkv_completion *out) {
+/* Ends a request. `asked` is when the caller asked for completions: one whose deadline had passed
+ * by then was not waited for, so the host was not late with it however long it stayed unreaped
+ * (ZWAL reaps its appends when its window needs room, not as they complete); it is observed at its
+ * deadline. One the caller waited for is observed now: how late a waiting thread woke up. */
+static void finish(emu_queue *q, uint32_t idx, zkv_completion *out, uint64_t asked) {
   slot *s = &q->slots[idx];
   int64_t res = s->early_result;
   if (s->begun) {
+    uint64_t seen = s->io.deadline && s->io.deadline <= asked ? s->io.deadline : 0;
     pthread_mutex_lock(&q->dev->mu);
-    res = emu_io_end(q->dev, &s->io, s->early_result);
+    res = emu_io_end_seen(q->dev, &s->io, s->early_result, seen);
     pthread_mutex_unlock(&q->dev->mu);
   }
   out->tag = s->tag;
@@ -230,6 +235,7 @@ static int64_t earliest(emu_queue *q, uint64_t *deadline) {
 int emu_queue_reap(zkv_queue *base, zkv_completion *out, int min, int max, int64_t timeout_ns) {
   emu_queue *q = (emu_queue *)base;
   int n = 0;
+  uint64_t asked = zkv_now_ns();
   uint64_t give_up = timeout_ns < 0 ? UINT64_MAX : emu_now(q->dev) + (uint64_t)timeout_ns;
   if (min > max) min = max;
   while (n < max) {
@@ -237,7 +243,7 @@ int emu_queue_reap(zkv_queue *base, zkv_completion *out, int min, int max, int64
     int64_t idx = earliest(q, &deadline);
     if (idx < 0) break;
     if (deadline <= now) {
-      finish(q, (uint32_t)idx, &out[n++]);
+      finish(q, (uint32_t)idx, &out[n++], asked);
       continue;
     }
     if (n >= min || now >= give_up) break;
@@ -250,7 +256,8 @@ void emu_queue_destroy(zkv_queue *base) {
   emu_queue *q = (emu_queue *)base;
   zkv_completion c;
   uint64_t d = 0;
-  for (int64_t idx; (idx = earliest(q, &d)) >= 0;) finish(q, (uint32_t)idx, &c);
+  uint64_t asked = zkv_now_ns();
+  for (int64_t idx; (idx = earliest(q, &d)) >= 0;) finish(q, (uint32_t)idx, &c, asked);
   free(q->slots);
   free(q->free_list);
   free(q->chain_times);

@@ -1742,7 +1742,9 @@ static void test_zn540(void) {
   }
   zkv_dev_close(d);
 
-  /* Lateness: completions reaped 5 ms after their deadline count as late, whatever the host. */
+  /* Lateness: completions reaped 5 ms after their deadline were not waited for: counted, not late
+   * (the host did not keep a waiting thread from them; ZWAL reaps its appends only when its window
+   * needs room). */
   d = open_dev(p, opts);
   CHECK_EQ(zkv_dev_zone_mgmt(d, 1, ZKV_ZONE_RESET), 0);
   zkv_emu_lateness l0, l1;
@@ -1759,8 +1761,8 @@ static void test_zn540(void) {
   CHECK_EQ(zkv_queue_reap(q, c, QD, QD, -1), QD);
   zkv_queue_destroy(q);
   zkv_emu_lateness_get(&l1);
-  CHECK(l1.completions - l0.completions >= QD && l1.late - l0.late >= QD);
-  CHECK(l1.worst_late_ns >= 4000000);
+  CHECK(l1.completions - l0.completions >= QD);
+  CHECK_EQ(l1.late, l0.late);
   zkv_dev_close(d);
 
   /* reorder=1 makes a profile that does not reorder by default (instant) reorder too. */

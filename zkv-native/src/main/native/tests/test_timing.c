@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "test_util.h"
+#include "timing.h" /* zkv_timing_observe */
 #include "zkv/device.h"
 
 #define KiB 1024ull
@@ -295,6 +296,23 @@ static void check_device_limits(void) {
   CHECK(within((double)flush_8mib, 10000 + 8.0 * MiB * ns_per_byte, 0.02));
 }
 
+/* The host's lateness rule (zkv_timing_observe): a completion observed more than 20 us + 10% of
+ * its modelled service time after its deadline is late; at the limit it is not. */
+static void check_lateness_rule(void) {
+  zkv_emu_lateness a, b, c;
+  zkv_emu_lateness_get(&a);
+  uint64_t submitted = 1000000000ull, deadline = submitted + 500000; /* 500 us modelled */
+  zkv_timing_observe(submitted, deadline, deadline + 20000 + 50000);
+  zkv_emu_lateness_get(&b);
+  CHECK_EQ(b.completions, a.completions + 1);
+  CHECK_EQ(b.late, a.late);
+  zkv_timing_observe(submitted, deadline, deadline + 20000 + 50000 + 1);
+  zkv_emu_lateness_get(&c);
+  CHECK_EQ(c.late, b.late + 1);
+  CHECK(c.worst_late_ns >= 70001);
+  printf("  lateness: 70 us after a 500 us request's deadline on time, 70.001 us late\n");
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IONBF, 0);
   snprintf(dir, sizeof dir, "%s",
@@ -310,6 +328,7 @@ int main(void) {
   check_confzns_step();
   check_sizes();
   check_device_limits();
+  check_lateness_rule();
   TEST_DONE("test_timing");
   return 0;
 }

@@ -5,8 +5,9 @@ import java.util.Locale;
 /**
  * How far a busy host kept the emulator from its timing profile: of {@code completions} timed
  * requests, {@code late} were observed later than modelled by more than 20 us + 10% of their
- * modelled service time (the waiting thread was not running at the deadline). Counters are
- * process-wide and only grow; {@link #since} gives the figures of an interval.
+ * modelled service time (the waiting thread was not running at the deadline; a queue's completion
+ * reaped after its deadline without being waited for is on time: docs/timing-model.md). Counters
+ * are process-wide and only grow; {@link #since} gives the figures of an interval.
  */
 public record HostLateness(long completions, long late, long worstLateNanos) {
   /** A share of late completions above which a measurement describes the host, not the profile. */

@@ -777,7 +777,8 @@ class EmulatedDeviceTest {
   }
 
   @Test
-  void completionsReapedLongAfterTheirDeadlineCountAsLate() throws Exception {
+  void completionsReapedLongAfterTheirDeadlineWithoutWaitingAreOnTime() throws Exception {
+    // nobody waited for them: the host kept no thread from them (docs/timing-model.md)
     Path file = formatted("late.zkvemu");
     try (ZonedDevice d = ZonedDevice.open(EmulatedDevice.uri(file, "zn540"));
         AsyncQueue q = d.newQueue(4)) {
@@ -793,8 +794,8 @@ class EmulatedDeviceTest {
         got += q.reap(done, 1, 10, TimeUnit.SECONDS);
       }
       HostLateness late = EmulatedDevice.lateness().since(before);
-      assertTrue(late.late() >= 4 && late.completions() >= late.late(), late.toString());
-      assertTrue(late.worstLateNanos() >= 4_000_000, late.toString());
+      assertTrue(late.completions() >= 4, late.toString());
+      assertEquals(0, late.late(), late.toString());
     }
   }
 

@@ -52,7 +52,12 @@ final class ConfigRunner {
     boolean populated = false;
     for (PhaseSpec p : phases) {
       if (p.reopens()) {
+        HostLateness lateBefore = EmulatedDevice.lateness();
         RecoveryFigures recovery = store.reopen();
+        HostLateness late = EmulatedDevice.lateness().since(lateBefore);
+        if (late.notHonoured()) {
+          notes.add(p.name() + ": " + late.describe());
+        }
         results.add(PhaseResult.ofRecovery(p.name(), recovery));
         addShapeNote(store, label, repeat, p.name() + " (its flush included)", notes);
         continue;
