@@ -292,7 +292,6 @@ int zfs_set_wal_mode(zfs *fs, int mode, uint32_t queue_depth, uint64_t barrier_b
   if (mode == ZFS_WAL_ZWAL) {
     if (queue_depth < 1 || queue_depth > 64) return -EINVAL;
     if (barrier_bytes % fs->g.lba_size || barrier_bytes > fs->g.zone_cap) return -EINVAL;
-    if (barrier_bytes && barrier_bytes < 2 * (uint64_t)fs->g.lba_size) return -EINVAL; /* a chunk's header and data */
     if (!zkv_dev_queues_async(fs->dev)) return -EOPNOTSUPP;
   }
   pthread_mutex_lock(&fs->mu);

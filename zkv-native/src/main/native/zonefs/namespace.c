@@ -158,6 +158,7 @@ int zfs_close(zfs_file *h) {
   if (!h) return 0;
   zfs *fs = h->fs;
   fobj *f = h->f;
+  read_ahead_free(h); /* its read in flight ends before the file's zones may be reset */
   int rc = h->writer ? zfs_sync(h) : 0;
   /* with nothing left buffered, the sync only records what reached the device */
   if (rc == -ENOSPC && h->writer && drop_info_log_tail(fs, f)) rc = zfs_sync(h);
@@ -188,7 +189,6 @@ int zfs_close(zfs_file *h) {
   }
   if (--f->refs == 0 && f->m.n_names == 0) drop_file(fs, f);
   int written = unlock_fs(fs, &work);
-  read_ahead_free(h);
   free(h);
   return rc ? rc : written;
 }

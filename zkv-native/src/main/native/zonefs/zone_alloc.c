@@ -420,8 +420,11 @@ static int release_idle_owner(zfs *fs, const fobj *asking, int spare_wal) {
     for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
       fobj *o = fs->zones[z].owner;
       if (!o || o == asking || fs->zones[z].busy) continue;
-      /* a WAL zone kept apart is finished on release: its token, not its room, is what helps */
-      if (!zone_takes_class(fs, &fs->zones[z], class_of(asking)) && !wal_zone_apart(fs, z)) continue;
+      /* a WAL zone kept apart is finished on release: its token, not its room, is what helps; a
+       * WAL may go on where another file was (the rule keeps others out of WAL zones only) */
+      if (!zone_takes_class(fs, &fs->zones[z], class_of(asking)) && !wal_zone_apart(fs, z) &&
+          !(class_of(asking) == ZKV_CLASS_WAL && !classes_bind_zones(fs)))
+        continue;
       if (pass == 0 && o->m.n_names && is_wal_file(o->m.names[0])) continue;
       if (!victim || o->last_write < victim->last_write) victim = o;
     }
@@ -463,10 +466,15 @@ int take_zone(zfs *fs, fobj *f, int safety, uint64_t want, uint32_t *out) {
     /* Every owner is writing: one of them finishes its write soon, then ask again. With no write
      * under way nothing will change: the caller collects garbage or reports NoSpace. */
     if (!any_write_in_flight(fs)) return -ENOSPC;
+    uint64_t events = fs->zone_events;
     run_deferred_now(fs); /* nothing of this scope waits for the others while they wait for it */
     /* A ZWAL writer between calls may hold its zone with appends in flight until its next call,
      * which may never come before this writer gets a zone: reap them for it, then ask again. */
-    if (zwal_reap_idle(fs)) continue;
+    if (zwal_reap_idle(fs)) {
+      run_deferred_now(fs); /* a zone it gave up may be empty once reset */
+      continue;
+    }
+    if (fs->zone_events != events) continue; /* this scope's own resets freed a zone: no wake-up comes */
     pthread_cond_wait(&fs->zone_released, &fs->mu);
   }
 }

@@ -60,6 +60,7 @@ struct zwal {
   int32_t zone;           /* the zone the appends in flight are in (claimed), -1 for none */
   uint64_t next_at;       /* where the zone's appends reach once all in flight have landed */
   int error;              /* an append failed: every later write-out fails with it */
+  int reap_failed;        /* a helper's reap failed (zwal_reap_idle): helpers leave the queue alone */
 };
 
 int zwal_open(zfs *fs, fobj *f) {
@@ -268,7 +269,7 @@ int zwal_reap_idle(zfs *fs) {
     fobj *f = fs->zones[z].owner;
     zwal *w = f ? f->zw : NULL; /* alive while fs->mu is held: zwal_close unhooks it under fs->mu */
     if (!w || !fs->zones[z].busy || pthread_mutex_trylock(&w->mu)) continue;
-    if (w->zone != (int32_t)z || w->inflight == 0) { /* the zone is claimed by something else */
+    if (w->zone != (int32_t)z || w->inflight == 0 || w->reap_failed) { /* claimed otherwise, or failed */
       pthread_mutex_unlock(&w->mu);
       continue;
     }
@@ -283,8 +284,11 @@ int zwal_reap_idle(zfs *fs) {
       pthread_mutex_unlock(&fs->mu);
     }
     pthread_mutex_lock(&fs->mu);
-    if (n < 0 && !w->error) w->error = n;
-    leave_zone(fs, f); /* done by the last completion already, unless the reap failed */
+    /* a failed reap leaves appends on the device: the zone stays claimed for the writer's drain */
+    if (n < 0) {
+      w->reap_failed = 1;
+      if (!w->error) w->error = n;
+    }
     fs->st.zwal_idle_reaps++;
     pthread_mutex_unlock(&w->mu);
     return 1;

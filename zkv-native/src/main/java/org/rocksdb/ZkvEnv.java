@@ -168,7 +168,7 @@ public final class ZkvEnv extends Env {
               + device.uri()
               + ": the barrier must be a multiple of the device's "
               + device.geometry().lbaSize()
-              + "-byte block, at least two blocks, at most the zone capacity "
+              + "-byte block, at most the zone capacity "
               + device.geometry().zoneCapacity());
     }
   }

@@ -165,8 +165,8 @@ public final class WalOptions {
 
     /**
      * ZWAL: wait for every append in flight after this many bytes of appends; 0 (default) for a
-     * zone's capacity. A multiple of the device's block, at least two blocks, at most the zone
-     * capacity (checked at mount).
+     * zone's capacity. A multiple of the device's block (one block: every chunk waited for, the
+     * paper's 4 KiB barrier), at most the zone capacity (checked at mount).
      *
      * @throws IllegalArgumentException if negative or not a multiple of 512 bytes
      */

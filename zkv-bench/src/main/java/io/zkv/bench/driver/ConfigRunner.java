@@ -52,11 +52,12 @@ final class ConfigRunner {
     boolean populated = false;
     for (PhaseSpec p : phases) {
       if (p.reopens()) {
-        HostLateness lateBefore = EmulatedDevice.lateness();
         RecoveryFigures recovery = store.reopen();
-        HostLateness late = EmulatedDevice.lateness().since(lateBefore);
-        if (late.notHonoured()) {
-          notes.add(p.name() + ": " + late.describe());
+        if (recovery.recoveryLateness().notHonoured()) {
+          notes.add(p.name() + ": " + recovery.recoveryLateness().describe());
+        }
+        if (recovery.flushLateness().notHonoured()) {
+          notes.add(p.name() + " (flush after replay): " + recovery.flushLateness().describe());
         }
         results.add(PhaseResult.ofRecovery(p.name(), recovery));
         addShapeNote(store, label, repeat, p.name() + " (its flush included)", notes);

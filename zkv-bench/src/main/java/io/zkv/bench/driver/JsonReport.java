@@ -197,7 +197,11 @@ public final class JsonReport {
         b.append(", \"replayReads\": ").append(r.replayReads());
         b.append(", \"flushSeconds\": ").append(num(r.flushSeconds()));
         b.append(", \"walBytes\": ").append(r.walBytes());
-        b.append(", \"entries\": ").append(r.entries()).append('}');
+        b.append(", \"entries\": ").append(r.entries());
+        b.append(", \"recoveryCompletionsTimed\": ").append(r.recoveryLateness().completions());
+        b.append(", \"recoveryCompletionsLate\": ").append(r.recoveryLateness().late());
+        b.append(", \"flushCompletionsTimed\": ").append(r.flushLateness().completions());
+        b.append(", \"flushCompletionsLate\": ").append(r.flushLateness().late()).append('}');
       }
       b.append('}');
     }

@@ -1,5 +1,7 @@
 package io.zkv.bench.driver;
 
+import io.zkv.device.HostLateness;
+
 /**
  * What a reopen of the store after a crash-like close (no flush: the memtables' data only in the
  * WAL) cost, in its parts, for the {@code recover} workload (docs/wal.md). Recovery is the time
@@ -22,6 +24,8 @@ package io.zkv.bench.driver;
  * @param walBytes the WAL files' bytes before the reopen
  * @param entries the database's entries, counted before the close and again after the flush (the
  *     workload fails if they differ)
+ * @param recoveryLateness the emulated devices' host lateness over the recovery (mount and replay)
+ * @param flushLateness the same over the flush after it
  */
 public record RecoveryFigures(
     double seconds,
@@ -36,4 +40,6 @@ public record RecoveryFigures(
     long replayReads,
     double flushSeconds,
     long walBytes,
-    long entries) {}
+    long entries,
+    HostLateness recoveryLateness,
+    HostLateness flushLateness) {}

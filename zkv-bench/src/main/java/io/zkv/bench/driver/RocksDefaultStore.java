@@ -1,6 +1,7 @@
 package io.zkv.bench.driver;
 
 import io.zkv.ZkvOptions;
+import io.zkv.device.HostLateness;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -139,8 +140,23 @@ final class RocksDefaultStore implements BenchStore {
             "recovery lost data: " + entries + " entries before the reopen, " + after + " after");
       }
       double replay = (opened - start) / 1e9;
+      HostLateness none = new HostLateness(0, 0, 0); // no emulated device
       return new RecoveryFigures(
-          replay, 0, 0, 0, 0, 0, 0, replay, 0, 0, (flushed - opened) / 1e9, walBytes, entries);
+          replay,
+          0,
+          0,
+          0,
+          0,
+          0,
+          0,
+          replay,
+          0,
+          0,
+          (flushed - opened) / 1e9,
+          walBytes,
+          entries,
+          none,
+          none);
     } catch (RocksDBException e) {
       throw new IllegalStateException("RocksDB reopen in " + dir + ": " + e.getMessage(), e);
     } catch (IOException e) {

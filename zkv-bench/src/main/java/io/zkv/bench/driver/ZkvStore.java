@@ -10,6 +10,7 @@ import io.zkv.device.DeviceGeometry;
 import io.zkv.device.DeviceStats;
 import io.zkv.device.EmulatedDevice;
 import io.zkv.device.FaultInjector;
+import io.zkv.device.HostLateness;
 import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
 import java.io.IOException;
@@ -178,6 +179,7 @@ final class ZkvStore implements BenchStore {
     device.close();
     db = null;
     env = null;
+    HostLateness lateAtStart = EmulatedDevice.lateness();
     long start = System.nanoTime();
     try {
       device = ZonedDevice.open(uri);
@@ -194,9 +196,11 @@ final class ZkvStore implements BenchStore {
             DB_PATH,
             dbOptions.toBuilder().rocksDbTuning(o -> o.setAvoidFlushDuringRecovery(true)).build());
     long opened = System.nanoTime();
+    HostLateness lateAtOpen = EmulatedDevice.lateness();
     DeviceStats afterReplay = device.stats();
     db.flush();
     long flushed = System.nanoTime();
+    HostLateness flushLate = EmulatedDevice.lateness().since(lateAtOpen);
     long after = count();
     if (after != entries) {
       throw new IllegalStateException(
@@ -215,7 +219,9 @@ final class ZkvStore implements BenchStore {
         afterReplay.reads() - afterMount.reads(),
         (flushed - opened) / 1e9,
         walBytes,
-        entries);
+        entries,
+        lateAtOpen.since(lateAtStart),
+        flushLate);
   }
 
   private long count() {
