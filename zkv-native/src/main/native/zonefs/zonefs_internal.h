@@ -107,8 +107,10 @@ typedef struct fobj {
   size_t wdone;               /* of those, bytes already on the device (during a write-out) */
   uint32_t persisted_extents; /* extents the log knows (the last of them may have grown since) */
   size_t slot;                /* position in zfs.files */
-  uint64_t written_gen;       /* fs->data_gen of its last data write: a record of this file needs a
-                               * device flush first only while that is above fs->durable_gen */
+  /* fs->data_gen of its last data write: a record of this file needs a device flush first only
+   * while that is above fs->durable_gen. Set under fs->mu (its writer, GC's copies), read by a
+   * sync without it: atomic. */
+  _Atomic uint64_t written_gen;
 } fobj;
 
 typedef struct read_ahead read_ahead;
