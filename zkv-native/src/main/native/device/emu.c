@@ -72,6 +72,22 @@ static void publish_readable(emu_dev *dev, uint32_t zone) {
   atomic_store_explicit(&dev->readable[zone], r, memory_order_release);
 }
 
+/* Bytes of [rel, rel + len) of the zone a read sees, with mu held: up to the written end, stopping
+ * at the first write under way that overlaps the range. A completed append above one still under
+ * way (appends end out of order) is readable, as on a device: `readable` alone, the start of the
+ * lowest write under way, hid it, and a ZWAL reader of a landed chunk got zeros. */
+static uint64_t readable_prefix(emu_dev *dev, uint32_t zone, uint64_t rel, uint64_t len) {
+  uint64_t end = dev->zs.zones[zone].written;
+  if (rel >= end) return 0;
+  uint64_t stop = rel + len < end ? rel + len : end;
+  if (dev->writes_under_way[zone])
+    for (size_t i = 0; i < dev->nd_len; i++) {
+      const nd_rec *e = &dev->nd[i];
+      if (e->inflight && e->zone == zone && e->rel < stop && e->rel + e->len > rel) stop = e->rel > rel ? e->rel : rel;
+    }
+  return stop - rel;
+}
+
 static void on_zone_change(zs_table *t, uint32_t zone) {
   t->zones[zone].crc = entry_crc(zone, &t->zones[zone]);
   store_entry(mapped_entry(t->owner, zone), &t->zones[zone]);
@@ -598,7 +614,7 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
       io->file_off = dev->data_off + io->offset;
       {
         uint64_t rel = io->offset % g->zone_size, w = atomic_load_explicit(&dev->readable[zone], memory_order_acquire);
-        io->valid = rel >= w ? 0 : (w - rel < io->len ? w - rel : io->len);
+        io->valid = rel + io->len <= w ? io->len : (size_t)readable_prefix(dev, (uint32_t)zone, rel, io->len);
       }
       t = zkv_timing_deadline(p, &p->read_lat, &p->read_gap, device_pipe(dev, (uint32_t)zone), NULL, io->len,
                               dev->inflight, now, rng);
@@ -729,7 +745,8 @@ static int read_unlocked(emu_dev *dev, emu_io *io, size_t skip, void *buf, size_
   if (rc) return rc;
   uint64_t rel = io->offset % g->zone_size,
            w = atomic_load_explicit(&dev->readable[io->offset / g->zone_size], memory_order_acquire);
-  io->valid = rel >= w ? 0 : (w - rel < io->len ? w - rel : io->len);
+  if (rel + io->len > w) return -EAGAIN; /* past the lowest write under way: readable_prefix decides */
+  io->valid = io->len;
   io->file_off = dev->data_off + io->offset;
   if ((rc = emu_read_data(dev, io, skip, buf, n))) return rc;
   zkv_stripe *mine = &dev->unlocked_read_counts[zkv_stripe_index()];
