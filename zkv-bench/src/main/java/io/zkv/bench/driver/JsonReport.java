@@ -141,71 +141,78 @@ public final class JsonReport {
         b.append(t == 0 ? "" : ", ").append(num(p.timeline()[t]));
       }
       b.append("]},\n");
-      indent(4).append("\"device\": ");
-      DeviceFigures d = p.device();
-      if (d == null) {
-        b.append("null");
-      } else {
-        b.append("{\"userBytes\": ").append(d.userBytes());
-        b.append(", \"hostBytes\": ").append(d.hostBytes());
-        b.append(", \"gcBytes\": ").append(d.gcBytes());
-        b.append(", \"metaBytes\": ").append(d.metaBytes());
-        b.append(", \"deviceBytes\": ").append(d.deviceBytes());
-        b.append(", \"writeAmplification\": ").append(num(d.writeAmplification()));
-        b.append(", \"fsWriteAmplification\": ").append(num(d.fsWriteAmplification()));
-        b.append(", \"zonesUsed\": ").append(d.zonesUsed());
-        b.append(", \"dataZones\": ").append(d.dataZones());
-        b.append(", \"spaceAmplification\": ").append(num(d.spaceAmplification()));
-        b.append(", \"policyDecisions\": ").append(d.policyDecisions());
-        b.append(", \"policyOverrides\": ").append(d.policyOverrides()).append('}');
-      }
+      section(
+          "device",
+          p.device(),
+          d -> {
+            b.append("{\"userBytes\": ").append(d.userBytes());
+            b.append(", \"hostBytes\": ").append(d.hostBytes());
+            b.append(", \"gcBytes\": ").append(d.gcBytes());
+            b.append(", \"metaBytes\": ").append(d.metaBytes());
+            b.append(", \"deviceBytes\": ").append(d.deviceBytes());
+            b.append(", \"writeAmplification\": ").append(num(d.writeAmplification()));
+            b.append(", \"fsWriteAmplification\": ").append(num(d.fsWriteAmplification()));
+            b.append(", \"zonesUsed\": ").append(d.zonesUsed());
+            b.append(", \"dataZones\": ").append(d.dataZones());
+            b.append(", \"spaceAmplification\": ").append(num(d.spaceAmplification()));
+            b.append(", \"policyDecisions\": ").append(d.policyDecisions());
+            b.append(", \"policyOverrides\": ").append(d.policyOverrides()).append('}');
+          });
       b.append(",\n");
-      indent(4).append("\"plm\": ");
-      PlmCounters c = p.plm();
-      if (c == null) {
-        b.append("null");
-      } else {
-        b.append("{\"chunkReadsDirect\": ").append(c.chunkReadsDirect());
-        b.append(", \"chunkReadsRebuilt\": ").append(c.chunkReadsRebuilt());
-        b.append(", \"chunkReadsBuffered\": ").append(c.chunkReadsBuffered());
-        b.append(", \"writesDirect\": ").append(c.writesDirect());
-        b.append(", \"writesHeld\": ").append(c.writesHeld());
-        b.append(", \"writesForced\": ").append(c.writesForced());
-        b.append(", \"writesUnscheduled\": ").append(c.writesUnscheduled());
-        b.append(", \"dtwinEntries\": ").append(c.dtwinEntries());
-        b.append(", \"autonomousExits\": ").append(c.autonomousExits());
-        b.append(", \"deviceReads\": ").append(c.deviceReads());
-        b.append(", \"deviceReadsOutsideDtwin\": ").append(c.deviceReadsOutsideDtwin());
-        b.append(", \"deviceReadsStalled\": ").append(c.deviceReadsStalled());
-        b.append(", \"modelReadsOver200us\": ").append(c.modelReadsOver200us()).append('}');
-      }
+      section(
+          "plm",
+          p.plm(),
+          c -> {
+            b.append("{\"chunkReadsDirect\": ").append(c.chunkReadsDirect());
+            b.append(", \"chunkReadsRebuilt\": ").append(c.chunkReadsRebuilt());
+            b.append(", \"chunkReadsBuffered\": ").append(c.chunkReadsBuffered());
+            b.append(", \"writesDirect\": ").append(c.writesDirect());
+            b.append(", \"writesHeld\": ").append(c.writesHeld());
+            b.append(", \"writesForced\": ").append(c.writesForced());
+            b.append(", \"writesUnscheduled\": ").append(c.writesUnscheduled());
+            b.append(", \"dtwinEntries\": ").append(c.dtwinEntries());
+            b.append(", \"autonomousExits\": ").append(c.autonomousExits());
+            b.append(", \"deviceReads\": ").append(c.deviceReads());
+            b.append(", \"deviceReadsOutsideDtwin\": ").append(c.deviceReadsOutsideDtwin());
+            b.append(", \"deviceReadsStalled\": ").append(c.deviceReadsStalled());
+            b.append(", \"modelReadsOver200us\": ").append(c.modelReadsOver200us()).append('}');
+          });
       b.append(",\n");
-      indent(4).append("\"recovery\": ");
-      RecoveryFigures r = p.recovery();
-      if (r == null) {
-        b.append("null");
-      } else {
-        b.append("{\"seconds\": ").append(num(r.seconds()));
-        b.append(", \"mountSeconds\": ").append(num(r.mountSeconds()));
-        b.append(", \"chunkScanSeconds\": ").append(num(r.chunkScanSeconds()));
-        b.append(", \"chunks\": ").append(r.chunks());
-        b.append(", \"chunkBytes\": ").append(r.chunkBytes());
-        b.append(", \"chunkReads\": ").append(r.chunkReads());
-        b.append(", \"mountReads\": ").append(r.mountReads());
-        b.append(", \"replaySeconds\": ").append(num(r.replaySeconds()));
-        b.append(", \"replayReadBytes\": ").append(r.replayReadBytes());
-        b.append(", \"replayReads\": ").append(r.replayReads());
-        b.append(", \"flushSeconds\": ").append(num(r.flushSeconds()));
-        b.append(", \"walBytes\": ").append(r.walBytes());
-        b.append(", \"entries\": ").append(r.entries());
-        b.append(", \"recoveryCompletionsTimed\": ").append(r.recoveryLateness().completions());
-        b.append(", \"recoveryCompletionsLate\": ").append(r.recoveryLateness().late());
-        b.append(", \"flushCompletionsTimed\": ").append(r.flushLateness().completions());
-        b.append(", \"flushCompletionsLate\": ").append(r.flushLateness().late()).append('}');
-      }
+      section(
+          "recovery",
+          p.recovery(),
+          r -> {
+            b.append("{\"seconds\": ").append(num(r.seconds()));
+            b.append(", \"mountSeconds\": ").append(num(r.mountSeconds()));
+            b.append(", \"chunkScanSeconds\": ").append(num(r.chunkScanSeconds()));
+            b.append(", \"chunks\": ").append(r.chunks());
+            b.append(", \"chunkBytes\": ").append(r.chunkBytes());
+            b.append(", \"chunkReads\": ").append(r.chunkReads());
+            b.append(", \"mountReads\": ").append(r.mountReads());
+            b.append(", \"replaySeconds\": ").append(num(r.replaySeconds()));
+            b.append(", \"replayReadBytes\": ").append(r.replayReadBytes());
+            b.append(", \"replayReads\": ").append(r.replayReads());
+            b.append(", \"flushSeconds\": ").append(num(r.flushSeconds()));
+            b.append(", \"walBytes\": ").append(r.walBytes());
+            b.append(", \"entries\": ").append(r.entries());
+            b.append(", \"recoveryCompletionsTimed\": ").append(r.recoveryLateness().completions());
+            b.append(", \"recoveryCompletionsLate\": ").append(r.recoveryLateness().late());
+            b.append(", \"flushCompletionsTimed\": ").append(r.flushLateness().completions());
+            b.append(", \"flushCompletionsLate\": ").append(r.flushLateness().late()).append('}');
+          });
       b.append('}');
     }
     b.append("]}");
+  }
+
+  /** A phase's section {@code "name": {...}}, or null where the phase has none. */
+  private <T> void section(String name, T value, java.util.function.Consumer<T> body) {
+    indent(4).append(str(name)).append(": ");
+    if (value == null) {
+      b.append("null");
+    } else {
+      body.accept(value);
+    }
   }
 
   private StringBuilder indent(int n) {
