@@ -37,6 +37,11 @@ public interface BenchStore extends AutoCloseable {
     return -1;
   }
 
+  /** RocksDB's string property {@code name} (such as {@code rocksdb.dbstats}), or null. */
+  default String stringProperty(String name) {
+    return null;
+  }
+
   /**
    * The LSM tree's files per level, L0 to L6 ("2/0/0/0/3/12/4"), for the report's notes: read
    * figures of two targets compare only on equal shapes. Null for a store without RocksDB.

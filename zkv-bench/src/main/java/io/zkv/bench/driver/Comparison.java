@@ -106,8 +106,9 @@ public final class Comparison {
   /**
    * The figures of every phase: throughput (the clients'), the background writer's throughput where
    * there is one, then per operation type avg, p50, p75, p99, p99.9, p99.99 and max latency, then
-   * write amplification and space amplification where measured, then the number of writes. {@code
-   * runs} may come in any order; they are grouped by configuration label.
+   * RocksDB's write stall seconds (phases that write), write amplification and space amplification
+   * where measured, then the number of writes. {@code runs} may come in any order; they are grouped
+   * by configuration label.
    */
   public static List<Figure> figures(List<String> configs, List<RunResult> runs) {
     // phase -> figure name -> config index -> values across repeats
@@ -158,6 +159,16 @@ public final class Comparison {
                 ci,
                 waits[i]);
           }
+        }
+        if (p.writeStalls() != null && p.writes() > 0) {
+          add(
+              figs,
+              higherBetter,
+              "write stall s",
+              false,
+              configs.size(),
+              ci,
+              p.writeStalls().seconds());
         }
         if (p.device() != null) {
           add(

@@ -79,7 +79,11 @@ final class ConfigRunner {
       HostLateness lateBefore = EmulatedDevice.lateness();
       WindowTimeline.Sampler windows =
           store.plmArray() != null ? WindowTimeline.start(store.plmArray()) : null;
+      WriteStalls stallsBefore = WriteStalls.read(store);
       PhaseResult r = runner.run(p, label);
+      if (stallsBefore != null) {
+        r = r.withWriteStalls(WriteStalls.read(store).since(stallsBefore));
+      }
       WindowTimeline timeline = windows != null ? windows.stop() : null;
       HostLateness late = EmulatedDevice.lateness().since(lateBefore);
       if (late.notHonoured()) {

@@ -160,6 +160,20 @@ public final class JsonReport {
           });
       b.append(",\n");
       section(
+          "writeStalls",
+          p.writeStalls(),
+          w -> {
+            b.append("{\"seconds\": ").append(num(w.seconds()));
+            b.append(", \"counts\": {");
+            int n = 0;
+            for (Map.Entry<String, Long> e : w.counts().entrySet()) {
+              b.append(n++ == 0 ? "" : ", ").append(str(e.getKey())).append(": ");
+              b.append(e.getValue());
+            }
+            b.append("}}");
+          });
+      b.append(",\n");
+      section(
           "plm",
           p.plm(),
           c -> {

@@ -31,6 +31,8 @@ import org.HdrHistogram.Histogram;
  *     timing model ({@link io.zkv.device.ThreadModelTime#waits()}), or null on a store whose device
  *     takes no modelled time
  * @param recovery what a reopen cost ({@code recover} workload), or null for a phase of operations
+ * @param writeStalls how long RocksDB held the writers back during the phase's operations (not its
+ *     settling), or null for a store without RocksDB and for a reopen
  */
 public record PhaseResult(
     String workload,
@@ -50,7 +52,8 @@ public record PhaseResult(
     PlmCounters plm,
     WindowTimeline windows,
     Histogram readDeviceWaits,
-    RecoveryFigures recovery) {
+    RecoveryFigures recovery,
+    WriteStalls writeStalls) {
 
   /** The result of a reopen phase: no operations, the recovery's figures. */
   static PhaseResult ofRecovery(String workload, RecoveryFigures r) {
@@ -72,7 +75,8 @@ public record PhaseResult(
         null,
         null,
         null,
-        r);
+        r,
+        null);
   }
 
   /** The same result with the device figures. */
@@ -83,6 +87,30 @@ public record PhaseResult(
   /** The same result with a {@code plmarray:} device's counters and window timeline. */
   public PhaseResult withPlm(PlmCounters counters, WindowTimeline windowTimeline) {
     return with(device, counters, windowTimeline);
+  }
+
+  /** The same result with RocksDB's write stalls during the phase. */
+  public PhaseResult withWriteStalls(WriteStalls stalls) {
+    return new PhaseResult(
+        workload,
+        ops,
+        seconds,
+        writes,
+        writesDigest,
+        userBytes,
+        latency,
+        histograms,
+        intervalSeconds,
+        timeline,
+        timelineSeconds,
+        writerOps,
+        writerSeconds,
+        device,
+        plm,
+        windows,
+        readDeviceWaits,
+        recovery,
+        stalls);
   }
 
   private PhaseResult with(DeviceFigures d, PlmCounters p, WindowTimeline w) {
@@ -104,7 +132,8 @@ public record PhaseResult(
         p,
         w,
         readDeviceWaits,
-        recovery);
+        recovery,
+        writeStalls);
   }
 
   /** The clients' throughput (a background writer's operations are not in it). */

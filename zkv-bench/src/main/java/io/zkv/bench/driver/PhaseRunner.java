@@ -201,6 +201,7 @@ final class PhaseRunner {
         null,
         null,
         readWaits,
+        null,
         null);
   }
 

@@ -108,6 +108,16 @@ final class RocksDefaultStore implements BenchStore {
     }
   }
 
+  @Override
+  public String stringProperty(String name) {
+    try {
+      return db.getProperty(name);
+    } catch (RocksDBException e) {
+      throw new IllegalStateException(
+          "RocksDB property " + name + " in " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
   /**
    * Syncs the WAL and closes RocksDB without a flush (its close with the WAL on flushes no
    * memtable), then opens it again with {@code avoid_flush_during_recovery} and flushes. The host

@@ -151,6 +151,11 @@ final class ZkvStore implements BenchStore {
             .trim());
   }
 
+  @Override
+  public String stringProperty(String name) {
+    return db.property(name).orElse(null);
+  }
+
   /**
    * Leaves database, file system and device as a crash would (the memtables' data only in the WAL,
    * the WAL's last chunks unknown to the metadata log), then opens the device again, mounts, opens

@@ -104,6 +104,9 @@ class BenchEndToEndTest {
           assertTrue(l.p50Us() <= l.p99Us() && l.p99Us() <= l.maxUs(), l.toString());
           assertTrue(l.avgUs() > 0, l.toString());
         }
+        // Both targets run RocksDB: its stall statistics parse (another format would throw).
+        assertNotNull(p.writeStalls(), p.workload());
+        assertTrue(p.writeStalls().seconds() >= 0 && p.writeStalls().seconds() <= p.seconds());
         if (zkv) {
           assertNotNull(p.device(), p.workload());
         } else {

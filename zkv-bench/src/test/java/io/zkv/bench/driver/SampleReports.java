@@ -35,7 +35,7 @@ final class SampleReports {
     }
     return new PhaseResult(
         name, ops, seconds, ops, ops, ops * 116, ls, hs, 1, timeline, times, 0, 0, device, null,
-        null, null, null);
+        null, null, null, null);
   }
 
   static DeviceFigures device(double wa) {
