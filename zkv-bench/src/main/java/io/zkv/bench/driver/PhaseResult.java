@@ -81,39 +81,20 @@ public record PhaseResult(
 
   /** The same result with the device figures. */
   public PhaseResult withDevice(DeviceFigures figures) {
-    return with(figures, plm, windows);
+    return with(figures, plm, windows, writeStalls);
   }
 
   /** The same result with a {@code plmarray:} device's counters and window timeline. */
   public PhaseResult withPlm(PlmCounters counters, WindowTimeline windowTimeline) {
-    return with(device, counters, windowTimeline);
+    return with(device, counters, windowTimeline, writeStalls);
   }
 
   /** The same result with RocksDB's write stalls during the phase. */
   public PhaseResult withWriteStalls(WriteStalls stalls) {
-    return new PhaseResult(
-        workload,
-        ops,
-        seconds,
-        writes,
-        writesDigest,
-        userBytes,
-        latency,
-        histograms,
-        intervalSeconds,
-        timeline,
-        timelineSeconds,
-        writerOps,
-        writerSeconds,
-        device,
-        plm,
-        windows,
-        readDeviceWaits,
-        recovery,
-        stalls);
+    return with(device, plm, windows, stalls);
   }
 
-  private PhaseResult with(DeviceFigures d, PlmCounters p, WindowTimeline w) {
+  private PhaseResult with(DeviceFigures d, PlmCounters p, WindowTimeline w, WriteStalls s) {
     return new PhaseResult(
         workload,
         ops,
@@ -133,7 +114,7 @@ public record PhaseResult(
         w,
         readDeviceWaits,
         recovery,
-        writeStalls);
+        s);
   }
 
   /** The clients' throughput (a background writer's operations are not in it). */
