@@ -222,15 +222,24 @@ static void zwal_case(uint64_t seed, int crash) {
   CHECK(f != NULL && f->f->zw != NULL);
   uint64_t total = (seed % 3 == 0 ? 8u << 20 : 2u << 20) + zkv_rng_next(&rng) % (6u << 20), done = 0, synced = 0;
   uint8_t *buf = malloc(20000), *back = malloc(20000);
+  /* rare syncs: the 1 MiB write buffer fills with appends in flight (zwal_make_room) */
+  uint64_t sync_every = zkv_rng_next(&rng) % 2 ? 8 : 1024;
   while (done < total) {
     size_t n = seed % 3 == 0 ? 4000 : 1 + (size_t)(zkv_rng_next(&rng) % 20000);
     if (n > total - done) n = (size_t)(total - done);
     fill(buf, seed, done, n);
     CHECK_EQ(zfs_append(f, buf, n), 0);
     done += n;
-    if (zkv_rng_next(&rng) % 8 == 0) {
+    if (zkv_rng_next(&rng) % sync_every == 0) {
       CHECK_EQ(zfs_sync(f), 0);
       synced = done;
+    }
+    if (zkv_rng_next(&rng) % 16 == 0) { /* anywhere: extents, landed ahead, in flight, buffered */
+      uint64_t from = zkv_rng_next(&rng) % done, n = 1 + zkv_rng_next(&rng) % 20000;
+      if (n > done - from) n = done - from;
+      CHECK_EQ(zfs_pread(f, from, back, (size_t)n), (int64_t)n);
+      fill(buf, seed, from, (size_t)n);
+      CHECK(memcmp(back, buf, (size_t)n) == 0);
     }
     if (zkv_rng_next(&rng) % 16 == 0) { /* the tail, some of it in flight */
       uint64_t from = done > 20000 ? done - 20000 : 0;
@@ -240,9 +249,9 @@ static void zwal_case(uint64_t seed, int crash) {
     }
   }
   CHECK_EQ(zfs_file_size(f), total);
-  printf("  seed %llu: ZWAL buffer %u, depth %u, barrier %llu, %llu bytes (%llu synced), %s\n",
+  printf("  seed %llu: ZWAL buffer %u, depth %u, barrier %llu, %llu bytes (%llu synced, 1 in %llu appends), %s\n",
          (unsigned long long)seed, buffer, depth, (unsigned long long)barrier, (unsigned long long)total,
-         (unsigned long long)synced, crash ? "power cut" : "closed");
+         (unsigned long long)synced, (unsigned long long)sync_every, crash ? "power cut" : "closed");
   uint64_t expect_min = total, expect_max = total;
   if (crash) {
     CHECK(zkv_emu_power_cut(d, ZKV_CUT_RANDOM, seed) >= 0);

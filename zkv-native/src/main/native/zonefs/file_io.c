@@ -188,12 +188,11 @@ static int zwal_write_all(zfs *fs, fobj *f) {
 }
 
 /* ZWAL: the data stays in wbuf until its append lands (reads of the tail come from there); a chunk
- * is submitted whenever a write-out's worth has gathered, and a full buffer waits for its appends
- * before it is used again. */
+ * is submitted whenever a write-out's worth has gathered, and a full buffer drops its landed part. */
 static int zwal_append(zfs *fs, fobj *f, const uint8_t *p, size_t len) {
   while (len) {
     if (f->wlen == WRITE_BUFFER) {
-      int rc = zwal_write_all(fs, f);
+      int rc = zwal_make_room(fs, f);
       if (rc) return rc;
     }
     size_t take = WRITE_BUFFER - f->wlen < len ? WRITE_BUFFER - f->wlen : len;

@@ -342,6 +342,8 @@ int zwal_open(zfs *fs, fobj *f);
 int zwal_submit(zfs *fs, fobj *f, size_t upto);
 /* Waits for every append in flight and applies them (no lock held). */
 int zwal_drain(zfs *fs, fobj *f);
+/* The write buffer is full: room made without waiting for every append (the landed part dropped). */
+int zwal_make_room(zfs *fs, fobj *f);
 /* Drains and frees the file's queue (no lock held). */
 void zwal_close(zfs *fs, fobj *f);
 /* Called with fs->mu held by a writer waiting for a zone: reaps the appends of one idle ZWAL

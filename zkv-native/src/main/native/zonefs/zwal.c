@@ -264,6 +264,38 @@ int zwal_drain(zfs *fs, fobj *f) {
   return rc;
 }
 
+/* The write buffer is full. Waiting for every append in flight (a drain) would stop the writer for
+ * a device latency per buffer; instead the part already landed (the file's extents hold it) is
+ * dropped from the buffer's front once at least half the buffer has landed, which the window (at
+ * most queue depth x write-out size in flight) usually makes true without a wait. The rest moves to
+ * the front with the slots' and early landings' positions (w->mu held: no completion is applied
+ * meanwhile); readers see the move under wmu. */
+int zwal_make_room(zfs *fs, fobj *f) {
+  zwal *w = f->zw;
+  pthread_mutex_lock(&w->mu);
+  int rc = 0;
+  while (!rc && f->wdone < WRITE_BUFFER / 2 && w->inflight) rc = reap(fs, f, 1);
+  if (!rc) rc = w->error;
+  if (!rc && f->wdone == 0) { /* nothing landed nor in flight: everything to the device first */
+    rc = submit(fs, f, f->wlen);
+    if (!rc) rc = drain(fs, f);
+  }
+  if (!rc) {
+    size_t shift = f->wdone;
+    for (uint32_t i = 0; i < w->depth; i++)
+      if (w->slots[i].buf) w->slots[i].off -= shift;
+    for (uint32_t k = 0; k < w->n_landed; k++) w->landed[k].off -= shift;
+    pthread_mutex_lock(&f->wmu);
+    memmove(f->wbuf, f->wbuf + shift, f->wlen - shift);
+    f->wlen -= shift;
+    f->wsub -= shift;
+    f->wdone = 0;
+    pthread_mutex_unlock(&f->wmu);
+  }
+  pthread_mutex_unlock(&w->mu);
+  return rc;
+}
+
 int zwal_reap_idle(zfs *fs) {
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
     fobj *f = fs->zones[z].owner;
