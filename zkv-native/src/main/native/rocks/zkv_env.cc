@@ -346,6 +346,14 @@ JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetWalBuffer(JNIEnv*, jclass, j
   return zfs_set_wal_buffer(h->zone_fs, static_cast<uint32_t>(bytes));
 }
 
+// SST write-behind (zfs_set_write_behind): on where the device's queues keep requests in flight
+// (the mount's default), -EOPNOTSUPP for on where they do not.
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetWriteBehind(JNIEnv*, jclass, jlong handle, jboolean on) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs) return -EINVAL;
+  return zfs_set_write_behind(h->zone_fs, on ? 1 : 0);
+}
+
 // How WAL files are written (zfs_set_wal_mode): -EINVAL out of range, -EOPNOTSUPP for ZWAL on a
 // device whose queues carry out each request at submit.
 JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetWalMode(JNIEnv*, jclass, jlong handle, jint mode, jint depth,

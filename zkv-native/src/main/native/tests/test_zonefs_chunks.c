@@ -195,20 +195,50 @@ static void test_wal_buffer_sets_the_chunk_size(void) {
   zkv_dev_close(d);
 }
 
+/* A fresh file system on a device that completes appends out of order (reorder=1, seeded) and
+ * caches writes: confzns's latencies for a third of the seeds make appends overtake each other by
+ * many (a slow one with dozens landed after it); the instant profile reorders only what is in
+ * flight together. */
+static zfs *reordering_mount(uint64_t seed, zkv_dev **d) {
+  char options[96];
+  snprintf(options, sizeof options, "?reorder=1&seed=%llu&wcache=1%s", (unsigned long long)seed,
+           seed % 3 == 0 ? "&profile=confzns" : "");
+  fresh(options);
+  *d = open_dev();
+  return mount_ok(*d);
+}
+
+/* The file holds exactly the pattern up to `size`, fsck finds nothing; then unmounts and closes. */
+static void check_and_unmount(zfs *fs, zkv_dev *d, const char *name, uint64_t seed, uint64_t size) {
+  check_file(fs, name, seed, size);
+  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+/* Ends the writer by a power cut (every cached write kept, lost or torn; seeded) or a clean close,
+ * then opens the device again and mounts it: the file system after. */
+static zfs *cut_or_close_and_remount(zkv_dev **d, zfs *fs, zfs_file *f, int crash, uint64_t seed) {
+  if (crash) {
+    CHECK(zkv_emu_power_cut(*d, ZKV_CUT_RANDOM, seed) >= 0);
+    zfs_close(f); /* whatever it returns, the device keeps nothing written after the cut */
+  } else {
+    CHECK_EQ(zfs_close(f), 0);
+  }
+  zfs_unmount(fs);
+  zkv_dev_close(*d);
+  *d = open_dev();
+  return mount_ok(*d);
+}
+
 /* ZWAL (zwal.c): a WAL written by zone appends on a device that completes them out of order
  * (reorder=1, seeded), at a seeded buffer, queue depth and barrier, across zones. Reads of the
  * file while appends are in flight see exactly what was appended; a clean close and remount keeps
  * it all; a power cut (every unflushed write kept, lost or torn) keeps at least every synced byte
  * and nothing that was never written. */
 static void zwal_case(uint64_t seed, int crash) {
-  char options[96];
-  /* confzns's latencies make appends overtake each other by many (a slow one with dozens landed
-   * after it); the instant profile reorders only what is in flight together */
-  snprintf(options, sizeof options, "?reorder=1&seed=%llu&wcache=1%s", (unsigned long long)seed,
-           seed % 3 == 0 ? "&profile=confzns" : "");
-  fresh(options);
-  zkv_dev *d = open_dev();
-  zfs *fs = mount_ok(d);
+  zkv_dev *d = NULL;
+  zfs *fs = reordering_mount(seed, &d);
   uint32_t buffers[] = {4096, 8192, 65536, 1u << 20};
   uint32_t buffer = buffers[zkv_rng_next(&rng) % 4], depth = 1 + (uint32_t)(zkv_rng_next(&rng) % 32);
   if (seed % 3 == 0) buffer = 4096, depth = 32; /* RocksDB's 4 KB records, one chunk each: long overtakes */
@@ -252,23 +282,11 @@ static void zwal_case(uint64_t seed, int crash) {
   printf("  seed %llu: ZWAL buffer %u, depth %u, barrier %llu, %llu bytes (%llu synced, 1 in %llu appends), %s\n",
          (unsigned long long)seed, buffer, depth, (unsigned long long)barrier, (unsigned long long)total,
          (unsigned long long)synced, (unsigned long long)sync_every, crash ? "power cut" : "closed");
-  uint64_t expect_min = total, expect_max = total;
-  if (crash) {
-    CHECK(zkv_emu_power_cut(d, ZKV_CUT_RANDOM, seed) >= 0);
-    expect_min = synced;
-  } else {
-    CHECK_EQ(zfs_close(f), 0);
-    f = NULL;
-  }
-  if (f) zfs_close(f);
-  zfs_unmount(fs);
-  zkv_dev_close(d);
-  d = open_dev();
-  fs = mount_ok(d);
+  fs = cut_or_close_and_remount(&d, fs, f, crash, seed);
   zfs_file *r = zfs_open(fs, name, &rc);
   CHECK(r != NULL);
   uint64_t size = zfs_file_size(r);
-  CHECK(size >= expect_min && size <= expect_max);
+  CHECK(size >= (crash ? synced : total) && size <= total);
   /* read as RocksDB's replay reads it, 32 KiB at a time: through the handle's read-ahead window,
    * a device read per window rather than per chunk (the appends' order scatters the chunks) */
   enum { PIECE = 32 << 10 };
@@ -292,12 +310,75 @@ static void zwal_case(uint64_t seed, int crash) {
   free(piece);
   free(want);
   CHECK_EQ(zfs_close(r), 0);
-  check_file(fs, name, seed, size);
-  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
   free(buf);
   free(back);
-  zfs_unmount(fs);
-  zkv_dev_close(d);
+  check_and_unmount(fs, d, name, seed, size);
+}
+
+/* Write-behind (zwal.c): an SST's write-outs of half the write buffer stay in flight, one at a
+ * time, while the writer goes on; reads during the writes see every byte appended; a sync waits
+ * for the one in flight; a power cut keeps every synced byte, a close all. Off, the file writes
+ * synchronously (no queue). Reordering device, seeded; confzns's latencies for a third of them. */
+static void write_behind_case(uint64_t seed, int crash) {
+  zkv_dev *d = NULL;
+  zfs *fs = reordering_mount(seed, &d);
+  int rc = 0;
+  CHECK_EQ(zfs_set_write_behind(fs, 0), 0);
+  zfs_file *off = zfs_create(fs, "/db/000060.sst", 2, &rc);
+  CHECK(off != NULL && off->f->zw == NULL);
+  CHECK_EQ(zfs_close(off), 0);
+  CHECK_EQ(zfs_set_write_behind(fs, 1), 0);
+  zfs_file *other = zfs_create(fs, "/db/MANIFEST-000001", 2, &rc); /* only SSTs write behind */
+  CHECK(other != NULL && other->f->zw == NULL);
+  CHECK_EQ(zfs_close(other), 0);
+  const char *name = "/db/000061.sst";
+  zfs_file *f = zfs_create(fs, name, 2, &rc);
+  CHECK(f != NULL && f->f->zw != NULL);
+  uint64_t total = (2u << 20) + zkv_rng_next(&rng) % (7u << 20), done = 0, synced = 0, since_sync = 0;
+  uint64_t sync_every = zkv_rng_next(&rng) % 2 ? 4 : 64, behind = 0;
+  uint8_t *buf = malloc(200000), *back = malloc(200000);
+  while (done < total) {
+    size_t n = 1 + (size_t)(zkv_rng_next(&rng) % 200000);
+    if (n > total - done) n = (size_t)(total - done);
+    fill(buf, seed, done, n);
+    CHECK_EQ(zfs_append(f, buf, n), 0);
+    done += n;
+    uint32_t in_flight = zwal_in_flight(f->f);
+    CHECK(in_flight <= 1);
+    /* a write-out submitted in this call is still in flight: only the writer reaps it */
+    if ((since_sync + n) / WRITE_BEHIND_CHUNK > since_sync / WRITE_BEHIND_CHUNK) CHECK_EQ(in_flight, 1u);
+    behind += in_flight;
+    since_sync += n;
+    if (zkv_rng_next(&rng) % sync_every == 0) {
+      CHECK_EQ(zfs_sync(f), 0);
+      CHECK_EQ(zwal_in_flight(f->f), 0u);
+      synced = done;
+      since_sync = 0;
+    }
+    if (zkv_rng_next(&rng) % 4 == 0) { /* anywhere: extents, in flight, buffered */
+      uint64_t from = zkv_rng_next(&rng) % done, len = 1 + zkv_rng_next(&rng) % 200000;
+      if (len > done - from) len = done - from;
+      CHECK_EQ(zfs_pread(f, from, back, (size_t)len), (int64_t)len);
+      fill(buf, seed, from, (size_t)len);
+      CHECK(memcmp(back, buf, (size_t)len) == 0);
+    }
+  }
+  CHECK_EQ(zfs_file_size(f), total);
+  printf(
+      "  seed %llu: SST written behind, %llu bytes (%llu synced, 1 in %llu appends; %llu appends returned with a "
+      "write-out in flight), %s\n",
+      (unsigned long long)seed, (unsigned long long)total, (unsigned long long)synced, (unsigned long long)sync_every,
+      (unsigned long long)behind, crash ? "power cut" : "closed");
+  CHECK(behind > 0);
+  fs = cut_or_close_and_remount(&d, fs, f, crash, seed);
+  zfs_file *r = zfs_open(fs, name, &rc);
+  CHECK(r != NULL);
+  uint64_t size = zfs_file_size(r);
+  CHECK(size >= (crash ? synced : total) && size <= total);
+  CHECK_EQ(zfs_close(r), 0);
+  free(buf);
+  free(back);
+  check_and_unmount(fs, d, name, seed, size);
 }
 
 /* ZWAL WALs left alone with appends in flight (RocksDB need not call a WAL again before another
@@ -485,6 +566,7 @@ int main(void) {
   wal_zones_case(0);
   wal_zones_case(1);
   for (int i = 0; i < 24; i++) zwal_case(zkv_rng_next(&rng) % 1000000, i % 2);
+  for (int i = 0; i < 12; i++) write_behind_case(zkv_rng_next(&rng) % 1000000, i % 2);
   remove_temp_dir();
   TEST_DONE("test_zonefs_chunks");
   return 0;

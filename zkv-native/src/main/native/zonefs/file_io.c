@@ -309,6 +309,12 @@ int zfs_set_wal_buffer(zfs *fs, uint32_t bytes) {
 
 uint32_t zfs_wal_buffer(zfs *fs) { return atomic_load(&fs->wal_buffer); }
 
+int zfs_set_write_behind(zfs *fs, int on) {
+  if (on && !zkv_dev_queues_async(fs->dev)) return -EOPNOTSUPP;
+  atomic_store(&fs->write_behind, on != 0);
+  return 0;
+}
+
 /* Readers mark themselves in their own stripe: sequentially consistent with readers_exclude's
  * store of `excluding` and its look at the stripes, so either the reader sees the exclusion or
  * the excluder sees the reader. */

@@ -64,6 +64,7 @@ zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc) {
     f->m.mtime = now_us();
     f->m.active_extent_start = ZFS_NO_ACTIVE_EXTENT;
     if (is_wal_file(name)) f->m.flags |= ZFS_FILE_SPARSE; /* as ZenFS's WAL files */
+    f->behind = is_sst_file(name) && atomic_load(&fs->write_behind);
     f->wcap = write_out_size(fs, f);
     f->zone = -1;
     f->has_writer = 1;
@@ -112,6 +113,7 @@ zfs_file *zfs_reopen(zfs *fs, const char *name, int *rc) {
     *rc = -ENOMEM;
   }
   if (h) {
+    f->behind = f->m.n_names && is_sst_file(f->m.names[0]) && atomic_load(&fs->write_behind);
     f->wcap = write_out_size(fs, f);
     f->has_writer = 1;
     atomic_store(&f->sealed, 0);

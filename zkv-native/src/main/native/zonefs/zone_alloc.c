@@ -44,6 +44,13 @@ int is_wal_file(const char *name) {
   return n > 4 && strcmp(base + n - 4, ".log") == 0;
 }
 
+/* RocksDB's table files: NNNNNN.sst. */
+int is_sst_file(const char *name) {
+  const char *base = base_name(name);
+  size_t n = strlen(base);
+  return n > 4 && strcmp(base + n - 4, ".sst") == 0;
+}
+
 /* RocksDB's info logs: LOG, and LOG.old.<time> once rolled. */
 int is_info_log_file(const char *name) {
   const char *base = base_name(name);

@@ -236,6 +236,11 @@ int zfs_set_wal_buffer(zfs *fs, uint32_t bytes);
 enum { ZFS_WAL_FILE = 0, ZFS_WAL_ZWAL = 1 };
 int zfs_set_wal_mode(zfs *fs, int mode, uint32_t queue_depth, uint64_t barrier_bytes);
 uint32_t zfs_wal_buffer(zfs *fs);
+/* Write-behind of SST files (*.sst; zwal.c): each write-out of half the write buffer stays in flight
+ * on the file's own queue while the writer fills the other half; a sync waits for it. On by
+ * default where the device's queues keep appends in flight (not plmarray:); files opened afterwards
+ * follow the setting. -EOPNOTSUPP to turn it on where the queues cannot. */
+int zfs_set_write_behind(zfs *fs, int on);
 /* Bytes a flush may still write: empty zones beyond the two reserved for GC and metadata files,
  * plus the room left in partially written data zones (where zones serve one class,
  * ZKV_GEO_CLASS_BOUND_ZONES, those of the non-WAL share only), at most the unoccupied bytes above

@@ -45,6 +45,9 @@
 #include "zonefs.h"
 
 #define WRITE_BUFFER (1u << 20) /* bytes a writer gathers before writing full blocks */
+/* A write-behind file's write-out (zwal.c): half the buffer, so one is on the device while the
+ * writer fills the other half. */
+#define WRITE_BEHIND_CHUNK (WRITE_BUFFER / 2)
 
 typedef struct zone_state {
   uint64_t start, wp; /* device bytes */
@@ -88,6 +91,7 @@ typedef struct fobj {
   uint8_t space_class; /* ZFS_SPACE_*: which reserve its allocations may not take */
   uint32_t refs;
   uint8_t has_writer;
+  uint8_t behind; /* its writer writes behind (an SST while fs->write_behind was on at its open) */
   /* No writer and nothing in a write buffer: size and extents change only under readers_exclude
    * (GC's swap, a reopen), so zfs_pread reads them without wmu. Set at mount and by the writer's
    * clean close, cleared by create and reopen. */
@@ -102,7 +106,7 @@ typedef struct fobj {
   uint8_t *wbuf;
   size_t wcap;                /* bytes of data that fill a write-out (a WAL's: its chunk less the header) */
   size_t wsub;                /* ZWAL: of wbuf, the bytes handed to appends (wdone <= wsub <= wlen) */
-  struct zwal *zw;            /* ZWAL's appends in flight (zwal.c), NULL in the FILE mode */
+  struct zwal *zw;            /* appends in flight (zwal.c): ZWAL's WAL, a write-behind SST; else NULL */
   size_t wlen;                /* bytes in wbuf */
   size_t wdone;               /* of those, bytes already on the device (during a write-out) */
   uint32_t persisted_extents; /* extents the log knows (the last of them may have grown since) */
@@ -177,6 +181,7 @@ struct zfs {
   uint32_t active_limit;       /* data zones that may be partially written at once, 0 = no limit */
   _Atomic uint32_t wal_buffer; /* device bytes of a WAL's write-out (zfs_set_wal_buffer) */
   _Atomic int wal_mode;        /* ZFS_WAL_* (zfs_set_wal_mode), with: */
+  _Atomic int write_behind;    /* SST files write behind (zfs_set_write_behind; zwal.c) */
   uint32_t wal_queue_depth;
   uint64_t wal_barrier;
   int readonly;
@@ -221,9 +226,9 @@ static inline int in_namespace(const fobj *f) { return f->m.n_names > 0; }
 
 static inline int is_sparse(const fobj *f) { return (f->m.flags & ZFS_FILE_SPARSE) != 0; }
 /* The data that fills a write-out of f: a WAL's chunk (the file system's WAL buffer) less its
- * header; any other file's buffer. */
+ * header; a write-behind file's chunk; any other file's buffer. */
 static inline size_t write_out_size(const zfs *fs, const fobj *f) {
-  return is_sparse(f) ? atomic_load(&fs->wal_buffer) - ZFS_CHUNK_HEADER : WRITE_BUFFER;
+  return is_sparse(f) ? atomic_load(&fs->wal_buffer) - ZFS_CHUNK_HEADER : f->behind ? WRITE_BEHIND_CHUNK : WRITE_BUFFER;
 }
 /* The I/O class of a file's writes, for devices that place data by it (plmarray:, docs/plm.md):
  * sparse files are the WAL (*.log), the rest is flush, compaction and other internal data. */
@@ -344,6 +349,8 @@ int zwal_submit(zfs *fs, fobj *f, size_t upto);
 int zwal_drain(zfs *fs, fobj *f);
 /* The write buffer is full: room made without waiting for every append (the landed part dropped). */
 int zwal_make_room(zfs *fs, fobj *f);
+/* Appends of the file in flight now (tests). */
+uint32_t zwal_in_flight(fobj *f);
 /* Drains and frees the file's queue (no lock held). */
 void zwal_close(zfs *fs, fobj *f);
 /* Called with fs->mu held by a writer waiting for a zone: reaps the appends of one idle ZWAL
@@ -385,6 +392,7 @@ void zone_drop_live(zfs *fs, zfs_extent e);
 int purpose_of(const fobj *f, int for_gc);
 int is_wal_file(const char *name);
 int is_info_log_file(const char *name);
+int is_sst_file(const char *name);
 int victim_eligible(zfs *fs, uint32_t zone, uint64_t max_live);
 /* Whether a collection for a writer of class cls (ZKV_CLASS_NONE: any writer) must spare the WAL's
  * share: where zones serve one class, emptying a WAL zone within it gives SST data no room (one

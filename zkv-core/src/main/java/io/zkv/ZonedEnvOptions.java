@@ -37,6 +37,7 @@ public final class ZonedEnvOptions {
   private final GcTrigger gcTrigger;
   private final String windowScheduler;
   private final WalOptions wal;
+  private final boolean writeBehind;
 
   private ZonedEnvOptions(Builder b) {
     this.placement = b.placement;
@@ -44,6 +45,7 @@ public final class ZonedEnvOptions {
     this.gcTrigger = b.gcTrigger;
     this.windowScheduler = b.windowScheduler;
     this.wal = b.wal;
+    this.writeBehind = b.writeBehind;
   }
 
   public static Builder builder() {
@@ -94,6 +96,7 @@ public final class ZonedEnvOptions {
         .victims(victimPolicy)
         .gcTrigger(gcTrigger)
         .wal(wal)
+        .writeBehind(writeBehind)
         .build();
   }
 
@@ -110,6 +113,11 @@ public final class ZonedEnvOptions {
     return wal;
   }
 
+  /** Whether SST files are written behind their writer ({@link Builder#writeBehind}). */
+  public boolean writeBehind() {
+    return writeBehind;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof ZonedEnvOptions other
@@ -117,13 +125,14 @@ public final class ZonedEnvOptions {
         && victimPolicy.name().equals(other.victimPolicy.name())
         && gcTrigger.name().equals(other.gcTrigger.name())
         && Objects.equals(windowScheduler, other.windowScheduler)
-        && wal.equals(other.wal);
+        && wal.equals(other.wal)
+        && writeBehind == other.writeBehind;
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(
-        placement.name(), victimPolicy.name(), gcTrigger.name(), windowScheduler, wal);
+        placement.name(), victimPolicy.name(), gcTrigger.name(), windowScheduler, wal, writeBehind);
   }
 
   @Override
@@ -136,6 +145,7 @@ public final class ZonedEnvOptions {
         + gcTrigger.name()
         + (windowScheduler != null ? ", windowScheduler=" + windowScheduler : "")
         + (wal.equals(WalOptions.defaults()) ? "" : ", wal=" + wal)
+        + (writeBehind ? "" : ", writeBehind=false")
         + "}";
   }
 
@@ -146,6 +156,7 @@ public final class ZonedEnvOptions {
     private GcTrigger gcTrigger = GcTrigger.zenFsDefault();
     private String windowScheduler;
     private WalOptions wal = WalOptions.defaults();
+    private boolean writeBehind = true;
 
     private Builder() {}
 
@@ -213,6 +224,16 @@ public final class ZonedEnvOptions {
      */
     public Builder wal(WalOptions wal) {
       this.wal = Objects.requireNonNull(wal, "wal must not be null");
+      return this;
+    }
+
+    /**
+     * Write SST files behind their writer (default true): a 512 KiB write-out on the device while
+     * RocksDB fills the next; false writes each 1 MiB synchronously, as ZenFS does ({@code
+     * ZoneFsSettings.Builder#writeBehind}; never on {@code plmarray:}).
+     */
+    public Builder writeBehind(boolean writeBehind) {
+      this.writeBehind = writeBehind;
       return this;
     }
 

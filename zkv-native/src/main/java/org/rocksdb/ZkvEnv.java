@@ -64,6 +64,7 @@ public final class ZkvEnv extends Env {
       }
       env.setWalBuffer(settings.wal().bufferBytes(), device);
       env.setWalMode(settings.wal(), device);
+      env.setWriteBehind(settings.writeBehind());
     } catch (RuntimeException e) {
       env.close();
       throw e;
@@ -147,6 +148,14 @@ public final class ZkvEnv extends Env {
               + ": must be a multiple of its "
               + device.geometry().lbaSize()
               + "-byte block, at most 1 MiB");
+    }
+  }
+
+  /** SST write-behind where the device's queues keep requests in flight (at mount). */
+  private void setWriteBehind(boolean on) {
+    int rc = nSetWriteBehind(zkvHandle, on);
+    if (rc < 0 && !(rc == -EOPNOTSUPP && on)) { // not supported: synchronous writes, as documented
+      throw new IllegalStateException("cannot set SST write-behind: error " + rc);
     }
   }
 
@@ -559,6 +568,8 @@ public final class ZkvEnv extends Env {
   private static native long nReclaim(long handle, long bytes);
 
   private static native int nSetWalBuffer(long handle, int bytes);
+
+  private static native int nSetWriteBehind(long handle, boolean on);
 
   private static native int nSetWalMode(long handle, int mode, int queueDepth, long barrier);
 

@@ -27,6 +27,7 @@ public final class ZoneFsSettings {
   private final VictimPolicy victims;
   private final GcTrigger gcTrigger;
   private final WalOptions wal;
+  private final boolean writeBehind;
 
   private ZoneFsSettings(Builder b) {
     this.format = b.format;
@@ -35,6 +36,7 @@ public final class ZoneFsSettings {
     this.victims = b.victims;
     this.gcTrigger = b.gcTrigger;
     this.wal = b.wal;
+    this.writeBehind = b.writeBehind;
   }
 
   /** Mount the device's file system with the default policies. */
@@ -60,6 +62,7 @@ public final class ZoneFsSettings {
     b.victims = victims;
     b.gcTrigger = gcTrigger;
     b.wal = wal;
+    b.writeBehind = writeBehind;
     return b;
   }
 
@@ -96,6 +99,14 @@ public final class ZoneFsSettings {
     return wal;
   }
 
+  /**
+   * Whether SST files are written behind their writer (see {@link Builder#writeBehind}); where the
+   * device cannot, they are written synchronously whatever this says.
+   */
+  public boolean writeBehind() {
+    return writeBehind;
+  }
+
   @Override
   public String toString() {
     return "ZoneFsSettings{format="
@@ -108,6 +119,8 @@ public final class ZoneFsSettings {
         + gcTrigger.name()
         + ", wal="
         + wal
+        + ", writeBehind="
+        + writeBehind
         + "}";
   }
 
@@ -119,8 +132,22 @@ public final class ZoneFsSettings {
     private VictimPolicy victims = new GreedyVictimPolicy();
     private GcTrigger gcTrigger = GcTrigger.zenFsDefault();
     private WalOptions wal = WalOptions.defaults();
+    private boolean writeBehind = true;
 
     private Builder() {}
+
+    /**
+     * Write SST files behind their writer (default true): each write-out of 512 KiB stays in flight
+     * on the file's own device queue while RocksDB's flush or compaction fills the next, so the
+     * device's write time overlaps the CPU time of building the table; a sync waits for it. False
+     * writes each 1 MiB synchronously, as ZenFS does. Only where the device's queues keep requests
+     * in flight: on {@code plmarray:} (its queues complete each request at submission) SST files
+     * are written synchronously either way.
+     */
+    public Builder writeBehind(boolean writeBehind) {
+      this.writeBehind = writeBehind;
+      return this;
+    }
 
     /** How RocksDB's WAL files are written; default a 1 MiB buffer. */
     public Builder wal(WalOptions wal) {

@@ -29,8 +29,10 @@ import java.util.Locale;
  * windows run that many times faster), {@code wal} ({@code file}, ZenFS's, or {@code zwal}), {@code
  * wal-buffer} (the device bytes of one WAL write-out, 4K-1M, default 1M), {@code wal-qd} (ZWAL's
  * queue depth, 1-64, default 32), {@code wal-barrier} (ZWAL's barrier, default the zone capacity):
- * {@link WalOptions}. Keys for {@code rocksdb-default}: {@code dir} (where the database lives;
- * default the scratch directory), {@code sync}, {@code label}.
+ * {@link WalOptions}; {@code write-behind} ({@code true}, the default: SST files written behind
+ * their writer where the device can; {@code false}: synchronously, as ZenFS). Keys for {@code
+ * rocksdb-default}: {@code dir} (where the database lives; default the scratch directory), {@code
+ * sync}, {@code label}.
  *
  * @param spec the configuration as written on the command line
  * @param label the name in tables and plots (the spec as written unless {@code label=} is given)
@@ -51,6 +53,8 @@ import java.util.Locale;
  * @param bloomBitsPerKey this configuration's Bloom filter bits per key (0: none), or -1 for the
  *     global {@code --bloom-bits}
  * @param wal how the WAL is written (zkv): mode, buffer, ZWAL's queue depth and barrier
+ * @param writeBehind SST files written behind their writer (zkv;
+ *     ZoneFsSettings.Builder#writeBehind)
  */
 public record TargetConfig(
     String spec,
@@ -69,7 +73,8 @@ public record TargetConfig(
     int timescale,
     int threads,
     double bloomBitsPerKey,
-    WalOptions wal) {
+    WalOptions wal,
+    boolean writeBehind) {
 
   /** The stores the driver can measure. */
   public enum Target {
@@ -125,7 +130,8 @@ public record TargetConfig(
         1,
         0,
         -1,
-        WalOptions.defaults());
+        WalOptions.defaults(),
+        true);
   }
 
   /** The scratch device's geometry: the default geometry's, with what this configuration sets. */
@@ -153,6 +159,7 @@ public record TargetConfig(
     double bloom = defaults.bloomBitsPerKey;
     int timescale = defaults.timescale;
     WalOptions.Builder wal = WalOptions.builder();
+    boolean writeBehind = defaults.writeBehind;
     WalOptions walDefaults = defaults.wal;
     wal.mode(walDefaults.mode())
         .buffer(walDefaults.bufferBytes())
@@ -201,6 +208,7 @@ public record TargetConfig(
               walSetting(spec, () -> wal.queueDepth((int) size(spec, key, value, 0, 1 << 20)));
           case "wal-barrier" ->
               walSetting(spec, () -> wal.barrier(size(spec, key, value, 0, 1L << 40)));
+          case "write-behind" -> writeBehind = bool(spec, value);
           default ->
               throw new UsageException(
                   "configuration '"
@@ -209,7 +217,7 @@ public record TargetConfig(
                       + key
                       + "' (known: profile, zones, zone-size, zone-cap, geometry, device, placement,"
                       + " dir, sync, threads, bloom, label, windows, timescale, wal, wal-buffer,"
-                      + " wal-qd, wal-barrier)");
+                      + " wal-qd, wal-barrier, write-behind)");
         }
       }
     }
@@ -247,20 +255,22 @@ public record TargetConfig(
         timescale,
         threads,
         bloom,
-        wal.build());
+        wal.build(),
+        writeBehind);
   }
 
-  /** The WAL's settings where they are not the defaults, for the description. */
+  /** The WAL's settings where they are not the defaults, and SST writes, for the description. */
   private String walNote() {
+    String sst = writeBehind ? "" : ", SST writes synchronous (write-behind off)";
     if (wal.equals(WalOptions.defaults())) {
-      return "";
+      return sst;
     }
     String note = ", WAL " + wal.mode() + " buffer " + (wal.bufferBytes() >> 10) + " KiB";
     if (wal.mode() == WalMode.ZWAL) {
       note += " QD " + wal.queueDepth();
       note += wal.barrierBytes() == 0 ? "" : " barrier " + (wal.barrierBytes() >> 10) + " KiB";
     }
-    return note;
+    return note + sst;
   }
 
   private static WalMode walMode(String spec, String v) {

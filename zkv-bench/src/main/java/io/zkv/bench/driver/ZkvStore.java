@@ -84,6 +84,7 @@ final class ZkvStore implements BenchStore {
               .placement(c.placement())
               .windowScheduler(c.windowScheduler())
               .wal(c.wal())
+              .writeBehind(c.writeBehind())
               .build();
       env = ZonedEnv.open(device, ZonedEnv.Mode.FORMAT, envOptions);
       ZkvOptions dbOptions = s.dbOptions(c.sync());

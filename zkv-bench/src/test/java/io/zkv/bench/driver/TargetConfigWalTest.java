@@ -50,4 +50,23 @@ class TargetConfigWalTest {
             () -> TargetConfig.parse("rocksdb-default:wal-buffer=4K", SampleReports.defaults()));
     assertTrue(e.getMessage().contains("not wal-buffer"), e.getMessage());
   }
+
+  @Test
+  void writeBehindIsOnUnlessTurnedOffAndOnlyForZkv() {
+    assertTrue(TargetConfig.parse("zkv", SampleReports.defaults()).writeBehind());
+    TargetConfig off = TargetConfig.parse("zkv:write-behind=false", SampleReports.defaults());
+    assertEquals(false, off.writeBehind());
+    assertTrue(off.describe().contains("SST writes synchronous"), off.describe());
+    assertTrue(
+        !TargetConfig.parse("zkv", SampleReports.defaults()).describe().contains("SST writes"));
+    assertThrows(
+        UsageException.class,
+        () -> TargetConfig.parse("zkv:write-behind=maybe", SampleReports.defaults()));
+    UsageException e =
+        assertThrows(
+            UsageException.class,
+            () ->
+                TargetConfig.parse("rocksdb-default:write-behind=false", SampleReports.defaults()));
+    assertTrue(e.getMessage().contains("not write-behind"), e.getMessage());
+  }
 }
