@@ -12,7 +12,8 @@
  *
  * Appends are waited for (drained) at a sync (then the device is flushed), at every barrier_bytes
  * of appends, before the file leaves a zone (a chunk never crosses it, and the next zone's record
- * lists every extent before it), when the write buffer is full, and at close. The zone is claimed
+ * lists every extent before it), and at close; a full write buffer drops its landed part
+ * (zwal_make_room). The zone is claimed
  * while appends are in flight in it (nobody finishes, collects or takes it); between drains it is
  * the file's own zone as in the FILE mode.
  *

@@ -25,7 +25,10 @@ import java.util.List;
  *       them ({@link PlmDemoSummary}).
  * </ol>
  *
- * <p>{@code --part zns|plm} runs one of them.
+ * <p>{@code --part zns|plm} runs one of them. {@code --part wal}, not in the default run: the FILE
+ * mode (ZenFS's WAL) against ZWAL on an emulated {@code confzns} device, fillrandom of {@code
+ * --wal-keys} 4,000-byte values at a 4 KiB WAL buffer (one record a chunk), with ZWAL's published
+ * ratio next to ours ({@link WalDemoSummary}; docs/wal.md has the whole sweep).
  */
 public final class BenchDemoCommand implements ZkvCommand {
   @Override
@@ -48,7 +51,8 @@ public final class BenchDemoCommand implements ZkvCommand {
         Option.of("repeat", "N", "2", "runs of each configuration, alternating which goes first"),
         Option.of("plm-keys", "N", "40000", "records of the PLM part"),
         Option.of("plm-ops", "N", "120000", "operations of the PLM part's run phase"),
-        Option.of("part", "zns|plm|all", "all", "which part to run"),
+        Option.of("wal-keys", "N", "8000", "records of the WAL part (--part wal)"),
+        Option.of("part", "zns|plm|all|wal", "all", "which part to run (all: zns, then plm)"),
         Option.of("out", "DIR", "a scratch directory", "where reports and plots go"));
   }
 
@@ -62,11 +66,16 @@ public final class BenchDemoCommand implements ZkvCommand {
     long repeat = args.number("repeat", 2, 1, 20);
     long plmKeys = args.number("plm-keys", 40_000, 100, 10_000_000);
     long plmOps = args.number("plm-ops", 120_000, 100, 100_000_000);
+    long walKeys = args.number("wal-keys", 8000, 100, 10_000_000);
     String part = args.string("part", "all");
     String outDir = args.string("out", null);
     args.requireAllUsed();
-    if (!part.equals("all") && !part.equals("zns") && !part.equals("plm")) {
-      throw new Arguments.UsageException("--part takes zns or plm, not " + part);
+    if (!List.of("all", "zns", "plm", "wal").contains(part)) {
+      throw new Arguments.UsageException("--part takes zns, plm, all or wal, not " + part);
+    }
+    if (part.equals("wal")) {
+      writeAheadLog(walKeys, outDir, out);
+      return 0;
     }
     if (!part.equals("plm")) {
       zonedStorage(seconds, keys, threads, repeat, outDir, out);
@@ -108,19 +117,65 @@ public final class BenchDemoCommand implements ZkvCommand {
                 "64",
                 "--interval",
                 "0.5"));
-    if (outDir != null) {
-      bench.addAll(List.of("--out", outDir));
-    }
     compare(
         "zkv demo: zkv on an emulated ZNS SSD (zn540 timing) vs RocksJava on its default Env,"
             + " same RocksDB options",
         bench,
+        outDir,
         out);
   }
 
-  /** Prints the title and the command line, then runs the comparison. */
-  private static BenchEngine.Outcome compare(String title, List<String> bench, PrintStream out)
-      throws Exception {
+  /**
+   * The FILE mode against ZWAL (QD 32) at a 4 KiB WAL buffer on {@code confzns}: each 4,000-byte
+   * record (16-byte key) and its chunk header fill one block, so the FILE mode waits for one ~482
+   * us write per put while ZWAL keeps up to 32 appends in flight. The memtable (64 MiB) holds the
+   * default 8,000 records (32 MB): no flush runs, the WAL is all that is measured.
+   */
+  private static void writeAheadLog(long keys, String outDir, PrintStream out) throws Exception {
+    List<String> bench =
+        new ArrayList<>(
+            List.of(
+                "compare",
+                "--profile",
+                "confzns",
+                "--config",
+                "zkv:wal=file,wal-buffer=4K,label=file-4K",
+                "--config",
+                "zkv:wal=zwal,wal-buffer=4K,wal-qd=32,label=zwal-4K",
+                "--workload",
+                "fillrandom",
+                "--keys",
+                Long.toString(keys),
+                "--value-size",
+                "4000",
+                "--threads",
+                "1",
+                "--repeat",
+                "1",
+                "--interval",
+                "0.5"));
+    BenchEngine.Outcome o =
+        compare(
+            "zkv demo: RocksDB's WAL on zones, the FILE mode (ZenFS's) vs ZWAL (zone appends) on an"
+                + " emulated ConfZNS SSD",
+            bench,
+            outDir,
+            out);
+    out.println();
+    WalDemoSummary.render(o.report()).forEach(out::println);
+    out.println(
+        "(ours: one run each on this host; docs/wal.md has the buffer sweep, YCSB, recovery)");
+  }
+
+  /**
+   * Prints the title and the command line, then runs the comparison (its reports and plots in
+   * {@code outDir}, or a scratch directory for null).
+   */
+  private static BenchEngine.Outcome compare(
+      String title, List<String> bench, String outDir, PrintStream out) throws Exception {
+    if (outDir != null) {
+      bench.addAll(List.of("--out", outDir));
+    }
     out.println(title);
     BenchInvocation inv = BenchInvocation.parse(Arguments.of(bench.toArray(String[]::new)));
     out.println(inv.commandLine());
@@ -161,15 +216,13 @@ public final class BenchDemoCommand implements ZkvCommand {
                 "1",
                 "--interval",
                 "0.5"));
-    if (outDir != null) {
-      bench.addAll(List.of("--out", outDir));
-    }
     out.println();
     BenchEngine.Outcome o =
         compare(
             "zkv demo: predictable latency (Vigil-KV): Base (PLM off) vs O-Vigil (windows"
                 + " scheduled, reads rebuilt, writes held) on one emulated PLM SSD of 4 NVM Sets",
             bench,
+            outDir,
             out);
     out.println();
     PlmDemoSummary.render(o.report()).forEach(out::println);

@@ -56,4 +56,27 @@ class DemoTest {
     assertTrue(json.contains("\"chunkReadsRebuilt\""), "the plmarray: counters are reported");
     assertNotNull(ImageIO.read(tmp.resolve("plm").resolve("windows-ycsb-a-run.png").toFile()));
   }
+
+  @Test
+  void theWalPartComparesTheFileModeWithZwalNextToThePapersFigure(@TempDir Path tmp)
+      throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int rc =
+        Zkv.run(
+            new String[] {"demo", "--part", "wal", "--wal-keys", "300", "--out", tmp.toString()},
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    String text = out.toString(StandardCharsets.UTF_8);
+    assertEquals(0, rc, text + err.toString(StandardCharsets.UTF_8));
+    assertTrue(!text.contains("emulated ZNS SSD (zn540 timing)"), "--part wal runs that part only");
+    assertTrue(!text.contains("predictable latency"), "--part wal runs that part only");
+    assertTrue(text.contains("wal=zwal,wal-buffer=4K,wal-qd=32"), text);
+    assertTrue(text.contains("WAL write path, 4 KiB buffer"), text);
+    assertTrue(text.contains("fillrandom ops/s"), text);
+    assertTrue(text.contains("ZWAL 13.94x ZenFS's at 4 KiB"), text);
+    String json = Files.readString(tmp.resolve("report.json"));
+    assertTrue(
+        json.contains("\"config\": \"file-4K\"") && json.contains("\"config\": \"zwal-4K\""));
+  }
 }
