@@ -31,6 +31,11 @@ static void abandon_handle(zfs_file *h) {
   free(h);
 }
 
+/* Whether a writer of f writes behind (zwal.c): an SST, while the file system's setting is on. */
+static int writes_behind(zfs *fs, const fobj *f) {
+  return f->m.n_names && is_sst_file(f->m.names[0]) && atomic_load(&fs->write_behind);
+}
+
 zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc) {
   if (!name || !*name || strlen(name) > ZFS_MAX_NAME || fs->readonly) {
     *rc = fs->readonly ? -EROFS : -EINVAL;
@@ -64,7 +69,7 @@ zfs_file *zfs_create(zfs *fs, const char *name, uint32_t lifetime, int *rc) {
     f->m.mtime = now_us();
     f->m.active_extent_start = ZFS_NO_ACTIVE_EXTENT;
     if (is_wal_file(name)) f->m.flags |= ZFS_FILE_SPARSE; /* as ZenFS's WAL files */
-    f->behind = is_sst_file(name) && atomic_load(&fs->write_behind);
+    f->behind = writes_behind(fs, f);
     f->wcap = write_out_size(fs, f);
     f->zone = -1;
     f->has_writer = 1;
@@ -113,7 +118,7 @@ zfs_file *zfs_reopen(zfs *fs, const char *name, int *rc) {
     *rc = -ENOMEM;
   }
   if (h) {
-    f->behind = f->m.n_names && is_sst_file(f->m.names[0]) && atomic_load(&fs->write_behind);
+    f->behind = writes_behind(fs, f);
     f->wcap = write_out_size(fs, f);
     f->has_writer = 1;
     atomic_store(&f->sealed, 0);
