@@ -390,6 +390,7 @@ static void emu_close(zkv_dev *d) {
   pthread_mutex_destroy(&dev->mu);
   free(dev->zs.zones);
   free(dev->nd);
+  free(dev->busy);
   free(dev->zone_pipes);
   free(dev->writes_under_way);
   free((void *)dev->readable);
@@ -596,6 +597,39 @@ static zkv_pipe *device_pipe(emu_dev *dev, uint32_t zone) {
   return dev->plm ? &dev->set_pipes[plm_set_index(dev->plm, zone)] : &dev->pipe;
 }
 
+/* The requests the device is still working on at `now`, the queue depth a new request meets in the
+ * timing model: begun, and their deadline not yet passed. A request whose deadline has passed is
+ * done as far as the device is concerned whether or not its completion has been reaped: ZWAL reaps
+ * its appends only when its window needs room, and counting the finished ones kept every request
+ * beside them at up to 32 more in flight (zn540's latency grows 5.9x from QD 1 to QD 64). */
+static uint32_t busy_at(emu_dev *dev, uint64_t now) {
+  uint32_t j = 0;
+  for (uint32_t i = 0; i < dev->n_busy; i++)
+    if (dev->busy[i] > now) dev->busy[j++] = dev->busy[i];
+  return dev->n_busy = j;
+}
+
+/* A begun request's deadline joins the busy ones (no room to grow: it is left out, a lower queue
+ * depth for the model, never an error). */
+static void busy_add(emu_dev *dev, uint64_t deadline) {
+  if (dev->n_busy == dev->cap_busy) {
+    uint32_t cap = dev->cap_busy ? dev->cap_busy * 2 : 64;
+    uint64_t *b = realloc(dev->busy, cap * sizeof *b);
+    if (!b) return;
+    dev->busy = b, dev->cap_busy = cap;
+  }
+  dev->busy[dev->n_busy++] = deadline;
+}
+
+/* An ended request leaves the busy ones (one entry of its deadline, if it is still there). */
+static void busy_remove(emu_dev *dev, uint64_t deadline) {
+  for (uint32_t i = 0; i < dev->n_busy; i++)
+    if (dev->busy[i] == deadline) {
+      dev->busy[i] = dev->busy[--dev->n_busy];
+      return;
+    }
+}
+
 int emu_io_begin(emu_dev *dev, emu_io *io) {
   const zkv_geometry *g = &dev->base.geo;
   const zkv_profile *p = dev->prof;
@@ -608,6 +642,7 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
   io->nd_id = 0;
   io->result = 0;
   io->submitted = now;
+  uint32_t busy = busy_at(dev, now);
   switch (io->op) {
     case ZKV_OP_READ:
       if ((rc = zs_check_read(&dev->zs, io->offset, io->len))) return rc;
@@ -616,8 +651,8 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
         uint64_t rel = io->offset % g->zone_size, w = atomic_load_explicit(&dev->readable[zone], memory_order_acquire);
         io->valid = rel + io->len <= w ? io->len : (size_t)readable_prefix(dev, (uint32_t)zone, rel, io->len);
       }
-      t = zkv_timing_deadline(p, &p->read_lat, &p->read_gap, device_pipe(dev, (uint32_t)zone), NULL, io->len,
-                              dev->inflight, now, rng);
+      t = zkv_timing_deadline(p, &p->read_lat, &p->read_gap, device_pipe(dev, (uint32_t)zone), NULL, io->len, busy, now,
+                              rng);
       io->deadline = t.deadline;
       if (dev->plm) io->deadline += plm_on_read(dev->plm, (uint32_t)zone, io->len, io->deadline - now);
       break;
@@ -638,7 +673,7 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
       io->result = append ? (int64_t)((uint64_t)zone * g->zone_size + assigned) : 0;
       zkv_pipe *pipe = p->per_zone_serial ? &dev->zone_pipes[zone] : device_pipe(dev, (uint32_t)zone);
       t = zkv_timing_deadline(p, append ? &p->append_lat : &p->write_lat, append ? &p->append_gap : &p->write_gap, pipe,
-                              p->per_zone_serial ? &dev->ceiling : NULL, io->len, dev->inflight, now, rng);
+                              p->per_zone_serial ? &dev->ceiling : NULL, io->len, busy, now, rng);
       io->deadline = t.deadline;
       if (dev->plm) io->deadline += plm_on_write(dev->plm, (uint32_t)zone, io->len);
       if (append)
@@ -665,14 +700,14 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
   }
   io->spacing_ns = t.spacing_ns;
   io->model_latency_ns = t.model_latency_ns;
-  dev->inflight++;
+  if (io->deadline > now) busy_add(dev, io->deadline);
   return 0;
 }
 
 int64_t emu_io_end(emu_dev *dev, emu_io *io, int64_t io_res) { return emu_io_end_seen(dev, io, io_res, 0); }
 
 int64_t emu_io_end_seen(emu_dev *dev, emu_io *io, int64_t io_res, uint64_t seen) {
-  dev->inflight--;
+  busy_remove(dev, io->deadline);
   if (!dev->virtual_clock) zkv_timing_observe(io->submitted, io->deadline, seen ? seen : zkv_now_ns());
   int rc = 0;
   if (io->nd_id) rc = emu_nd_complete(dev, io->nd_id, io->flags & ZKV_IO_FUA);

@@ -58,7 +58,10 @@ typedef struct emu_dev {
   int reorder;           /* queues reorder concurrent appends to a zone (emu_queue.c) */
   uint64_t reorder_seed; /* each queue's reordering draws from its own stream, from this */
   uint32_t queues_made;
-  uint32_t inflight;
+  /* Deadlines of the requests begun and not ended whose deadline had not passed when last looked
+   * at: the device's queue depth for the timing model (busy_at, emu.c). */
+  uint64_t *busy;
+  uint32_t n_busy, cap_busy;
   nd_rec *nd;
   size_t nd_len, nd_cap;
   uint64_t nd_next_id;
