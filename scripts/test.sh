@@ -2,7 +2,9 @@
 # The README's test command: installs what is missing, builds everything and runs every test:
 # the C device tests (plain and under AddressSanitizer/UBSan; the zone file system's also under
 # ThreadSanitizer), all Java tests (-Xcheck:jni), a
-# separate project using the installed zkv-core (examples/consumer), and
+# separate project using the installed zkv-core (examples/consumer, which also runs the README's
+# quickstart twice), a placement policy in a project of its own benchmarked against LIZA
+# (examples/policy), and
 # the nvme:/zbd: backends and RocksDB on a real kernel in a QEMU guest (scripts/guest/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +35,9 @@ mvn -B -ntp install
 echo "== A project of its own that depends on zkv-core alone, as users do (examples/consumer)"
 version=$(sed -n 's:^  <version>\(.*\)</version>$:\1:p' pom.xml | head -1)
 mvn -B -ntp -f examples/consumer/pom.xml -Dzkv.version="$version" verify
+
+echo "== A placement policy of one's own, in a project of its own, benchmarked against LIZA (examples/policy)"
+mvn -B -ntp -f examples/policy/pom.xml -Dzkv.version="$version" verify
 
 echo "== Tests on a real kernel: QEMU guest with an NVMe ZNS namespace (docs/guest.md)"
 scripts/guest/test-in-guest.sh

@@ -134,10 +134,7 @@ public final class ZonedEnv implements AutoCloseable {
    */
   public static ZonedEnv createEmulated(
       Path file, String profile, DeviceGeometry geometry, ZonedEnvOptions options) {
-    Objects.requireNonNull(file, "file");
-    Objects.requireNonNull(profile, "profile");
-    Objects.requireNonNull(geometry, "geometry");
-    Objects.requireNonNull(options, "options");
+    requireEmulatedArguments(file, profile, geometry, options);
     try {
       EmulatedDevice.format(file, geometry);
     } catch (ZonedDeviceException e) {
@@ -153,6 +150,79 @@ public final class ZonedEnv implements AutoCloseable {
       }
       throw e;
     }
+  }
+
+  /**
+   * The emulated device in {@code file}: created, formatted and opened on the first call ({@link
+   * #createEmulated(Path, String, DeviceGeometry)}, missing parent directories included), mounted
+   * on every later one. A program that starts this way can be run again and finds its data.
+   *
+   * <pre>{@code
+   * try (ZonedEnv zoned = ZonedEnv.openOrCreateEmulated(Path.of("/tmp/dev.zkvemu"), "zn540",
+   *         DeviceGeometry.small());
+   *     ZkvDb db = ZkvDb.open(zoned, "/orders")) { ... }
+   * }</pre>
+   *
+   * <p>An existing file whose device was created but never formatted with the file system (a
+   * process that died inside the first call) is formatted; a damaged file system is reported, never
+   * formatted over ({@link Mode#FORMAT_IF_UNFORMATTED}).
+   *
+   * @param geometry the geometry to create the device with; an existing device must have exactly
+   *     this geometry (a different one is refused, naming both: the file is someone else's device,
+   *     or the program changed its geometry and the old file must be deleted)
+   * @throws ZkvException if the device cannot be created, opened, formatted or mounted
+   * @throws IllegalArgumentException if the existing device's geometry is not {@code geometry}
+   */
+  public static ZonedEnv openOrCreateEmulated(Path file, String profile, DeviceGeometry geometry) {
+    return openOrCreateEmulated(file, profile, geometry, ZonedEnvOptions.defaults());
+  }
+
+  /**
+   * Like {@link #openOrCreateEmulated(Path, String, DeviceGeometry)}, with the settings of {@code
+   * options}.
+   */
+  public static ZonedEnv openOrCreateEmulated(
+      Path file, String profile, DeviceGeometry geometry, ZonedEnvOptions options) {
+    requireEmulatedArguments(file, profile, geometry, options);
+    if (!Files.exists(file)) {
+      Path parent = file.toAbsolutePath().getParent();
+      try {
+        Files.createDirectories(parent);
+      } catch (IOException e) {
+        throw new ZkvException("cannot create the directory " + parent + " for " + file, e);
+      }
+      try {
+        return createEmulated(file, profile, geometry, options);
+      } catch (ZkvException e) {
+        if (!Files.exists(file)) {
+          throw e;
+        }
+        // Another process created it between the check and the create: open theirs.
+      }
+    }
+    ZonedEnv zoned =
+        open(EmulatedDevice.uri(file, profile), Mode.FORMAT_IF_UNFORMATTED, options, false);
+    if (!zoned.geometry().equals(geometry)) {
+      DeviceGeometry found = zoned.geometry();
+      zoned.close();
+      throw new IllegalArgumentException(
+          "the emulated device "
+              + file
+              + " has the geometry "
+              + found
+              + ", not "
+              + geometry
+              + ": delete the file to create it anew, or pass its geometry");
+    }
+    return zoned;
+  }
+
+  private static void requireEmulatedArguments(
+      Path file, String profile, DeviceGeometry geometry, ZonedEnvOptions options) {
+    Objects.requireNonNull(file, "file");
+    Objects.requireNonNull(profile, "profile");
+    Objects.requireNonNull(geometry, "geometry");
+    Objects.requireNonNull(options, "options");
   }
 
   /**

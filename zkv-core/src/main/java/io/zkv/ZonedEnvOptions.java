@@ -6,9 +6,12 @@ import io.zkv.placement.GcTrigger;
 import io.zkv.placement.GreedyVictimPolicy;
 import io.zkv.placement.LizaPolicy;
 import io.zkv.placement.PlacementPolicy;
+import io.zkv.placement.PolicyClass;
 import io.zkv.placement.VictimPolicy;
 import io.zkv.placement.ZenFsGcTrigger;
 import io.zkv.wal.WalOptions;
+import java.util.Arrays;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -24,6 +27,11 @@ import java.util.Objects;
  * itself chooses nothing by lifetime or garbage: these policies make every such decision. Policies
  * are per device: every database on it shares them, so a policy object must be safe to call from
  * several threads at once (the file system calls them without its lock).
+ *
+ * <p>Settings given as text (configuration files, the Kafka Streams config, {@code zkv bench}) name
+ * a built-in policy or a class of the user's own, {@code class:com.example.MyPolicy} ({@link
+ * PolicyClass}: loaded by the calling thread's context class loader, one instance made with its
+ * public constructor without arguments; docs/writing-a-policy.md).
  *
  * <p>On a {@code plmarray:} device (docs/plm.md), {@link Builder#windowScheduler(String)} names the
  * window scheduler a driver thread applies to its NVM Sets while the env is open; none by default
@@ -162,13 +170,15 @@ public final class ZonedEnvOptions {
 
     /**
      * The window scheduler for a {@code plmarray:} device: {@code base} (PLM off), {@code plm} (the
-     * ablation ladder's simple driver), {@code r-vigil} or {@code o-vigil}; null for none. Opening
-     * any other device with one set fails before anything is mounted, saying why (an {@code nvme:}
-     * device without Predictable Latency Mode, such as QEMU's, among them; docs/plm.md). The
-     * schedulers are {@code io.zkv:zkv-plm}'s: add it as a dependency.
+     * ablation ladder's simple driver), {@code r-vigil} or {@code o-vigil}, or a class of your own
+     * ({@code class:com.example.MyScheduler}, a zkv-plm {@code WindowScheduler}: a new instance
+     * each time the env opens, as schedulers keep state); null for none. Opening any other device
+     * with one set fails before anything is mounted, saying why (an {@code nvme:} device without
+     * Predictable Latency Mode, such as QEMU's, among them; docs/plm.md). The schedulers are {@code
+     * io.zkv:zkv-plm}'s: add it as a dependency.
      *
-     * @throws IllegalArgumentException for an unknown name, listing the known ones, or when zkv-plm
-     *     is not on the class path
+     * @throws IllegalArgumentException for an unknown name, listing the known ones, a class that
+     *     does not load or implement the interface, or when zkv-plm is not on the class path
      */
     public Builder windowScheduler(String name) {
       if (name != null) {
@@ -194,10 +204,62 @@ public final class ZonedEnvOptions {
       return placement(Placement.requireAvailable(placement).newPolicy());
     }
 
+    /**
+     * A placement by its setting: a built-in's name ({@code liza}; {@link Placement}) or a class of
+     * your own, {@code class:com.example.MyPolicy} implementing {@link PlacementPolicy} ({@link
+     * PolicyClass}).
+     *
+     * @throws IllegalArgumentException for an unknown or unavailable name, or a class that does not
+     *     load or implement the interface, saying which
+     */
+    public Builder placement(String setting) {
+      Objects.requireNonNull(setting, "placement must not be null");
+      if (PolicyClass.isClassSetting(setting)) {
+        return placement(PolicyClass.instantiate(setting, PlacementPolicy.class));
+      }
+      Placement p;
+      try {
+        p = Placement.valueOf(setting.trim().toUpperCase(Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "unknown placement '"
+                + setting
+                + "' (known: "
+                + String.join(
+                    ", ", Arrays.stream(Placement.values()).map(Placement::policyName).toList())
+                + ", or class:com.example.MyPolicy)");
+      }
+      return placement(p);
+    }
+
     /** The garbage collection victim policy (any zkv-placement {@link VictimPolicy}). */
     public Builder victimPolicy(VictimPolicy policy) {
       this.victimPolicy = Objects.requireNonNull(policy, "victimPolicy must not be null");
       return this;
+    }
+
+    /**
+     * A victim policy by its setting: {@code greedy} ({@link GreedyVictimPolicy}) or a class of
+     * your own, {@code class:com.example.MyVictims} implementing {@link VictimPolicy}.
+     *
+     * @throws IllegalArgumentException for an unknown name or a class that does not load or
+     *     implement the interface
+     */
+    public Builder victimPolicy(String setting) {
+      Objects.requireNonNull(setting, "victimPolicy must not be null");
+      if (PolicyClass.isClassSetting(setting)) {
+        return victimPolicy(PolicyClass.instantiate(setting, VictimPolicy.class));
+      }
+      VictimPolicy greedy = new GreedyVictimPolicy();
+      if (!setting.trim().equalsIgnoreCase(greedy.name())) {
+        throw new IllegalArgumentException(
+            "unknown victim policy '"
+                + setting
+                + "' (known: "
+                + greedy.name()
+                + ", or class:com.example.MyVictims)");
+      }
+      return victimPolicy(greedy);
     }
 
     /**
@@ -215,6 +277,30 @@ public final class ZonedEnvOptions {
     public Builder gcTrigger(GcTrigger trigger) {
       this.gcTrigger = Objects.requireNonNull(trigger, "gcTrigger must not be null");
       return this;
+    }
+
+    /**
+     * A GC trigger by its setting: {@code zenfs} (ZenFS's, from {@value
+     * GcTrigger#ZENFS_START_PERCENT}% free), {@code off} (no background GC) or a class of your own,
+     * {@code class:com.example.MyTrigger} implementing {@link GcTrigger}.
+     *
+     * @throws IllegalArgumentException for an unknown name or a class that does not load or
+     *     implement the interface
+     */
+    public Builder gcTrigger(String setting) {
+      Objects.requireNonNull(setting, "gcTrigger must not be null");
+      if (PolicyClass.isClassSetting(setting)) {
+        return gcTrigger(PolicyClass.instantiate(setting, GcTrigger.class));
+      }
+      return switch (setting.trim().toLowerCase(Locale.ROOT)) {
+        case "zenfs" -> gcTrigger(GcTrigger.zenFsDefault());
+        case "off" -> gcTrigger(GcTrigger.off());
+        default ->
+            throw new IllegalArgumentException(
+                "unknown GC trigger '"
+                    + setting
+                    + "' (known: zenfs, off, or class:com.example.MyTrigger)");
+      };
     }
 
     /**

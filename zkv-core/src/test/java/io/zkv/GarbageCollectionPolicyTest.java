@@ -177,7 +177,9 @@ class GarbageCollectionPolicyTest {
         assertThrows(
             IllegalArgumentException.class, () -> ZonedEnvOptions.builder().gcStartPercent(101));
     assertTrue(e.getMessage().contains("0..100"), e.getMessage());
-    assertThrows(NullPointerException.class, () -> ZonedEnvOptions.builder().victimPolicy(null));
+    assertThrows(
+        NullPointerException.class,
+        () -> ZonedEnvOptions.builder().victimPolicy((VictimPolicy) null));
     assertEquals(ZonedEnvOptions.defaults(), ZonedEnvOptions.builder().build());
     assertEquals(20, ZonedEnvOptions.defaults().gcStartPercent());
     assertEquals("greedy", ZonedEnvOptions.defaults().victimPolicy().name());

@@ -10,8 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkv.placement.Allocation;
 import io.zkv.placement.AllocationRequest;
+import io.zkv.placement.GcTrigger;
+import io.zkv.placement.GreedyVictimPolicy;
 import io.zkv.placement.LizaPolicy;
 import io.zkv.placement.PlacementPolicy;
+import io.zkv.placement.ZenFsGcTrigger;
 import io.zkv.placement.ZoneTableView;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -23,8 +26,11 @@ import org.rocksdb.ZkvEnv;
 class PlacementPolicyObjectsTest {
   @TempDir Path dir;
 
-  /** LIZA with a finish threshold, counting the decisions it is asked for. */
-  static final class CountingLiza implements PlacementPolicy {
+  /**
+   * LIZA with a finish threshold, counting the decisions it is asked for (public, with the implicit
+   * public constructor: it can be named as {@code class:...}).
+   */
+  public static final class CountingLiza implements PlacementPolicy {
     final LizaPolicy liza = new LizaPolicy(25);
     final AtomicInteger calls = new AtomicInteger();
 
@@ -82,5 +88,66 @@ class PlacementPolicyObjectsTest {
     assertTrue(p instanceof LizaPolicy liza && liza.finishThresholdPercent() == 0, p.toString());
     assertEquals(Placement.LIZA.policyName(), p.name());
     assertThrows(IllegalArgumentException.class, Placement.CAZA::newPolicy);
+  }
+
+  @Test
+  void aPolicyNamedByItsClassDecidesEveryAllocation() throws Exception {
+    ZonedEnvOptions options =
+        ZonedEnvOptions.builder().placement("class:" + CountingLiza.class.getName()).build();
+    CountingLiza policy = (CountingLiza) options.placement();
+    try (ZonedEnv env = ZonedEnv.open(TestDevices.medium(dir), ZonedEnv.Mode.FORMAT, options);
+        ZkvDb db = ZkvDb.open(env, "/p", small())) {
+      for (int i = 0; i < 5_000; i++) {
+        db.put(b("key" + i), new byte[200]);
+      }
+      db.flush();
+      assertTrue(policy.calls.get() > 0, "the policy was never asked");
+      assertEquals(policy.calls.get(), env.stats().policyDecisions());
+    }
+  }
+
+  @Test
+  void policiesByTheirSettings() {
+    ZonedEnvOptions.Builder b = ZonedEnvOptions.builder();
+    assertTrue(b.placement(" LIZA ").build().placement() instanceof LizaPolicy);
+    assertTrue(b.victimPolicy("greedy").build().victimPolicy() instanceof GreedyVictimPolicy);
+    assertEquals("zenfs(20)", b.gcTrigger("zenfs").build().gcTrigger().name());
+    assertSame(GcTrigger.off(), b.gcTrigger("off").build().gcTrigger());
+    assertEquals(
+        "mine(35)", b.gcTrigger("class:" + Trigger35.class.getName()).build().gcTrigger().name());
+    assertTrue(
+        b.victimPolicy("class:" + GreedyVictimPolicy.class.getName()).build().victimPolicy()
+            instanceof GreedyVictimPolicy);
+    assertTrue(message(() -> b.placement("caza")).contains("not available yet"));
+    String unknown = message(() -> b.placement("best"));
+    assertTrue(
+        unknown.contains("unknown placement 'best'") && unknown.contains("liza, caza, zonekv"),
+        unknown);
+    assertTrue(message(() -> b.victimPolicy("oldest")).contains("unknown victim policy"));
+    assertTrue(message(() -> b.gcTrigger("sometimes")).contains("unknown GC trigger"));
+    assertTrue(
+        message(() -> b.placement("class:" + GreedyVictimPolicy.class.getName()))
+            .contains("does not implement io.zkv.placement.PlacementPolicy"));
+    // a refused setting leaves the builder as it was
+    assertTrue(b.build().placement() instanceof LizaPolicy);
+  }
+
+  /** ZenFS's trigger from 35% free, by class name. */
+  public static final class Trigger35 implements GcTrigger {
+    private final ZenFsGcTrigger zenFs = new ZenFsGcTrigger(35);
+
+    @Override
+    public String name() {
+      return "mine(35)";
+    }
+
+    @Override
+    public long maxLiveBytes(ZoneTableView zones, long capacity) {
+      return zenFs.maxLiveBytes(zones, capacity);
+    }
+  }
+
+  private static String message(org.junit.jupiter.api.function.Executable call) {
+    return assertThrows(IllegalArgumentException.class, call).getMessage();
   }
 }

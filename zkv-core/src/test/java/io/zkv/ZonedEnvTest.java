@@ -96,6 +96,66 @@ class ZonedEnvTest {
   }
 
   @Test
+  void openOrCreateEmulatedCreatesOnceThenMounts() throws Exception {
+    Path file = dir.resolve("not/yet/there.zkvemu");
+    try (ZonedEnv env = ZonedEnv.openOrCreateEmulated(file, "instant", TestDevices.MEDIUM);
+        ZkvDb db = ZkvDb.open(env, "/runs", small())) {
+      assertTrue(env.formatted(), "the first call creates and formats");
+      assertEquals(EmulatedDevice.uri(file, "instant"), env.uri());
+      db.put(b("k"), b("v"));
+    }
+    for (int run = 2; run <= 3; run++) {
+      try (ZonedEnv env = ZonedEnv.openOrCreateEmulated(file, "instant", TestDevices.MEDIUM);
+          ZkvDb db = ZkvDb.open(env, "/runs", small())) {
+        assertFalse(env.formatted(), "run " + run + " mounts what is there");
+        assertArrayEquals(b("v"), db.get(b("k")));
+      }
+    }
+  }
+
+  @Test
+  void openOrCreateEmulatedFormatsADeviceCreatedButNeverFormatted() throws Exception {
+    Path file = dir.resolve("half-made.zkvemu");
+    EmulatedDevice.format(file, TestDevices.MEDIUM); // a first run that died before mkfs
+    try (ZonedEnv env = ZonedEnv.openOrCreateEmulated(file, "instant", TestDevices.MEDIUM);
+        ZkvDb db = ZkvDb.open(env, "/runs", small())) {
+      assertTrue(env.formatted());
+      db.put(b("k"), b("v"));
+    }
+  }
+
+  @Test
+  void openOrCreateEmulatedRefusesAnotherGeometryAndLeavesTheDevice() throws Exception {
+    Path file = dir.resolve("kept.zkvemu");
+    try (ZonedEnv env = ZonedEnv.openOrCreateEmulated(file, "instant", TestDevices.MEDIUM);
+        ZkvDb db = ZkvDb.open(env, "/runs", small())) {
+      db.put(b("k"), b("v"));
+    }
+    DeviceGeometry other = DeviceGeometry.small();
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> ZonedEnv.openOrCreateEmulated(file, "instant", other));
+    assertTrue(e.getMessage().contains(TestDevices.MEDIUM.toString()), e.getMessage());
+    assertTrue(e.getMessage().contains(other.toString()), e.getMessage());
+    // The refused call closed the device it opened: the data is there for the right geometry.
+    try (ZonedEnv env = ZonedEnv.openOrCreateEmulated(file, "instant", TestDevices.MEDIUM);
+        ZkvDb db = ZkvDb.open(env, "/runs", small())) {
+      assertArrayEquals(b("v"), db.get(b("k")));
+    }
+  }
+
+  @Test
+  void openOrCreateEmulatedReportsAFileThatIsNoDevice() throws Exception {
+    Path file = dir.resolve("text.zkvemu");
+    Files.writeString(file, "not a device");
+    assertThrows(
+        ZkvException.class,
+        () -> ZonedEnv.openOrCreateEmulated(file, "instant", TestDevices.MEDIUM));
+    assertEquals("not a device", Files.readString(file));
+  }
+
+  @Test
   void formatIfUnformattedFormatsOnceThenMounts() throws Exception {
     String uri = TestDevices.medium(dir);
     try (ZonedEnv env = ZonedEnv.open(uri, ZonedEnv.Mode.FORMAT_IF_UNFORMATTED);

@@ -22,9 +22,15 @@ import java.util.regex.Pattern;
 public final class Snippets {
   private Snippets() {}
 
-  /** Checks that {@code document} shows exactly the regions of {@code testSource}. */
-  public static void check(Path document, Path testSource) throws IOException {
-    Map<String, String> regions = regions(Files.readString(testSource));
+  /**
+   * Checks that {@code document} shows exactly the regions of {@code sources}, those of the first
+   * source first.
+   */
+  public static void check(Path document, Path... sources) throws IOException {
+    Map<String, String> regions = new LinkedHashMap<>();
+    for (Path source : sources) {
+      regions.putAll(regions(Files.readString(source)));
+    }
     Matcher m =
         Pattern.compile("<!-- snippet:([a-z]+) -->\\s*```java\\n(.*?)```", Pattern.DOTALL)
             .matcher(Files.readString(document));

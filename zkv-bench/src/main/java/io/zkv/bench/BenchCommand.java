@@ -42,9 +42,19 @@ public final class BenchCommand implements ZkvCommand {
 
   @Override
   public int run(Arguments args, PrintStream out) throws Exception {
-    BenchInvocation inv = BenchInvocation.parse(args);
-    out.println(inv.commandLine());
-    BenchEngine.execute(inv, out);
-    return 0;
+    // Policies named class:... load from --classpath (or ZKV_CLASSPATH) through the context class
+    // loader, which the configurations' parsing already needs: it makes each policy once to check.
+    Thread thread = Thread.currentThread();
+    ClassLoader before = thread.getContextClassLoader();
+    String paths = args.string("classpath", System.getenv(PolicyClassPath.ENV));
+    try (PolicyClassPath policies = PolicyClassPath.of(paths, before)) {
+      thread.setContextClassLoader(policies.loader());
+      BenchInvocation inv = BenchInvocation.parse(args);
+      out.println(inv.commandLine());
+      BenchEngine.execute(inv, out);
+      return 0;
+    } finally {
+      thread.setContextClassLoader(before);
+    }
   }
 }

@@ -1,12 +1,9 @@
 package io.zkv.kafka;
 
-import io.zkv.Placement;
 import io.zkv.ZonedEnv;
 import io.zkv.ZonedEnvOptions;
 import io.zkv.device.DeviceGeometry;
 import io.zkv.placement.GcTrigger;
-import io.zkv.placement.GreedyVictimPolicy;
-import io.zkv.placement.VictimPolicy;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
@@ -53,10 +50,16 @@ public record ZkvStreamsConfig(
    */
   public static final String FORMAT = "zkv.format";
 
-  /** Zone placement: {@code liza} (default; CAZA and ZoneKV are not available yet). */
+  /**
+   * Zone placement: {@code liza} (default; CAZA and ZoneKV are not available yet) or a policy of
+   * your own, {@code class:com.example.MyPolicy} (on the application's class path).
+   */
   public static final String PLACEMENT = "zkv.placement";
 
-  /** Garbage collection victim policy: {@code greedy} (default, the only one today). */
+  /**
+   * Garbage collection victim policy: {@code greedy} (default) or {@code
+   * class:com.example.MyVictims}.
+   */
   public static final String GC_VICTIM_POLICY = "zkv.gc.victim.policy";
 
   /** Background GC starts when free space falls to this percentage, 0..100 (default 20). */
@@ -130,19 +133,20 @@ public record ZkvStreamsConfig(
     ZonedEnvOptions.Builder b = ZonedEnvOptions.builder();
     String placement = string(configs, PLACEMENT);
     if (placement != null) {
-      Placement p;
       try {
-        p = Placement.valueOf(placement.trim().toUpperCase(Locale.ROOT));
-      } catch (IllegalArgumentException e) {
-        throw new ConfigException(PLACEMENT, placement, "use one of liza, caza, zonekv");
-      }
-      try {
-        b.placement(p);
+        b.placement(placement);
       } catch (IllegalArgumentException e) {
         throw new ConfigException(PLACEMENT, placement, e.getMessage());
       }
     }
-    b.victimPolicy(victimPolicy(string(configs, GC_VICTIM_POLICY)));
+    String victims = string(configs, GC_VICTIM_POLICY);
+    if (victims != null) {
+      try {
+        b.victimPolicy(victims);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(GC_VICTIM_POLICY, victims, e.getMessage());
+      }
+    }
     String gc = string(configs, GC_START_PERCENT);
     if (gc != null) {
       int percent;
@@ -156,15 +160,6 @@ public record ZkvStreamsConfig(
       b.gcStartPercent(percent);
     }
     return b.build();
-  }
-
-  private static VictimPolicy victimPolicy(String name) {
-    VictimPolicy greedy = new GreedyVictimPolicy();
-    if (name == null || name.trim().equalsIgnoreCase(greedy.name())) {
-      return greedy;
-    }
-    throw new ConfigException(
-        GC_VICTIM_POLICY, name, "use " + greedy.name() + " (the only policy today)");
   }
 
   private static DeviceGeometry geometry(Map<String, ?> configs, String uri) {

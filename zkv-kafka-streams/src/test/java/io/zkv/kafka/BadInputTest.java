@@ -133,7 +133,17 @@ class BadInputTest {
     assertTrue(
         message(c).contains("zkv.placement") && message(c).contains("not available yet"),
         message(c));
+    c.put(ZkvStreamsConfig.PLACEMENT, "class:com.example.Missing");
+    assertTrue(
+        message(c).contains("zkv.placement") && message(c).contains("not on the class path"),
+        message(c));
     c.remove(ZkvStreamsConfig.PLACEMENT);
+    c.put(ZkvStreamsConfig.GC_VICTIM_POLICY, "class:java.lang.String");
+    assertTrue(
+        message(c).contains("zkv.gc.victim.policy")
+            && message(c).contains("does not implement io.zkv.placement.VictimPolicy"),
+        message(c));
+    c.remove(ZkvStreamsConfig.GC_VICTIM_POLICY);
     c.put(ZkvStreamsConfig.GC_START_PERCENT, "120");
     assertTrue(
         message(c).contains("zkv.gc.start.percent") && message(c).contains("0..100"), message(c));

@@ -12,8 +12,10 @@ import java.util.Arrays;
 
 /**
  * A user's first program on zkv-core alone: create and format an emulated ZNS device in one call,
- * open a database on it, write, read back, reopen and read again. Exits non-zero on any mismatch,
- * and if the zkv tools or Micrometer came along with zkv-core.
+ * open a database on it, write, read back, reopen and read again. Then the README's quickstart
+ * ({@code Quickstart}), run twice as a user runs it, each time in a JVM of its own: the first run
+ * creates its device, the second finds the first's data. Exits non-zero on any mismatch, and if the
+ * zkv tools or Micrometer came along with zkv-core.
  */
 public final class Main {
   private static final int KEYS = 10_000;
@@ -43,11 +45,42 @@ public final class Main {
             "zkv-consumer: %d keys written, read back after a reopen; %d bytes live on %s%n",
             KEYS, zoned.stats().liveBytes(), zoned.uri());
       }
+      runQuickstartTwice(dir);
       absent("io.zkv.cli.Zkv", "the zkv command line (zkv-cli)");
       absent("io.micrometer.core.instrument.MeterRegistry", "Micrometer");
     } finally {
       Files.deleteIfExists(file);
+      Files.deleteIfExists(dir.resolve("zkv-quickstart.zkvemu"));
       Files.deleteIfExists(dir);
+    }
+  }
+
+  /**
+   * The quickstart with {@code java.io.tmpdir} set to {@code dir}, so its device file starts absent
+   * and is this run's alone: run 1 must create it, run 2 must mount it and read run 1's count.
+   */
+  private static void runQuickstartTwice(Path dir) throws Exception {
+    String uri = "emu:" + dir.resolve("zkv-quickstart.zkvemu").toAbsolutePath() + "?profile=zn540";
+    for (int run = 1; run <= 2; run++) {
+      Process p =
+          new ProcessBuilder(
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                  "-Xcheck:jni",
+                  "-Djava.io.tmpdir=" + dir,
+                  "-cp",
+                  System.getProperty("java.class.path"),
+                  "Quickstart")
+              .redirectErrorStream(true)
+              .start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      int rc = p.waitFor();
+      String expected = "run " + run + " on " + uri;
+      if (rc != 0 || !out.lines().anyMatch(expected::equals)) {
+        throw new AssertionError(
+            "quickstart run " + run + " exited " + rc + ", expected the line '" + expected
+                + "'; it printed:\n" + out);
+      }
+      System.out.println("zkv-consumer: quickstart " + expected);
     }
   }
 

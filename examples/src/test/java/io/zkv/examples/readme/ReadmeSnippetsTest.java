@@ -17,9 +17,11 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.ZkvEnv;
 
 /**
- * README.md's Java snippets marked {@code <!-- snippet:NAME -->}, run here as pasted: the README
- * shows the region between {@code // snippet:NAME} and {@code // end:NAME} of this file, checked
- * character for character (indentation aside) by {@link #theReadmeShowsTheseSnippets}.
+ * README.md's Java snippets marked {@code <!-- snippet:NAME -->}, run as pasted: the README shows
+ * the region between {@code // snippet:NAME} and {@code // end:NAME} of the quickstart (a class of
+ * examples/consumer, the project of its own that scripts/test.sh runs; it runs the quickstart
+ * twice) and of this file, checked character for character (indentation aside) by {@link
+ * #theReadmeShowsTheseSnippets}.
  */
 class ReadmeSnippetsTest {
   @Test
@@ -47,11 +49,15 @@ class ReadmeSnippetsTest {
     Files.delete(file.getParent());
   }
 
-  /** README.md's ```java blocks after {@code <!-- snippet:NAME -->} are this file's regions. */
+  /**
+   * README.md's ```java blocks after {@code <!-- snippet:NAME -->} are the quickstart's and this
+   * file's regions.
+   */
   @Test
   void theReadmeShowsTheseSnippets() throws Exception {
     Snippets.check(
         Path.of("..", "README.md"),
+        Path.of("consumer", "src", "main", "java", "Quickstart.java"),
         Path.of(
             "src", "test", "java", "io", "zkv", "examples", "readme", "ReadmeSnippetsTest.java"));
   }

@@ -64,8 +64,14 @@ public record BenchInvocation(
           Option.of("zones", "N", "64", "zones of the emulated device"),
           Option.of("zone-size", "S", "the profile's geometry", "zone size (K/M/G suffixes)"),
           Option.of("zone-cap", "C", "the profile's geometry", "zone capacity"),
-          Option.of("placement", "NAME", "liza", "zone placement policy"),
+          Option.of(
+              "placement", "NAME", "liza", "zone placement policy (liza, or class:com.x.MyPolicy)"),
           Option.of("device", "URI", "a scratch emulated device", "run on this device (formatted)"),
+          Option.of(
+              "classpath",
+              "PATHS",
+              "$ZKV_CLASSPATH",
+              "where policies named class:... are found (directories, jars, dir/*; ':'-separated)"),
           Option.of("write-buffer", "BYTES", "64M", "RocksDB write buffer size"),
           Option.of(
               "bloom-bits", "BITS", "0", "Bloom filter bits per key, 0 for RocksDB's default"),
@@ -192,7 +198,7 @@ public record BenchInvocation(
     if (defaults.zoneCapacity() > 0) {
       b.append(" --zone-cap ").append(defaults.zoneCapacity());
     }
-    b.append(" --placement ").append(defaults.placement().name().toLowerCase(Locale.ROOT));
+    b.append(" --placement ").append(defaults.placement());
     if (defaults.sync()) {
       b.append(" --sync");
     }

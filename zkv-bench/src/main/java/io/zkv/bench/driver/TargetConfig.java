@@ -1,16 +1,19 @@
 package io.zkv.bench.driver;
 
-import io.zkv.Placement;
 import io.zkv.ZkvOptions;
+import io.zkv.ZonedEnvOptions;
 import io.zkv.cli.Arguments;
 import io.zkv.cli.Arguments.UsageException;
 import io.zkv.device.DeviceGeometry;
 import io.zkv.device.EmulatedDevice;
 import io.zkv.device.ProfileGeometry;
+import io.zkv.device.plm.WindowSchedulerProvider;
+import io.zkv.placement.PolicyClass;
 import io.zkv.wal.WalMode;
 import io.zkv.wal.WalOptions;
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.function.Consumer;
 
 /**
  * One configuration to benchmark: a target and its storage settings. Written on the command line as
@@ -21,18 +24,21 @@ import java.util.Locale;
  * zones}, {@code zone-size}, {@code zone-cap}, {@code geometry} (its geometry: a zone size or
  * capacity not given comes from the profile's default geometry, or from the named one, e.g. {@code
  * geometry=caza}; {@link ProfileGeometry}), {@code device} (an existing device URI instead of a
- * scratch device; it is formatted), {@code placement}, {@code sync}, {@code label}, {@code windows}
- * (a rung of Vigil-KV's ablation ladder, {@link LadderRung}: {@code base}, {@code plm}, {@code
- * i-plm}, {@code r-vigil} or {@code o-vigil}: the scratch device becomes a {@code plmarray:} over
- * an emulated {@code plm} device of 4 NVM Sets, without open or active limits, with that rung's
- * mechanisms and window scheduler; docs/plm.md), {@code timescale} (with {@code windows}: the PLM
- * windows run that many times faster), {@code wal} ({@code file}, ZenFS's, or {@code zwal}), {@code
- * wal-buffer} (the device bytes of one WAL write-out, 4K-1M, default 1M), {@code wal-qd} (ZWAL's
- * queue depth, 1-64, default 32), {@code wal-barrier} (ZWAL's barrier, default the zone capacity):
- * {@link WalOptions}; {@code write-behind} ({@code true}, the default: SST files written behind
- * their writer where the device can; {@code false}: synchronously, as ZenFS). Keys for {@code
- * rocksdb-default}: {@code dir} (where the database lives; default the scratch directory), {@code
- * sync}, {@code label}.
+ * scratch device; it is formatted), {@code placement} ({@code liza} or {@code class:} and a {@code
+ * PlacementPolicy} of your own), {@code victim} ({@code greedy} or {@code class:...}, a {@code
+ * VictimPolicy}), {@code trigger} ({@code zenfs}, {@code off} or {@code class:...}, a {@code
+ * GcTrigger}), {@code sync}, {@code label}, {@code windows} (a rung of Vigil-KV's ablation ladder,
+ * {@link LadderRung}: {@code base}, {@code plm}, {@code i-plm}, {@code r-vigil} or {@code o-vigil},
+ * or {@code class:...}, a {@code WindowScheduler} of your own run with O-Vigil's mechanisms: the
+ * scratch device becomes a {@code plmarray:} over an emulated {@code plm} device of 4 NVM Sets,
+ * without open or active limits, with that rung's mechanisms and window scheduler; docs/plm.md),
+ * {@code timescale} (with {@code windows}: the PLM windows run that many times faster), {@code wal}
+ * ({@code file}, ZenFS's, or {@code zwal}), {@code wal-buffer} (the device bytes of one WAL
+ * write-out, 4K-1M, default 1M), {@code wal-qd} (ZWAL's queue depth, 1-64, default 32), {@code
+ * wal-barrier} (ZWAL's barrier, default the zone capacity): {@link WalOptions}; {@code
+ * write-behind} ({@code true}, the default: SST files written behind their writer where the device
+ * can; {@code false}: synchronously, as ZenFS). Keys for {@code rocksdb-default}: {@code dir}
+ * (where the database lives; default the scratch directory), {@code sync}, {@code label}.
  *
  * @param spec the configuration as written on the command line
  * @param label the name in tables and plots (the spec as written unless {@code label=} is given)
@@ -44,10 +50,13 @@ import java.util.Locale;
  * @param zoneCapacity zone capacity in bytes (zkv; 0 in the global defaults: the geometry's)
  * @param geometry the default geometry the scratch device follows: the profile's name, or another
  *     {@link ProfileGeometry} name (zkv)
- * @param placement zone placement policy (zkv)
+ * @param placement zone placement policy: a built-in's name or {@code class:...} (zkv)
+ * @param victim GC victim policy: {@code greedy} or {@code class:...} (zkv)
+ * @param trigger background GC trigger: {@code zenfs}, {@code off} or {@code class:...} (zkv)
  * @param dir database directory, or null for the scratch directory (rocksdb-default)
  * @param sync sync the WAL on every write
- * @param windows the ablation-ladder rung on a plmarray: device ({@link LadderRung}), or null (zkv)
+ * @param windows the ablation-ladder rung on a plmarray: device ({@link LadderRung}) or a {@code
+ *     class:} setting naming a window scheduler, or null (zkv)
  * @param timescale the PLM windows' speed-up with {@code windows} (zkv)
  * @param threads client threads of this configuration, 0 for the global {@code --threads}
  * @param bloomBitsPerKey this configuration's Bloom filter bits per key (0: none), or -1 for the
@@ -66,7 +75,9 @@ public record TargetConfig(
     long zoneSize,
     long zoneCapacity,
     String geometry,
-    Placement placement,
+    String placement,
+    String victim,
+    String trigger,
     String dir,
     boolean sync,
     String windows,
@@ -110,7 +121,7 @@ public record TargetConfig(
       int zones,
       long zoneSize,
       long zoneCapacity,
-      Placement placement,
+      String placement,
       boolean sync) {
     checkProfile(profile);
     return new TargetConfig(
@@ -124,6 +135,8 @@ public record TargetConfig(
         zoneCapacity,
         null,
         placement,
+        "greedy",
+        "zenfs",
         null,
         sync,
         null,
@@ -151,7 +164,9 @@ public record TargetConfig(
     long zoneSize = defaults.zoneSize;
     long zoneCap = defaults.zoneCapacity;
     String geometry = defaults.geometry;
-    Placement placement = defaults.placement;
+    String placement = defaults.placement;
+    String victim = defaults.victim;
+    String trigger = defaults.trigger;
     String dir = null;
     boolean sync = defaults.sync;
     String windows = defaults.windows;
@@ -193,7 +208,9 @@ public record TargetConfig(
           case "zone-size" -> zoneSize = size(spec, key, value, 1 << 20, 1L << 40);
           case "zone-cap" -> zoneCap = size(spec, key, value, 1 << 20, 1L << 40);
           case "geometry" -> geometry = checkGeometry(spec, value);
-          case "placement" -> placement = placement(value);
+          case "placement" -> placement = policy(spec, key, value, b -> b.placement(value));
+          case "victim" -> victim = policy(spec, key, value, b -> b.victimPolicy(value));
+          case "trigger" -> trigger = policy(spec, key, value, b -> b.gcTrigger(value));
           case "dir" -> dir = value;
           case "sync" -> sync = bool(spec, value);
           case "label" -> label = value;
@@ -216,7 +233,8 @@ public record TargetConfig(
                       + "': unknown key '"
                       + key
                       + "' (known: profile, zones, zone-size, zone-cap, geometry, device, placement,"
-                      + " dir, sync, threads, bloom, label, windows, timescale, wal, wal-buffer,"
+                      + " victim, trigger, dir, sync, threads, bloom, label, windows, timescale,"
+                      + " wal, wal-buffer,"
                       + " wal-qd, wal-barrier, write-behind)");
         }
       }
@@ -249,6 +267,8 @@ public record TargetConfig(
         zoneCap,
         geometry,
         placement,
+        victim,
+        trigger,
         dir,
         sync,
         windows,
@@ -344,6 +364,8 @@ public record TargetConfig(
         + dev
         + ", placement "
         + placement
+        + (victim.equals("greedy") ? "" : ", GC victims " + victim)
+        + (trigger.equals("zenfs") ? "" : ", GC trigger " + trigger)
         + (windows != null ? ", windows " + windows : "")
         + walNote()
         + (sync ? ", sync writes" : "")
@@ -365,35 +387,63 @@ public record TargetConfig(
   /** A plmarray: URI over {@code file} for the {@code windows} key: the rung's mechanisms. */
   String plmArrayUri(java.nio.file.Path file) {
     return "plmarray:"
-        + LadderRung.of(windows).arrayOptions()
+        + mechanisms().arrayOptions()
         + "@"
         + EmulatedDevice.uri(file, "plm", "sets=4", "timescale=" + timescale);
   }
 
-  /** The window scheduler the {@code windows} rung runs, or null. */
+  /** The window scheduler the {@code windows} key runs, or null. */
   String windowScheduler() {
-    return windows == null ? null : LadderRung.of(windows).scheduler();
+    if (windows == null) {
+      return null;
+    }
+    return PolicyClass.isClassSetting(windows) ? windows : LadderRung.of(windows).scheduler();
+  }
+
+  /** The rung whose array mechanisms run: a scheduler of the user's own runs with O-Vigil's. */
+  private LadderRung mechanisms() {
+    return PolicyClass.isClassSetting(windows) ? LadderRung.O_VIGIL : LadderRung.of(windows);
+  }
+
+  /** The env options of this configuration's policies (each a new instance). */
+  ZonedEnvOptions.Builder policies() {
+    return ZonedEnvOptions.builder()
+        .placement(placement)
+        .victimPolicy(victim)
+        .gcTrigger(trigger)
+        .windowScheduler(windowScheduler());
   }
 
   private static String windows(String spec, String v) {
     try {
+      if (PolicyClass.isClassSetting(v)) {
+        WindowSchedulerProvider.forName(v.trim()); // loads and instantiates it once: refused now
+        return v.trim();
+      }
       return LadderRung.of(v).label();
     } catch (IllegalArgumentException e) {
       throw new UsageException("configuration '" + spec + "': " + e.getMessage());
     }
   }
 
-  static Placement placement(String v) {
+  /**
+   * A policy setting ({@code placement}, {@code victim}, {@code trigger}), checked by making the
+   * policy once (a class that does not load or implement the interface is a bad command line).
+   */
+  private static String policy(
+      String spec, String key, String value, Consumer<ZonedEnvOptions.Builder> set) {
     try {
-      Placement p = Placement.valueOf(v.trim().toUpperCase(Locale.ROOT));
-      if (!p.isAvailable()) {
-        throw new UsageException("placement " + v + " is not available yet (only liza is)");
-      }
-      return p;
+      set.accept(ZonedEnvOptions.builder());
+      return value.trim();
     } catch (IllegalArgumentException e) {
       throw new UsageException(
-          "unknown placement '" + v + "' (known: " + Arrays.toString(Placement.values()) + ")");
+          (spec == null ? "--" + key : "configuration '" + spec + "'") + ": " + e.getMessage());
     }
+  }
+
+  /** The global {@code --placement}, checked as the key is. */
+  static String placement(String v) {
+    return policy(null, "placement", v, b -> b.placement(v));
   }
 
   private static String checkProfile(String p) {

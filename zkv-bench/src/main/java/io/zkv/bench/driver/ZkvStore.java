@@ -79,13 +79,7 @@ final class ZkvStore implements BenchStore {
     }
     ZonedEnv env = null;
     try {
-      ZonedEnvOptions envOptions =
-          ZonedEnvOptions.builder()
-              .placement(c.placement())
-              .windowScheduler(c.windowScheduler())
-              .wal(c.wal())
-              .writeBehind(c.writeBehind())
-              .build();
+      ZonedEnvOptions envOptions = c.policies().wal(c.wal()).writeBehind(c.writeBehind()).build();
       env = ZonedEnv.open(device, ZonedEnv.Mode.FORMAT, envOptions);
       ZkvOptions dbOptions = s.dbOptions(c.sync());
       return new ZkvStore(

@@ -73,7 +73,6 @@ final class SampleReports {
   }
 
   static TargetConfig defaults() {
-    return TargetConfig.defaults(
-        "instant", null, 16, 64L << 20, 48L << 20, io.zkv.Placement.LIZA, false);
+    return TargetConfig.defaults("instant", null, 16, 64L << 20, 48L << 20, "liza", false);
   }
 }

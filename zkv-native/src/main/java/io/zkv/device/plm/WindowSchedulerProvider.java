@@ -22,6 +22,14 @@ public interface WindowSchedulerProvider {
   List<String> names();
 
   /**
+   * Refuses a setting this provider cannot make a scheduler of: an unknown name, or a {@code
+   * class:} setting whose class does not load or implement the provider's scheduler interface.
+   *
+   * @throws IllegalArgumentException saying why
+   */
+  void checkName(String name);
+
+  /**
    * Refuses, before anything is mounted, a device scheduler {@code name} cannot run, saying why.
    *
    * @throws IllegalArgumentException for an unknown name or a device that cannot run it
@@ -44,7 +52,8 @@ public interface WindowSchedulerProvider {
   }
 
   /**
-   * The provider on the class path, after checking that it knows {@code name}.
+   * The provider on the class path, after checking that it knows {@code name} (a built-in's name,
+   * or {@code class:} and a scheduler class of the user's own).
    *
    * @throws IllegalArgumentException without a provider, or for a name it does not know
    */
@@ -58,10 +67,7 @@ public interface WindowSchedulerProvider {
                             + name
                             + "' needs io.zkv:zkv-plm on the class path (it provides the window"
                             + " schedulers)"));
-    if (!p.names().contains(name)) {
-      throw new IllegalArgumentException(
-          "unknown window scheduler '" + name + "' (known: " + String.join(", ", p.names()) + ")");
-    }
+    p.checkName(name);
     return p;
   }
 }

@@ -17,6 +17,11 @@ public final class PlmWindowSchedulers implements WindowSchedulerProvider {
   }
 
   @Override
+  public void checkName(String name) {
+    WindowSchedulers.create(name, 0); // a class: setting is loaded and instantiated once here
+  }
+
+  @Override
   public void checkDevice(ZonedDevice device, String name) throws ZonedDeviceException {
     WindowDriver.checkDevice(device, WindowSchedulers.create(name, 0));
   }
