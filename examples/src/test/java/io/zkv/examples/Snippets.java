@@ -2,6 +2,7 @@ package io.zkv.examples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -31,6 +32,24 @@ public final class Snippets {
     for (Path source : sources) {
       regions.putAll(regions(Files.readString(source)));
     }
+    checkShows(document, regions);
+  }
+
+  /**
+   * Checks that {@code document} shows exactly the regions {@code names} of {@code source}, in that
+   * order (a document that repeats some of another's snippets).
+   */
+  public static void checkSome(Path document, Path source, List<String> names) throws IOException {
+    Map<String, String> all = regions(Files.readString(source));
+    Map<String, String> regions = new LinkedHashMap<>();
+    for (String name : names) {
+      assertTrue(all.containsKey(name), source + " has no region " + name);
+      regions.put(name, all.get(name));
+    }
+    checkShows(document, regions);
+  }
+
+  private static void checkShows(Path document, Map<String, String> regions) throws IOException {
     Matcher m =
         Pattern.compile("<!-- snippet:([a-z]+) -->\\s*```java\\n(.*?)```", Pattern.DOTALL)
             .matcher(Files.readString(document));

@@ -26,6 +26,7 @@ import io.zkv.placement.LizaPolicy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Properties;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
@@ -215,5 +216,17 @@ class GuideSnippetsTest {
     Snippets.check(
         Path.of("..", "docs", "guide.md"),
         Path.of("src", "test", "java", "io", "zkv", "examples", "guide", "GuideSnippetsTest.java"));
+  }
+
+  /**
+   * docs/kafka-streams.md shows the guide's two Streams snippets, run here, character for
+   * character.
+   */
+  @Test
+  void theKafkaStreamsPageShowsTheStreamsSnippets() throws Exception {
+    Snippets.checkSome(
+        Path.of("..", "docs", "kafka-streams.md"),
+        Path.of("src", "test", "java", "io", "zkv", "examples", "guide", "GuideSnippetsTest.java"),
+        List.of("streams", "streamsmetrics"));
   }
 }
