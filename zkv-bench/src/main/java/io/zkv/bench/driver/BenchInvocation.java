@@ -74,6 +74,12 @@ public record BenchInvocation(
               "where policies named class:... are found (directories, jars, dir/*; ':'-separated)"),
           Option.of("write-buffer", "BYTES", "64M", "RocksDB write buffer size"),
           Option.of(
+              "target-file-size", "BYTES", "RocksDB's (64M)", "SST target size (both targets)"),
+          Option.of("level-base", "BYTES", "RocksDB's (256M)", "max bytes for the level base"),
+          Option.of("dynamic-levels", "true|false", "RocksDB's (true)", "dynamic level bytes"),
+          Option.of("compression", "none|snappy|lz4|zstd", "snappy", "SST compression"),
+          Option.of("background-jobs", "N", "RocksDB's (2)", "flush and compaction jobs (1-64)"),
+          Option.of(
               "bloom-bits", "BITS", "0", "Bloom filter bits per key, 0 for RocksDB's default"),
           Option.of("repeat", "N", "1 (compare: 3)", "runs of each configuration"),
           Option.of("interval", "SECONDS", "1", "throughput timeline interval"),
@@ -82,6 +88,18 @@ public record BenchInvocation(
           Option.of("dir", "DIR", "a scratch directory", "where databases and devices go"),
           Option.of("progress", "true|false", "true", "print progress while running"),
           Option.of("plots", "true|false", "true", "write PNG plots with the reports"));
+
+  /** The LSM shape of the global options ({@code --target-file-size}, ...; {@link LsmShape}). */
+  private static LsmShape lsmShape(Arguments a) {
+    LsmShape lsm = LsmShape.DEFAULTS;
+    for (String key : LsmShape.KEYS) {
+      String v = a.string(key, null);
+      if (v != null) {
+        lsm = TargetConfig.lsmKey(null, lsm, key, v);
+      }
+    }
+    return lsm;
+  }
 
   /** Parses the options; bad ones throw {@link UsageException}. */
   public static BenchInvocation parse(Arguments a) {
@@ -102,7 +120,8 @@ public record BenchInvocation(
             a.number("zone-size", 0, 0, 1L << 40),
             a.number("zone-cap", 0, 0, 1L << 40),
             TargetConfig.placement(a.string("placement", "liza")),
-            a.flag("sync", false));
+            a.flag("sync", false),
+            lsmShape(a));
     List<String> specs = new ArrayList<>(a.strings("config"));
     String target = a.string("target", null);
     if (target != null) {
@@ -216,6 +235,7 @@ public record BenchInvocation(
     }
     b.append(" --distribution ").append(s.zipfian() ? "zipfian" : "uniform");
     b.append(" --write-buffer ").append(s.writeBufferSize());
+    b.append(defaults.lsm().asOptions());
     if (s.bloomBitsPerKey() > 0) {
       b.append(" --bloom-bits ").append(JsonReport.num(s.bloomBitsPerKey()));
     }

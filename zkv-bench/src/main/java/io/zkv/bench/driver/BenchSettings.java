@@ -3,6 +3,8 @@ package io.zkv.bench.driver;
 import io.zkv.ZkvOptions;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Consumer;
+import org.rocksdb.Options;
 
 /**
  * What every configuration of one invocation runs: the workloads and their parameters.
@@ -76,12 +78,18 @@ public record BenchSettings(
   }
 
   /** The database options of a run on either store (zkv's or RocksDB's own Env). */
-  ZkvOptions dbOptions(boolean sync) {
-    return ZkvOptions.builder()
-        .syncWrites(sync)
-        .writeBufferSize(writeBufferSize)
-        .bloomFilterBitsPerKey(bloomBitsPerKey)
-        .build();
+  ZkvOptions dbOptions(boolean sync, LsmShape lsm) {
+    return dbOptions(sync, lsm, null);
+  }
+
+  /** Like {@link #dbOptions(boolean, LsmShape)}, then {@code more} on RocksDB's options. */
+  ZkvOptions dbOptions(boolean sync, LsmShape lsm, Consumer<Options> more) {
+    ZkvOptions.Builder b =
+        ZkvOptions.builder()
+            .syncWrites(sync)
+            .writeBufferSize(writeBufferSize)
+            .bloomFilterBitsPerKey(bloomBitsPerKey);
+    return lsm.applyTo(b, more).build();
   }
 
   /** Bloom filter bits per key as a phrase for reports: "Bloom filters 10 bits/key". */

@@ -35,7 +35,7 @@ final class RocksDefaultStore implements BenchStore {
   }
 
   static RocksDefaultStore open(TargetConfig c, BenchSettings s, Path scratchDir) {
-    ZkvOptions zo = s.dbOptions(c.sync());
+    ZkvOptions zo = s.dbOptions(c.sync(), c.lsm());
     Path parent = c.dir() != null ? Path.of(c.dir()) : scratchDir;
     Path dir;
     try {

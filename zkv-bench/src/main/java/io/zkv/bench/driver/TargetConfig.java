@@ -38,7 +38,10 @@ import java.util.function.Consumer;
  * wal-barrier} (ZWAL's barrier, default the zone capacity): {@link WalOptions}; {@code
  * write-behind} ({@code true}, the default: SST files written behind their writer where the device
  * can; {@code false}: synchronously, as ZenFS). Keys for {@code rocksdb-default}: {@code dir}
- * (where the database lives; default the scratch directory), {@code sync}, {@code label}.
+ * (where the database lives; default the scratch directory), {@code sync}, {@code label}. Keys for
+ * both: {@code threads}, {@code bloom}, and the LSM tree's shape ({@link LsmShape#KEYS}: {@code
+ * target-file-size}, {@code level-base}, {@code dynamic-levels}, {@code compression}, {@code
+ * background-jobs}).
  *
  * @param spec the configuration as written on the command line
  * @param label the name in tables and plots (the spec as written unless {@code label=} is given)
@@ -64,6 +67,7 @@ import java.util.function.Consumer;
  * @param wal how the WAL is written (zkv): mode, buffer, ZWAL's queue depth and barrier
  * @param writeBehind SST files written behind their writer (zkv;
  *     ZoneFsSettings.Builder#writeBehind)
+ * @param lsm the LSM tree's shape (both targets)
  */
 public record TargetConfig(
     String spec,
@@ -85,7 +89,8 @@ public record TargetConfig(
     int threads,
     double bloomBitsPerKey,
     WalOptions wal,
-    boolean writeBehind) {
+    boolean writeBehind,
+    LsmShape lsm) {
 
   /** The stores the driver can measure. */
   public enum Target {
@@ -122,7 +127,8 @@ public record TargetConfig(
       long zoneSize,
       long zoneCapacity,
       String placement,
-      boolean sync) {
+      boolean sync,
+      LsmShape lsm) {
     checkProfile(profile);
     return new TargetConfig(
         "zkv",
@@ -144,7 +150,8 @@ public record TargetConfig(
         0,
         -1,
         WalOptions.defaults(),
-        true);
+        true,
+        lsm);
   }
 
   /** The scratch device's geometry: the default geometry's, with what this configuration sets. */
@@ -175,6 +182,7 @@ public record TargetConfig(
     int timescale = defaults.timescale;
     WalOptions.Builder wal = WalOptions.builder();
     boolean writeBehind = defaults.writeBehind;
+    LsmShape lsm = defaults.lsm;
     WalOptions walDefaults = defaults.wal;
     wal.mode(walDefaults.mode())
         .buffer(walDefaults.bufferBytes())
@@ -194,12 +202,19 @@ public record TargetConfig(
             && !key.equals("threads")
             && !key.equals("bloom")
             && !key.equals("label")
-            && !key.equals("dir")) {
+            && !key.equals("dir")
+            && !LsmShape.KEYS.contains(key)) {
           throw new UsageException(
               "configuration '"
                   + spec
-                  + "': rocksdb-default takes dir, sync, threads, bloom and label, not "
+                  + "': rocksdb-default takes dir, sync, threads, bloom, label and "
+                  + String.join(", ", LsmShape.KEYS)
+                  + ", not "
                   + key);
+        }
+        if (LsmShape.KEYS.contains(key)) {
+          lsm = lsmKey(spec, lsm, key, value);
+          continue;
         }
         switch (key) {
           case "profile" -> profile = checkProfile(value);
@@ -234,7 +249,8 @@ public record TargetConfig(
                       + key
                       + "' (known: profile, zones, zone-size, zone-cap, geometry, device, placement,"
                       + " victim, trigger, dir, sync, threads, bloom, label, windows, timescale,"
-                      + " wal, wal-buffer,"
+                      + " wal, wal-buffer, target-file-size, level-base, dynamic-levels,"
+                      + " compression, background-jobs,"
                       + " wal-qd, wal-barrier, write-behind)");
         }
       }
@@ -276,7 +292,8 @@ public record TargetConfig(
         threads,
         bloom,
         wal.build(),
-        writeBehind);
+        writeBehind,
+        lsm);
   }
 
   /** The WAL's settings where they are not the defaults, and SST writes, for the description. */
@@ -375,7 +392,10 @@ public record TargetConfig(
   /** The configuration's own settings (client threads, Bloom filters), for its description. */
   private String settingsNote() {
     String t = threads > 0 ? ", " + threads + " client thread" + (threads > 1 ? "s" : "") : "";
-    return t + (bloomBitsPerKey >= 0 ? ", " + BenchSettings.bloomNote(bloomBitsPerKey) : "");
+    return t
+        + (bloomBitsPerKey >= 0 ? ", " + BenchSettings.bloomNote(bloomBitsPerKey) : "")
+        + "; "
+        + lsm.describe();
   }
 
   /** The settings this configuration runs with: its own client threads and Bloom filters if set. */
@@ -435,6 +455,16 @@ public record TargetConfig(
     try {
       set.accept(ZonedEnvOptions.builder());
       return value.trim();
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(
+          (spec == null ? "--" + key : "configuration '" + spec + "'") + ": " + e.getMessage());
+    }
+  }
+
+  /** {@code lsm} with an LSM shape key set; a bad value is a usage error naming the setting. */
+  static LsmShape lsmKey(String spec, LsmShape lsm, String key, String value) {
+    try {
+      return lsm.with(key, value);
     } catch (IllegalArgumentException e) {
       throw new UsageException(
           (spec == null ? "--" + key : "configuration '" + spec + "'") + ": " + e.getMessage());

@@ -34,7 +34,7 @@ final class ZkvStore implements BenchStore {
   private final Path scratchFile;
   private final String uri;
   private final ZonedEnvOptions envOptions;
-  private final ZkvOptions dbOptions;
+  private final ZkvOptions reopenOptions; // the recover workload's: no flush while replaying
 
   private ZkvStore(
       ZonedDevice device,
@@ -43,14 +43,14 @@ final class ZkvStore implements BenchStore {
       Path scratchFile,
       String uri,
       ZonedEnvOptions envOptions,
-      ZkvOptions dbOptions) {
+      ZkvOptions reopenOptions) {
     this.device = device;
     this.env = env;
     this.db = db;
     this.scratchFile = scratchFile;
     this.uri = uri;
     this.envOptions = envOptions;
-    this.dbOptions = dbOptions;
+    this.reopenOptions = reopenOptions;
   }
 
   static ZkvStore open(TargetConfig c, BenchSettings s, Path scratchDir) {
@@ -81,9 +81,10 @@ final class ZkvStore implements BenchStore {
     try {
       ZonedEnvOptions envOptions = c.policies().wal(c.wal()).writeBehind(c.writeBehind()).build();
       env = ZonedEnv.open(device, ZonedEnv.Mode.FORMAT, envOptions);
-      ZkvOptions dbOptions = s.dbOptions(c.sync());
+      ZkvOptions dbOptions = s.dbOptions(c.sync(), c.lsm());
+      ZkvOptions reopen = s.dbOptions(c.sync(), c.lsm(), o -> o.setAvoidFlushDuringRecovery(true));
       return new ZkvStore(
-          device, env, ZkvDb.open(env, DB_PATH, dbOptions), file, uri, envOptions, dbOptions);
+          device, env, ZkvDb.open(env, DB_PATH, dbOptions), file, uri, envOptions, reopen);
     } catch (RuntimeException e) {
       if (env != null) {
         env.close();
@@ -190,11 +191,7 @@ final class ZkvStore implements BenchStore {
     long mounted = System.nanoTime();
     DeviceStats afterMount = device.stats();
     ZkvEnv.ZoneStats mount = env.stats();
-    db =
-        ZkvDb.open(
-            env,
-            DB_PATH,
-            dbOptions.toBuilder().rocksDbTuning(o -> o.setAvoidFlushDuringRecovery(true)).build());
+    db = ZkvDb.open(env, DB_PATH, reopenOptions);
     long opened = System.nanoTime();
     HostLateness lateAtOpen = EmulatedDevice.lateness();
     DeviceStats afterReplay = device.stats();

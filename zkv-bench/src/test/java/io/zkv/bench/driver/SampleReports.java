@@ -73,6 +73,7 @@ final class SampleReports {
   }
 
   static TargetConfig defaults() {
-    return TargetConfig.defaults("instant", null, 16, 64L << 20, 48L << 20, "liza", false);
+    return TargetConfig.defaults(
+        "instant", null, 16, 64L << 20, 48L << 20, "liza", false, LsmShape.DEFAULTS);
   }
 }

@@ -20,13 +20,14 @@ class TargetConfigBloomTest {
     TargetConfig none = TargetConfig.parse("zkv:bloom=0,label=plain", SampleReports.defaults());
     assertEquals(0, none.settingsFor(settings(10)).bloomBitsPerKey());
     assertEquals(2, none.settingsFor(settings(10)).threads());
-    assertTrue(none.describe().endsWith(", no Bloom filters"), none.describe());
+    assertTrue(none.describe().contains(", no Bloom filters; LSM: "), none.describe());
     TargetConfig twelve =
         TargetConfig.parse("rocksdb-default:bloom=12.5,threads=1", SampleReports.defaults());
     BenchSettings s = twelve.settingsFor(settings(0));
     assertEquals(12.5, s.bloomBitsPerKey());
     assertEquals(1, s.threads());
-    assertTrue(twelve.describe().endsWith(", Bloom filters 12.5 bits/key"), twelve.describe());
+    assertTrue(
+        twelve.describe().contains(", Bloom filters 12.5 bits/key; LSM: "), twelve.describe());
     TargetConfig global = TargetConfig.parse("zkv", SampleReports.defaults());
     assertEquals(10, global.settingsFor(settings(10)).bloomBitsPerKey());
     assertEquals(0, global.settingsFor(settings(0)).bloomBitsPerKey());

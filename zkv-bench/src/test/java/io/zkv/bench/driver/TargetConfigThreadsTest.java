@@ -34,7 +34,7 @@ class TargetConfigThreadsTest {
     assertEquals(4, four.threads());
     assertEquals(4, four.settingsFor(settings()).threads());
     assertEquals(1000, four.settingsFor(settings()).keys());
-    assertTrue(four.describe().endsWith(", 4 client threads"), four.describe());
+    assertTrue(four.describe().contains(", 4 client threads; LSM: "), four.describe());
     TargetConfig global = TargetConfig.parse("zkv", SampleReports.defaults());
     assertSame(settings().getClass(), global.settingsFor(settings()).getClass());
     assertEquals(1, global.settingsFor(settings()).threads());
