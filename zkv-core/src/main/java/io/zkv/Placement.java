@@ -6,15 +6,16 @@ package io.zkv;
  * ZonedEnvOptions.Builder#placement(io.zkv.placement.PlacementPolicy)}); {@link #newPolicy()} makes
  * the one a name stands for, with its default settings. Placement is per device.
  *
- * <p>Today only {@link #LIZA} is available (zkv-placement's {@code LizaPolicy}, ZenFS's rules).
- * {@link #CAZA} and {@link #ZONEKV} are listed so that configurations can name them; the builders
- * refuse them until zkv-placement has their policies.
+ * <p>Available: {@link #LIZA} (zkv-placement's {@code LizaPolicy}, ZenFS's rules) and {@link #CAZA}
+ * ({@code CazaPolicy}, for RocksDB's default 64 MiB target files; {@code new CazaPolicy(bytes)} for
+ * another size). {@link #ZONEKV} is listed so that configurations can name it; the builders refuse
+ * it until zkv-placement has its policy.
  */
 public enum Placement {
   /** ZenFS's lifetime-based zone allocation (the default). */
   LIZA(true),
-  /** Compaction-aware zone allocation (CAZA, HotStorage '22). Not available yet. */
-  CAZA(false),
+  /** Compaction-aware zone allocation (CAZA, HotStorage '22). */
+  CAZA(true),
   /** Level-specific lifetime zone allocation (ZoneKV). Not available yet. */
   ZONEKV(false);
 
@@ -31,7 +32,9 @@ public enum Placement {
    */
   public io.zkv.placement.PlacementPolicy newPolicy() {
     requireAvailable(this);
-    return new io.zkv.placement.LizaPolicy(); // the only available one (checked above)
+    return this == CAZA
+        ? new io.zkv.placement.CazaPolicy()
+        : new io.zkv.placement.LizaPolicy(); // the only others available (checked above)
   }
 
   /** The name its policy reports ({@link io.zkv.placement.PlacementPolicy#name()}). */
@@ -57,7 +60,7 @@ public enum Placement {
               + p
               + " is not available yet: zkv-placement has no "
               + p
-              + " policy yet. Use Placement.LIZA");
+              + " policy yet. Use Placement.LIZA or Placement.CAZA");
     }
     return p;
   }

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkv.placement.Allocation;
 import io.zkv.placement.AllocationRequest;
+import io.zkv.placement.CazaPolicy;
 import io.zkv.placement.GcTrigger;
 import io.zkv.placement.GreedyVictimPolicy;
 import io.zkv.placement.LizaPolicy;
@@ -87,7 +88,8 @@ class PlacementPolicyObjectsTest {
     PlacementPolicy p = ZonedEnvOptions.builder().placement(Placement.LIZA).build().placement();
     assertTrue(p instanceof LizaPolicy liza && liza.finishThresholdPercent() == 0, p.toString());
     assertEquals(Placement.LIZA.policyName(), p.name());
-    assertThrows(IllegalArgumentException.class, Placement.CAZA::newPolicy);
+    assertEquals("caza", Placement.CAZA.newPolicy().name());
+    assertThrows(IllegalArgumentException.class, Placement.ZONEKV::newPolicy);
   }
 
   @Test
@@ -106,6 +108,33 @@ class PlacementPolicyObjectsTest {
     }
   }
 
+  /**
+   * CAZA on a real database: flushes and compactions with exact key ranges reach it, and the file
+   * system carries out every decision it makes (none overridden on this roomy device).
+   */
+  @Test
+  void cazaDecidesADatabasesAllocations() throws Exception {
+    ZonedEnvOptions options = ZonedEnvOptions.builder().placement(new CazaPolicy(1L << 20)).build();
+    ZkvOptions db =
+        small().toBuilder()
+            .rocksDbTuning(o -> o.setTargetFileSizeBase(1L << 20).setMaxBytesForLevelBase(4L << 20))
+            .build();
+    try (ZonedEnv env = ZonedEnv.open(TestDevices.medium(dir), ZonedEnv.Mode.FORMAT, options);
+        ZkvDb d = ZkvDb.open(env, "/caza", db)) {
+      for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 20_000; i++) {
+          d.put(b("key" + ((i * 7919) % 20_000)), new byte[100 + round]);
+        }
+        d.flush();
+      }
+      d.compactRange();
+      ZkvEnv.ZoneStats s = env.stats();
+      assertTrue(s.policyDecisions() > 3, "decisions: " + s.policyDecisions());
+      assertEquals(0, s.policyOverrides(), s.toString());
+      assertArrayEquals(new byte[102], d.get(b("key12345")));
+    }
+  }
+
   @Test
   void policiesByTheirSettings() {
     ZonedEnvOptions.Builder b = ZonedEnvOptions.builder();
@@ -118,7 +147,8 @@ class PlacementPolicyObjectsTest {
     assertTrue(
         b.victimPolicy("class:" + GreedyVictimPolicy.class.getName()).build().victimPolicy()
             instanceof GreedyVictimPolicy);
-    assertTrue(message(() -> b.placement("caza")).contains("not available yet"));
+    assertTrue(b.placement("caza").build().placement() instanceof CazaPolicy);
+    assertTrue(message(() -> b.placement("zonekv")).contains("not available yet"));
     String unknown = message(() -> b.placement("best"));
     assertTrue(
         unknown.contains("unknown placement 'best'") && unknown.contains("liza, caza, zonekv"),
@@ -128,8 +158,8 @@ class PlacementPolicyObjectsTest {
     assertTrue(
         message(() -> b.placement("class:" + GreedyVictimPolicy.class.getName()))
             .contains("does not implement io.zkv.placement.PlacementPolicy"));
-    // a refused setting leaves the builder as it was
-    assertTrue(b.build().placement() instanceof LizaPolicy);
+    // a refused setting leaves the builder as it was: CAZA, the last one accepted
+    assertTrue(b.build().placement() instanceof CazaPolicy);
   }
 
   /** ZenFS's trigger from 35% free, by class name. */

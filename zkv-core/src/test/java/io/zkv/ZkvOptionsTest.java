@@ -90,10 +90,12 @@ class ZkvOptionsTest {
   }
 
   @Test
-  void onlyLizaPlacementIsAvailableToday() {
+  void zoneKvPlacementIsNotAvailableYet() {
     assertEquals(
         Placement.LIZA, ZkvOptions.builder().placement(Placement.LIZA).build().placement().get());
-    for (Placement p : new Placement[] {Placement.CAZA, Placement.ZONEKV}) {
+    assertEquals(
+        Placement.CAZA, ZkvOptions.builder().placement(Placement.CAZA).build().placement().get());
+    for (Placement p : new Placement[] {Placement.ZONEKV}) {
       assertFalse(p.isAvailable());
       IllegalArgumentException e =
           assertThrows(IllegalArgumentException.class, () -> ZkvOptions.builder().placement(p));

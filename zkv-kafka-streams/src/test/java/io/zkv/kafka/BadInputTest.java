@@ -129,7 +129,7 @@ class BadInputTest {
   void badZkvSettingsNameTheSetting() {
     Map<String, Object> c = new HashMap<>();
     c.put(ZkvStreamsConfig.DEVICE, "emu:/x");
-    c.put(ZkvStreamsConfig.PLACEMENT, "caza");
+    c.put(ZkvStreamsConfig.PLACEMENT, "zonekv");
     assertTrue(
         message(c).contains("zkv.placement") && message(c).contains("not available yet"),
         message(c));

@@ -65,7 +65,10 @@ public record BenchInvocation(
           Option.of("zone-size", "S", "the profile's geometry", "zone size (K/M/G suffixes)"),
           Option.of("zone-cap", "C", "the profile's geometry", "zone capacity"),
           Option.of(
-              "placement", "NAME", "liza", "zone placement policy (liza, or class:com.x.MyPolicy)"),
+              "placement",
+              "NAME",
+              "liza",
+              "zone placement policy (liza, caza, or class:com.x.MyPolicy)"),
           Option.of("device", "URI", "a scratch emulated device", "run on this device (formatted)"),
           Option.of(
               "classpath",

@@ -8,6 +8,7 @@ import io.zkv.device.DeviceGeometry;
 import io.zkv.device.EmulatedDevice;
 import io.zkv.device.ProfileGeometry;
 import io.zkv.device.plm.WindowSchedulerProvider;
+import io.zkv.placement.CazaPolicy;
 import io.zkv.placement.PolicyClass;
 import io.zkv.wal.WalMode;
 import io.zkv.wal.WalOptions;
@@ -24,24 +25,24 @@ import java.util.function.Consumer;
  * zones}, {@code zone-size}, {@code zone-cap}, {@code geometry} (its geometry: a zone size or
  * capacity not given comes from the profile's default geometry, or from the named one, e.g. {@code
  * geometry=caza}; {@link ProfileGeometry}), {@code device} (an existing device URI instead of a
- * scratch device; it is formatted), {@code placement} ({@code liza} or {@code class:} and a {@code
- * PlacementPolicy} of your own), {@code victim} ({@code greedy} or {@code class:...}, a {@code
- * VictimPolicy}), {@code trigger} ({@code zenfs}, {@code off} or {@code class:...}, a {@code
- * GcTrigger}), {@code sync}, {@code label}, {@code windows} (a rung of Vigil-KV's ablation ladder,
- * {@link LadderRung}: {@code base}, {@code plm}, {@code i-plm}, {@code r-vigil} or {@code o-vigil},
- * or {@code class:...}, a {@code WindowScheduler} of your own run with O-Vigil's mechanisms: the
- * scratch device becomes a {@code plmarray:} over an emulated {@code plm} device of 4 NVM Sets,
- * without open or active limits, with that rung's mechanisms and window scheduler; docs/plm.md),
- * {@code timescale} (with {@code windows}: the PLM windows run that many times faster), {@code wal}
- * ({@code file}, ZenFS's, or {@code zwal}), {@code wal-buffer} (the device bytes of one WAL
- * write-out, 4K-1M, default 1M), {@code wal-qd} (ZWAL's queue depth, 1-64, default 32), {@code
- * wal-barrier} (ZWAL's barrier, default the zone capacity): {@link WalOptions}; {@code
- * write-behind} ({@code true}, the default: SST files written behind their writer where the device
- * can; {@code false}: synchronously, as ZenFS). Keys for {@code rocksdb-default}: {@code dir}
- * (where the database lives; default the scratch directory), {@code sync}, {@code label}. Keys for
- * both: {@code threads}, {@code bloom}, and the LSM tree's shape ({@link LsmShape#KEYS}: {@code
- * target-file-size}, {@code level-base}, {@code dynamic-levels}, {@code compression}, {@code
- * background-jobs}).
+ * scratch device; it is formatted), {@code placement} ({@code liza}, {@code caza}: CAZA for the
+ * configuration's {@code target-file-size}, or {@code class:} and a {@code PlacementPolicy} of your
+ * own), {@code victim} ({@code greedy} or {@code class:...}, a {@code VictimPolicy}), {@code
+ * trigger} ({@code zenfs}, {@code off} or {@code class:...}, a {@code GcTrigger}), {@code sync},
+ * {@code label}, {@code windows} (a rung of Vigil-KV's ablation ladder, {@link LadderRung}: {@code
+ * base}, {@code plm}, {@code i-plm}, {@code r-vigil} or {@code o-vigil}, or {@code class:...}, a
+ * {@code WindowScheduler} of your own run with O-Vigil's mechanisms: the scratch device becomes a
+ * {@code plmarray:} over an emulated {@code plm} device of 4 NVM Sets, without open or active
+ * limits, with that rung's mechanisms and window scheduler; docs/plm.md), {@code timescale} (with
+ * {@code windows}: the PLM windows run that many times faster), {@code wal} ({@code file}, ZenFS's,
+ * or {@code zwal}), {@code wal-buffer} (the device bytes of one WAL write-out, 4K-1M, default 1M),
+ * {@code wal-qd} (ZWAL's queue depth, 1-64, default 32), {@code wal-barrier} (ZWAL's barrier,
+ * default the zone capacity): {@link WalOptions}; {@code write-behind} ({@code true}, the default:
+ * SST files written behind their writer where the device can; {@code false}: synchronously, as
+ * ZenFS). Keys for {@code rocksdb-default}: {@code dir} (where the database lives; default the
+ * scratch directory), {@code sync}, {@code label}. Keys for both: {@code threads}, {@code bloom},
+ * and the LSM tree's shape ({@link LsmShape#KEYS}: {@code target-file-size}, {@code level-base},
+ * {@code dynamic-levels}, {@code compression}, {@code background-jobs}).
  *
  * @param spec the configuration as written on the command line
  * @param label the name in tables and plots (the spec as written unless {@code label=} is given)
@@ -427,11 +428,13 @@ public record TargetConfig(
 
   /** The env options of this configuration's policies (each a new instance). */
   ZonedEnvOptions.Builder policies() {
-    return ZonedEnvOptions.builder()
-        .placement(placement)
-        .victimPolicy(victim)
-        .gcTrigger(trigger)
-        .windowScheduler(windowScheduler());
+    ZonedEnvOptions.Builder b = ZonedEnvOptions.builder();
+    if (placement.equalsIgnoreCase("caza") && lsm.targetFileSize() > 0) {
+      b.placement(new CazaPolicy(lsm.targetFileSize())); // room for the SSTs this run writes
+    } else {
+      b.placement(placement);
+    }
+    return b.victimPolicy(victim).gcTrigger(trigger).windowScheduler(windowScheduler());
   }
 
   private static String windows(String spec, String v) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkv.cli.Arguments.UsageException;
 import io.zkv.cli.Zkv;
+import io.zkv.placement.CazaPolicy;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.PrintStream;
@@ -177,6 +178,16 @@ class PolicyClassBenchTest {
       assertTrue(e.getMessage().contains(bad[1]), bad[0] + ": " + e.getMessage());
       assertTrue(e.getMessage().startsWith("configuration '" + bad[0] + "'"), e.getMessage());
     }
+  }
+
+  @Test
+  void cazaHasRoomForTheConfigurationsTargetFileSize() {
+    CazaPolicy sized =
+        (CazaPolicy) parse("zkv:placement=caza,target-file-size=8M").policies().build().placement();
+    assertEquals(8L << 20, sized.targetFileSize());
+    CazaPolicy rocksDefault =
+        (CazaPolicy) parse("zkv:placement=caza").policies().build().placement();
+    assertEquals(CazaPolicy.DEFAULT_TARGET_FILE_SIZE, rocksDefault.targetFileSize());
   }
 
   @Test
