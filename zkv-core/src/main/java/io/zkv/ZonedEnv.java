@@ -8,6 +8,7 @@ import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
 import io.zkv.device.plm.WindowSchedulerProvider;
 import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -165,7 +166,9 @@ public final class ZonedEnv implements AutoCloseable {
    *
    * <p>An existing file whose device was created but never formatted with the file system (a
    * process that died inside the first call) is formatted; a damaged file system is reported, never
-   * formatted over ({@link Mode#FORMAT_IF_UNFORMATTED}).
+   * formatted over ({@link Mode#FORMAT_IF_UNFORMATTED}). Callers may race: the file appears whole
+   * or not at all (it is made under a temporary name and linked to its own), one caller creates it,
+   * and the others mount it or are told it is in use (zkv opens devices exclusively).
    *
    * @param geometry the geometry to create the device with; an existing device must have exactly
    *     this geometry (a different one is refused, naming both: the file is someone else's device,
@@ -184,27 +187,12 @@ public final class ZonedEnv implements AutoCloseable {
   public static ZonedEnv openOrCreateEmulated(
       Path file, String profile, DeviceGeometry geometry, ZonedEnvOptions options) {
     requireEmulatedArguments(file, profile, geometry, options);
-    if (!Files.exists(file)) {
-      Path parent = file.toAbsolutePath().getParent();
-      try {
-        Files.createDirectories(parent);
-      } catch (IOException e) {
-        throw new ZkvException("cannot create the directory " + parent + " for " + file, e);
-      }
-      try {
-        return createEmulated(file, profile, geometry, options);
-      } catch (ZkvException e) {
-        if (!Files.exists(file)) {
-          throw e;
-        }
-        // Another process created it between the check and the create: open theirs.
-      }
-    }
-    ZonedEnv zoned =
-        open(EmulatedDevice.uri(file, profile), Mode.FORMAT_IF_UNFORMATTED, options, false);
-    if (!zoned.geometry().equals(geometry)) {
-      DeviceGeometry found = zoned.geometry();
-      zoned.close();
+    boolean created = !Files.exists(file) && publishNewDevice(file, geometry);
+    String uri = EmulatedDevice.uri(file, profile);
+    ZonedDevice device = openDevice(uri);
+    if (!device.geometry().equals(geometry)) { // refused before anything is written to it
+      DeviceGeometry found = device.geometry();
+      device.close();
       throw new IllegalArgumentException(
           "the emulated device "
               + file
@@ -214,7 +202,58 @@ public final class ZonedEnv implements AutoCloseable {
               + geometry
               + ": delete the file to create it anew, or pass its geometry");
     }
-    return zoned;
+    try {
+      return mountOwned(device, Mode.FORMAT_IF_UNFORMATTED, options, false);
+    } catch (RuntimeException e) {
+      if (created) { // ours, and unusable (we held it exclusively until mountOwned closed it)
+        try {
+          Files.deleteIfExists(file);
+        } catch (IOException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Creates the emulated device {@code file} whole or not at all, so that a concurrent caller sees
+   * no file or a complete device: formatted under a temporary name beside it, then linked to its
+   * name, which fails if the name exists. Returns false if another caller's file got there first.
+   */
+  private static boolean publishNewDevice(Path file, DeviceGeometry geometry) {
+    Path parent = file.toAbsolutePath().getParent();
+    Path tmp =
+        parent.resolve(
+            "."
+                + file.getFileName()
+                + ".creating-"
+                + ProcessHandle.current().pid()
+                + "-"
+                + System.nanoTime());
+    try {
+      Files.createDirectories(parent);
+      EmulatedDevice.format(tmp, geometry);
+      try {
+        Files.createLink(file, tmp);
+      } catch (UnsupportedOperationException | IOException noLinks) {
+        if (noLinks instanceof FileAlreadyExistsException) {
+          return false;
+        }
+        Files.move(tmp, file); // no hard links here: refuses an existing name, not atomically
+      }
+      return true;
+    } catch (FileAlreadyExistsException e) {
+      return false;
+    } catch (IOException e) { // ZonedDeviceException among them
+      throw new ZkvException("cannot create emulated device " + file + ": " + e.getMessage(), e);
+    } finally {
+      try {
+        Files.deleteIfExists(tmp);
+      } catch (IOException ignored) {
+        // a leftover temporary file names itself; the device is not affected
+      }
+    }
   }
 
   private static void requireEmulatedArguments(
@@ -308,9 +347,13 @@ public final class ZonedEnv implements AutoCloseable {
     Objects.requireNonNull(uri, "uri");
     Objects.requireNonNull(mode, "mode");
     Objects.requireNonNull(options, "options");
-    ZonedDevice device;
+    return mountOwned(openDevice(uri), mode, options, shared);
+  }
+
+  /** Opens the device at {@code uri} exclusively, failures as {@link ZkvException}s. */
+  private static ZonedDevice openDevice(String uri) {
     try {
-      device = ZonedDevice.open(uri);
+      return ZonedDevice.open(uri);
     } catch (DeviceInUseException e) {
       throw new ZkvException(
           "cannot open zoned device "
@@ -322,6 +365,11 @@ public final class ZonedEnv implements AutoCloseable {
     } catch (ZonedDeviceException e) {
       throw new ZkvException("cannot open zoned device " + uri + ": " + e.getMessage(), e);
     }
+  }
+
+  /** Mounts {@code device} with {@code mode}, the env owning it; closes it if that fails. */
+  private static ZonedEnv mountOwned(
+      ZonedDevice device, Mode mode, ZonedEnvOptions options, boolean shared) {
     try {
       refuseUnsupportedScheduler(device, options);
       ZonedEnv zoned = mount(device, options, true, mode, shared);

@@ -20,6 +20,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.Options;
@@ -142,6 +143,53 @@ class ZonedEnvTest {
     try (ZonedEnv env = ZonedEnv.openOrCreateEmulated(file, "instant", TestDevices.MEDIUM);
         ZkvDb db = ZkvDb.open(env, "/runs", small())) {
       assertArrayEquals(b("v"), db.get(b("k")));
+    }
+  }
+
+  /** Racing callers: one creates, the others mount it or hear it is in use; nothing is lost. */
+  @Test
+  void openOrCreateEmulatedCallersRacingForANewFile() throws Exception {
+    for (int round = 0; round < 10; round++) {
+      Path file = dir.resolve("race-" + round + ".zkvemu");
+      int callers = 3;
+      java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(callers);
+      java.util.List<java.util.concurrent.Future<String>> results = new java.util.ArrayList<>();
+      java.util.concurrent.ExecutorService pool =
+          java.util.concurrent.Executors.newFixedThreadPool(callers);
+      try {
+        for (int c = 0; c < callers; c++) {
+          results.add(
+              pool.submit(
+                  () -> {
+                    start.await();
+                    try (ZonedEnv env =
+                            ZonedEnv.openOrCreateEmulated(file, "instant", TestDevices.MEDIUM);
+                        ZkvDb db = ZkvDb.open(env, "/race", small())) {
+                      db.put(b(Thread.currentThread().getName()), b("here"));
+                      return "opened";
+                    } catch (ZkvException e) {
+                      assertTrue(e.getMessage().contains("in use"), e.getMessage());
+                      return "in use";
+                    }
+                  }));
+        }
+        int opened = 0;
+        for (java.util.concurrent.Future<String> r : results) {
+          opened += r.get().equals("opened") ? 1 : 0;
+        }
+        assertTrue(opened >= 1, "round " + round + ": nobody got the device");
+      } finally {
+        pool.shutdownNow();
+      }
+      assertTrue(Files.exists(file), "round " + round + ": the device was deleted");
+      try (Stream<Path> left = Files.list(dir)) {
+        assertFalse(
+            left.anyMatch(p -> p.getFileName().toString().contains(".creating-")),
+            "no temporary file is left");
+      }
+      try (ZonedEnv env = ZonedEnv.openOrCreateEmulated(file, "instant", TestDevices.MEDIUM)) {
+        assertFalse(env.formatted(), "round " + round + ": formatted once, by its creator");
+      }
     }
   }
 

@@ -7,6 +7,7 @@ import java.net.MalformedURLException;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,9 +71,15 @@ final class PolicyClassPath implements AutoCloseable {
   }
 
   private static Path existing(String path, String entry) {
-    Path p = Path.of(path);
+    Path p;
+    try {
+      p = Path.of(path);
+    } catch (InvalidPathException e) {
+      throw new UsageException(
+          "--classpath (or " + ENV + ") entry " + entry + ": " + e.getMessage());
+    }
     if (!Files.exists(p)) {
-      throw new UsageException("--classpath entry " + entry + " does not exist");
+      throw new UsageException("--classpath (or " + ENV + ") entry " + entry + " does not exist");
     }
     return p;
   }

@@ -3,10 +3,12 @@ package io.zkv.placement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -41,9 +43,13 @@ import java.util.TreeMap;
  *       S_overlap is empty, so ZC1. A flush's L0 file lives until the next L0 compaction; a zone of
  *       its own is reset, without copying, once they are gone.
  *   <li><b>Bottom level</b> (no SST at L+1): S_overlap is empty, ZC1, as the paper's rule gives.
- *   <li><b>Room</b>: "room for a target-size file" is {@code min(targetFileSize, zone capacity)}
- *       bytes left (RocksDB's target size is 64 MiB by default; a zone smaller than that is "room"
- *       only when empty).
+ *   <li><b>Room</b>: "room for a target-size file" is {@code targetFileSize} bytes left. Where a
+ *       zone's capacity is not larger than a target-size file (RocksDB's 64 MiB default against the
+ *       scaled zones of {@code zkv bench}'s geometries), no written zone could ever qualify, so any
+ *       room does: the paper's other reading, zones of Z filled in order, a file that fills one
+ *       asking again for its next.
+ *   <li><b>The compaction's own inputs</b> are left out of S_overlap and of Fallback 1: they are
+ *       deleted when the compaction ends, so their zones are about to turn into garbage.
  *   <li><b>No free active token</b> for ZC1/ZC2: Fallback 1 (it writes into a zone that is already
  *       active), then LIZA, which finishes a zone to free one (ZenFS's rule).
  *   <li><b>No free open token</b>: LIZA's answer, a {@link Allocation.Wait}, as for any file.
@@ -101,8 +107,9 @@ public final class CazaPolicy implements PlacementPolicy {
     }
     int level = request.level().getAsInt();
     Optional<KeyRange> range = request.keyRange();
+    Set<Long> inputs = new HashSet<>(request.compactionInputs());
     List<Long> overlap =
-        range.isEmpty() ? List.of() : sstsOverlapping(zones, level + 1, range.get(), -1);
+        range.isEmpty() ? List.of() : sstsOverlapping(zones, level + 1, range.get(), inputs);
     String why;
     if (overlap.isEmpty()) {
       why =
@@ -134,7 +141,8 @@ public final class CazaPolicy implements PlacementPolicy {
     }
     String noEmpty = empty < 0 ? "no empty zone" : "no free active token";
     if (range.isPresent()) {
-      for (long neighbour : nearestSameLevel(zones, level, range.get(), request.fileId())) {
+      inputs.add(request.fileId());
+      for (long neighbour : nearestSameLevel(zones, level, range.get(), inputs)) {
         for (int z : sorted(zones.zonesOf(neighbour))) {
           if (hasRoom(zones.zone(z))) {
             return new Allocation.UseZone(
@@ -161,12 +169,12 @@ public final class CazaPolicy implements PlacementPolicy {
     return liza.allocate(request, zones);
   }
 
-  /** The SSTs of {@code level} whose key range is known and overlaps {@code range}. */
+  /** The SSTs of {@code level} (but {@code except}) whose key range is known and overlaps. */
   private static List<Long> sstsOverlapping(
-      ZoneTableView zones, int level, KeyRange range, long except) {
+      ZoneTableView zones, int level, KeyRange range, Set<Long> except) {
     List<Long> out = new ArrayList<>();
     for (FileInfo f : zones.files()) {
-      if (f.fileId() != except
+      if (!except.contains(f.fileId())
           && f.kind() == FileKind.SST
           && f.level().orElse(-1) == level
           && f.keyRange().isPresent()
@@ -196,16 +204,16 @@ public final class CazaPolicy implements PlacementPolicy {
   }
 
   /**
-   * The SSTs of {@code level} (but {@code self}) by distance in key order from {@code range}: those
-   * overlapping it, then alternately the nearest before and the nearest after it.
+   * The SSTs of {@code level} (but {@code except}) by distance in key order from {@code range}:
+   * those overlapping it, then alternately the nearest before and the nearest after it.
    */
   private static List<Long> nearestSameLevel(
-      ZoneTableView zones, int level, KeyRange range, long self) {
-    List<Long> overlapping = sstsOverlapping(zones, level, range, self);
+      ZoneTableView zones, int level, KeyRange range, Set<Long> except) {
+    List<Long> overlapping = sstsOverlapping(zones, level, range, except);
     List<FileInfo> before = new ArrayList<>();
     List<FileInfo> after = new ArrayList<>();
     for (FileInfo f : zones.files()) {
-      if (f.fileId() == self
+      if (except.contains(f.fileId())
           || f.kind() != FileKind.SST
           || f.level().orElse(-1) != level
           || f.keyRange().isEmpty()
@@ -239,9 +247,8 @@ public final class CazaPolicy implements PlacementPolicy {
 
   /** A written data zone a writer may take with room for a target-size file. */
   private boolean hasRoom(ZoneInfo z) {
-    return usable(z)
-        && z.liveBytes() > 0
-        && z.remaining() >= Math.min(targetFileSize, z.capacity());
+    long need = targetFileSize < z.capacity() ? targetFileSize : 1; // see "Room" above
+    return usable(z) && z.liveBytes() > 0 && z.remaining() >= need;
   }
 
   /** An I/O zone nobody holds, writable, of the data class (or of none). */
@@ -263,7 +270,7 @@ public final class CazaPolicy implements PlacementPolicy {
     return -1;
   }
 
-  private static List<Integer> sorted(java.util.Set<Integer> zones) {
+  private static List<Integer> sorted(Set<Integer> zones) {
     List<Integer> out = new ArrayList<>(zones);
     out.sort(null);
     return out;

@@ -189,14 +189,46 @@ class CazaPolicyTest {
   }
 
   @Test
-  void roomIsATargetSizeFileOrAWholeZoneWhenZonesAreSmaller() {
-    CazaPolicy big = new CazaPolicy(64L << 20); // zones of 1,000 bytes: room = the capacity
+  void anyRoomDoesWhereAZoneIsNotLargerThanATargetSizeFile() {
+    CazaPolicy big = new CazaPolicy(64L << 20); // zones of 1,000 bytes never fit 64 MiB
     ZoneTable.Builder b = table();
-    b.zone(1, ZoneCondition.CLOSED, 10, WriteLifetime.MEDIUM);
-    sst(b, 1, 2, keys("a", "c"), 1, 10);
+    b.zone(1, ZoneCondition.CLOSED, 990, WriteLifetime.MEDIUM);
+    sst(b, 1, 2, keys("a", "c"), 1, 990);
+    assertEquals(1, used(big.allocate(newSst(1, keys("a", "b")), b.build())));
+    // a zone with a target-size file's room is asked for where zones are larger
     assertTrue(
-        opened(big.allocate(newSst(1, keys("a", "b")), b.build())).reason().startsWith("ZC2"));
+        opened(caza.allocate(newSst(1, keys("a", "b")), b.build())).reason().startsWith("ZC2"));
     assertThrows(IllegalArgumentException.class, () -> new CazaPolicy(0));
     assertEquals("caza", big.name());
+  }
+
+  @Test
+  void theCompactionsOwnInputsAreNeitherOverlapNorNeighbours() {
+    ZoneTable.Builder b = table();
+    b.zone(1, ZoneCondition.CLOSED, 300, WriteLifetime.MEDIUM);
+    b.zone(2, ZoneCondition.CLOSED, 300, WriteLifetime.MEDIUM);
+    sst(b, 1, 2, keys("a", "c"), 1, 100); // an input of this compaction, at L+1
+    sst(b, 2, 2, keys("d", "f"), 2, 100); // an input too
+    sst(b, 3, 2, keys("e", "g"), 2, 100); // overlaps, not an input
+    AllocationRequest output =
+        AllocationRequest.builder(99, FileKind.SST)
+            .lifetime(WriteLifetime.LONG)
+            .level(2)
+            .keyRange(keys("a", "g"))
+            .compactionInputs(java.util.List.of(1L, 2L))
+            .build();
+    // output level 2: S_overlap is at L3 (none) -> ZC1 with an empty zone
+    assertTrue(opened(caza.allocate(output, b.build())).reason().startsWith("ZC1"));
+    // an output at L1 over the same inputs: file 3 alone overlaps, in zone 2
+    AllocationRequest l1 =
+        AllocationRequest.builder(98, FileKind.SST)
+            .lifetime(WriteLifetime.LONG)
+            .level(1)
+            .keyRange(keys("a", "g"))
+            .compactionInputs(java.util.List.of(1L, 2L))
+            .build();
+    Allocation a = caza.allocate(l1, b.build());
+    assertEquals(2, used(a));
+    assertTrue(a.reason().contains("holds 1 of the 1 overlapping"), a.reason());
   }
 }

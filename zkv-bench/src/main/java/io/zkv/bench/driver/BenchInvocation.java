@@ -21,6 +21,8 @@ import java.util.Locale;
  * @param scratchDir where scratch devices and databases go, or null for a new one on tmpfs
  * @param progress whether to show progress on stderr
  * @param plots whether to draw the PNG plots
+ * @param classPath where policies named {@code class:...} were found ({@code --classpath} or {@code
+ *     ZKV_CLASSPATH}), or null
  */
 public record BenchInvocation(
     boolean compare,
@@ -30,7 +32,8 @@ public record BenchInvocation(
     Path outDir,
     Path scratchDir,
     boolean progress,
-    boolean plots) {
+    boolean plots,
+    String classPath) {
 
   /** The emulated devices' timing profile, an option of every command that makes them. */
   public static final Option PROFILE =
@@ -199,7 +202,8 @@ public record BenchInvocation(
         out == null ? null : Path.of(out),
         dir == null ? null : Path.of(dir),
         progress,
-        plots);
+        plots,
+        a.string("classpath", System.getenv("ZKV_CLASSPATH")));
   }
 
   /** The invocation as a command line that repeats it (every setting explicit). */
@@ -221,6 +225,9 @@ public record BenchInvocation(
       b.append(" --zone-cap ").append(defaults.zoneCapacity());
     }
     b.append(" --placement ").append(defaults.placement());
+    if (classPath != null && !classPath.isBlank()) {
+      b.append(" --classpath ").append(classPath);
+    }
     if (defaults.sync()) {
       b.append(" --sync");
     }

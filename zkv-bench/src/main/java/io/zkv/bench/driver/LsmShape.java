@@ -155,8 +155,12 @@ public record LsmShape(
     return b.toString();
   }
 
+  /** Exact: in MiB or KiB where it is a whole number of them, else in bytes. */
   private static String bytes(long b) {
-    return b % (1L << 20) == 0 ? (b >> 20) + " MiB" : (b >> 10) + " KiB";
+    if (b % (1L << 20) == 0) {
+      return (b >> 20) + " MiB";
+    }
+    return b % (1L << 10) == 0 ? (b >> 10) + " KiB" : b + " bytes";
   }
 
   private static long size(String key, String v, long min, long max) {

@@ -60,6 +60,14 @@ class LsmShapeTest {
   }
 
   @Test
+  void reportedSizesAreExact() {
+    assertTrue(
+        LsmShape.DEFAULTS.with("target-file-size", "100000").describe().contains("100000 bytes"));
+    assertTrue(
+        LsmShape.DEFAULTS.with("level-base", "96K").describe().contains("level base 96 KiB"));
+  }
+
+  @Test
   void theRecoverWorkloadsReopenKeepsTheShape() {
     LsmShape lsm = LsmShape.DEFAULTS.with("target-file-size", "2M");
     try (Options o =

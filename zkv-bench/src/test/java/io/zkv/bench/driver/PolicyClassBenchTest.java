@@ -136,6 +136,7 @@ class PolicyClassBenchTest {
     rc = benchMine(stdout, stderr, tmp.resolve("classes").toString(), out);
     String text = stdout.toString(StandardCharsets.UTF_8);
     assertEquals(0, rc, text + stderr.toString(StandardCharsets.UTF_8));
+    assertTrue(text.contains("--classpath " + tmp.resolve("classes")), "the command repeats it");
     String json = Files.readString(out.resolve("report.json"));
     assertTrue(json.contains("placement class:" + POLICY + ", GC trigger off"), json);
     Matcher decisions = Pattern.compile("\"policyDecisions\": (\\d+)").matcher(json);
