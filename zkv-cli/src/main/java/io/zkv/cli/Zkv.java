@@ -79,7 +79,7 @@ public final class Zkv {
 
   private static int usageError(PrintStream err, ZkvCommand c, String message) {
     err.println("zkv " + c.name() + ": " + message);
-    err.println("usage: zkv " + c.name() + " " + c.usage());
+    err.println(synopsis(c));
     err.println("(zkv " + c.name() + " --help lists every option)");
     return 2;
   }
@@ -125,12 +125,7 @@ public final class Zkv {
     out.println("zkv " + c.name() + ": " + c.summary());
     out.println();
     List<Option> options = c.options();
-    List<String> words = new java.util.ArrayList<>(List.of("usage:", "zkv", c.name()));
-    if (!c.positionals().isEmpty()) {
-      words.add(c.positionals());
-    }
-    options.forEach(o -> words.add(o.synopsis())); // an option's synopsis is never split
-    out.println(wrap(words, 100, "         "));
+    out.println(synopsis(c));
     if (!options.isEmpty()) {
       out.println();
       out.println("options:");
@@ -143,6 +138,18 @@ public final class Zkv {
       out.println();
       out.println(c.notes());
     }
+  }
+
+  /**
+   * "usage: zkv CMD [--opt V] ...", wrapped at 100 columns; an option's synopsis is never split.
+   */
+  static String synopsis(ZkvCommand c) {
+    List<String> words = new java.util.ArrayList<>(List.of("usage:", "zkv", c.name()));
+    if (!c.positionals().isEmpty()) {
+      words.add(c.positionals());
+    }
+    c.options().forEach(o -> words.add(o.synopsis()));
+    return wrap(words, 100, "         ");
   }
 
   /** Joins words with spaces, wrapped at {@code width}, continuation lines indented. */

@@ -2,7 +2,6 @@ package io.zkv.cli;
 
 import java.io.PrintStream;
 import java.util.List;
-import java.util.stream.Collectors;
 
 /** One {@code zkv} subcommand; modules add their own through {@link java.util.ServiceLoader}. */
 public interface ZkvCommand {
@@ -17,12 +16,6 @@ public interface ZkvCommand {
   /** Words before the options, e.g. {@code [compare]} for {@code zkv bench}; "" for none. */
   default String positionals() {
     return "";
-  }
-
-  /** The synopsis: positionals, then each option (bracketed unless required). */
-  default String usage() {
-    String opts = options().stream().map(Option::synopsis).collect(Collectors.joining(" "));
-    return positionals().isEmpty() ? opts : positionals() + " " + opts;
   }
 
   /** Notes printed after the options in {@code zkv CMD --help}; "" for none. */

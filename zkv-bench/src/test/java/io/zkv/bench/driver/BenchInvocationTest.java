@@ -183,6 +183,11 @@ class BenchInvocationTest {
     String e = err.toString(StandardCharsets.UTF_8);
     assertTrue(e.contains("zkv bench: compare needs two or more --config"), e);
     assertTrue(e.contains("usage: zkv bench [compare]"), e);
+    assertTrue(
+        e.lines()
+            .filter(l -> l.startsWith("usage:") || l.startsWith("         "))
+            .allMatch(l -> l.length() <= 100),
+        "the synopsis is wrapped as in --help:\n" + e);
     rc =
         Zkv.run(
             new String[] {"demo", "--seconds", "0"},
