@@ -167,8 +167,8 @@ public final class ZonedEnv implements AutoCloseable {
    * <p>An existing file whose device was created but never formatted with the file system (a
    * process that died inside the first call) is formatted; a damaged file system is reported, never
    * formatted over ({@link Mode#FORMAT_IF_UNFORMATTED}). Callers may race: the file appears whole
-   * or not at all (it is made under a temporary name and linked to its own), one caller creates it,
-   * and the others mount it or are told it is in use (zkv opens devices exclusively).
+   * or not at all (it is made in a temporary directory beside it, then linked), one caller creates
+   * it, and the others mount it or are told it is in use (zkv opens devices exclusively).
    *
    * @param geometry the geometry to create the device with; an existing device must have exactly
    *     this geometry (a different one is refused, naming both: the file is someone else's device,
@@ -218,21 +218,18 @@ public final class ZonedEnv implements AutoCloseable {
 
   /**
    * Creates the emulated device {@code file} whole or not at all, so that a concurrent caller sees
-   * no file or a complete device: formatted under a temporary name beside it, then linked to its
+   * no file or a complete device: formatted in a temporary directory beside it, then linked to its
    * name, which fails if the name exists. Returns false if another caller's file got there first.
    */
   private static boolean publishNewDevice(Path file, DeviceGeometry geometry) {
     Path parent = file.toAbsolutePath().getParent();
-    Path tmp =
-        parent.resolve(
-            "."
-                + file.getFileName()
-                + ".creating-"
-                + ProcessHandle.current().pid()
-                + "-"
-                + System.nanoTime());
+    Path tmpDir = null;
+    Path tmp = null;
     try {
       Files.createDirectories(parent);
+      // A directory of its own per call: callers racing in one process share pid and clock.
+      tmpDir = Files.createTempDirectory(parent, "." + file.getFileName() + ".creating-");
+      tmp = tmpDir.resolve(file.getFileName());
       EmulatedDevice.format(tmp, geometry);
       try {
         Files.createLink(file, tmp);
@@ -249,9 +246,14 @@ public final class ZonedEnv implements AutoCloseable {
       throw new ZkvException("cannot create emulated device " + file + ": " + e.getMessage(), e);
     } finally {
       try {
-        Files.deleteIfExists(tmp);
+        if (tmp != null) {
+          Files.deleteIfExists(tmp);
+        }
+        if (tmpDir != null) {
+          Files.deleteIfExists(tmpDir);
+        }
       } catch (IOException ignored) {
-        // a leftover temporary file names itself; the device is not affected
+        // a leftover temporary directory names itself; the device is not affected
       }
     }
   }
