@@ -187,6 +187,25 @@ public final class Comparison {
               configs.size(),
               ci,
               p.device().spaceAmplification());
+          add(figs, higherBetter, "zones used", false, configs.size(), ci, p.device().zonesUsed());
+          add(
+              figs,
+              higherBetter,
+              "GC MiB",
+              false,
+              configs.size(),
+              ci,
+              p.device().gcBytes() / (double) (1 << 20));
+          if (p.device().hostBytes() > 0) { // GC's own amplification: (host + GC) / host
+            add(
+                figs,
+                higherBetter,
+                "GC write amplification",
+                false,
+                configs.size(),
+                ci,
+                (p.device().hostBytes() + p.device().gcBytes()) / (double) p.device().hostBytes());
+          }
           if (p.writes() > 0) {
             add(
                 figs,

@@ -58,9 +58,12 @@ class ReportWritersTest {
   void markdownComparisonHasOneRowPerFigureAndTheRatios() {
     String md = MarkdownReport.render(SampleReports.twoConfigs());
     List<String> rows = Arrays.stream(md.split("\n")).filter(l -> l.startsWith("|")).toList();
-    // header + separator + ops/s + 7 READ latency figures + WA + space amplification + metadata
-    // bytes per write + policy overrides + writes
-    assertEquals(2 + 1 + 7 + 4 + 1, rows.size(), md);
+    // header + separator + ops/s + 7 READ latency figures + WA + space amplification + zones used
+    // + GC MiB + GC WA + metadata bytes per write + policy overrides + writes
+    assertEquals(2 + 1 + 7 + 7 + 1, rows.size(), md);
+    String gcWa =
+        rows.stream().filter(l -> l.contains("GC write amplification")).findFirst().orElseThrow();
+    assertTrue(gcWa.contains("1.00"), gcWa);
     String overrides =
         rows.stream().filter(l -> l.contains("policy overrides")).findFirst().orElseThrow();
     assertTrue(overrides.contains(" 0.000 "), overrides);
