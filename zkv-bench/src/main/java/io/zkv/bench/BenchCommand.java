@@ -46,7 +46,7 @@ public final class BenchCommand implements ZkvCommand {
     // loader, which the configurations' parsing already needs: it makes each policy once to check.
     Thread thread = Thread.currentThread();
     ClassLoader before = thread.getContextClassLoader();
-    String paths = args.string("classpath", System.getenv(PolicyClassPath.ENV));
+    String paths = BenchInvocation.classPath(args);
     try (PolicyClassPath policies = PolicyClassPath.of(paths, before)) {
       thread.setContextClassLoader(policies.loader());
       BenchInvocation inv = BenchInvocation.parse(args);

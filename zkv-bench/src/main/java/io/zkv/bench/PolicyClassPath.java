@@ -1,5 +1,6 @@
 package io.zkv.bench;
 
+import io.zkv.bench.driver.BenchInvocation;
 import io.zkv.cli.Arguments.UsageException;
 import java.io.File;
 import java.io.IOException;
@@ -21,9 +22,6 @@ import java.util.stream.Stream;
  * typo would otherwise surface as "class not found").
  */
 final class PolicyClassPath implements AutoCloseable {
-  /** The environment variable read when {@code --classpath} is not given. */
-  static final String ENV = "ZKV_CLASSPATH";
-
   private final ClassLoader loader;
   private final URLClassLoader own; // null when no path was given
 
@@ -76,10 +74,20 @@ final class PolicyClassPath implements AutoCloseable {
       p = Path.of(path);
     } catch (InvalidPathException e) {
       throw new UsageException(
-          "--classpath (or " + ENV + ") entry " + entry + ": " + e.getMessage());
+          "--classpath (or "
+              + BenchInvocation.CLASSPATH_ENV
+              + ") entry "
+              + entry
+              + ": "
+              + e.getMessage());
     }
     if (!Files.exists(p)) {
-      throw new UsageException("--classpath (or " + ENV + ") entry " + entry + " does not exist");
+      throw new UsageException(
+          "--classpath (or "
+              + BenchInvocation.CLASSPATH_ENV
+              + ") entry "
+              + entry
+              + " does not exist");
     }
     return p;
   }

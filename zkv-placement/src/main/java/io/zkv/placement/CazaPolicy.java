@@ -134,7 +134,7 @@ public final class CazaPolicy implements PlacementPolicy {
       }
       why = "ZC2: no zone of the " + overlap.size() + " overlapping SSTs has room";
     }
-    int empty = firstEmptyZone(zones);
+    int empty = LizaPolicy.firstEmptyZone(zones); // ZenFS's choice of an empty zone
     if (empty >= 0 && tokens.activeAvailable()) {
       return new Allocation.OpenEmptyZone(
           empty, request.lifetime(), OptionalInt.empty(), List.of(), why + "; empty zone");
@@ -257,17 +257,6 @@ public final class CazaPolicy implements PlacementPolicy {
         && !z.busy()
         && z.isWritable()
         && (z.ioClass() == ZoneIoClass.NONE || z.ioClass() == ZoneIoClass.DATA);
-  }
-
-  /** The first empty I/O zone nobody holds, -1 if none. */
-  private static int firstEmptyZone(ZoneTableView zones) {
-    for (int i = 0; i < zones.zoneCount(); i++) {
-      ZoneInfo z = zones.zone(i);
-      if (z.isIoZone() && !z.busy() && z.isEmpty()) {
-        return i;
-      }
-    }
-    return -1;
   }
 
   private static List<Integer> sorted(Set<Integer> zones) {

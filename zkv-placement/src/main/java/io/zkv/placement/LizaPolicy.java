@@ -239,7 +239,7 @@ public final class LizaPolicy implements PlacementPolicy {
   }
 
   /** {@code AllocateEmptyZone}: the first empty I/O zone not held by a writer; -1 if none. */
-  private static int firstEmptyZone(ZoneTableView zones) {
+  static int firstEmptyZone(ZoneTableView zones) {
     for (int i = 0; i < zones.zoneCount(); i++) {
       ZoneInfo z = zones.zone(i);
       if (acquirable(z) && z.isEmpty()) {

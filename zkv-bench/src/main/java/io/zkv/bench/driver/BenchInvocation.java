@@ -203,7 +203,15 @@ public record BenchInvocation(
         dir == null ? null : Path.of(dir),
         progress,
         plots,
-        a.string("classpath", System.getenv("ZKV_CLASSPATH")));
+        classPath(a));
+  }
+
+  /** The environment variable read when {@code --classpath} is not given. */
+  public static final String CLASSPATH_ENV = "ZKV_CLASSPATH";
+
+  /** Where policies named {@code class:...} are found: {@code --classpath}, else the variable. */
+  public static String classPath(Arguments a) {
+    return a.string("classpath", System.getenv(CLASSPATH_ENV));
   }
 
   /** The invocation as a command line that repeats it (every setting explicit). */

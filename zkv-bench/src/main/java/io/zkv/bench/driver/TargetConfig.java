@@ -459,8 +459,7 @@ public record TargetConfig(
       set.accept(ZonedEnvOptions.builder());
       return value.trim();
     } catch (IllegalArgumentException e) {
-      throw new UsageException(
-          (spec == null ? "--" + key : "configuration '" + spec + "'") + ": " + e.getMessage());
+      throw refused(spec, key, e);
     }
   }
 
@@ -469,9 +468,14 @@ public record TargetConfig(
     try {
       return lsm.with(key, value);
     } catch (IllegalArgumentException e) {
-      throw new UsageException(
-          (spec == null ? "--" + key : "configuration '" + spec + "'") + ": " + e.getMessage());
+      throw refused(spec, key, e);
     }
+  }
+
+  /** A refused setting as a usage error naming where it was given (a configuration or --key). */
+  private static UsageException refused(String spec, String key, IllegalArgumentException e) {
+    return new UsageException(
+        (spec == null ? "--" + key : "configuration '" + spec + "'") + ": " + e.getMessage());
   }
 
   /** The global {@code --placement}, checked as the key is. */
