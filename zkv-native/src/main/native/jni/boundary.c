@@ -37,11 +37,14 @@ int zkv_boundary_layout(int layout, int32_t *out, int cap) {
         FIELD(zkv_bnd_decision, n_finish), FIELD(zkv_bnd_decision, tag), FIELD(zkv_bnd_decision, lifetime),
         FIELD(zkv_bnd_decision, finish);
     RECORD(zkv_bnd_bytes), FIELD(zkv_bnd_bytes, offset), FIELD(zkv_bnd_bytes, length);
+    RECORD(zkv_bnd_reserves), FIELD(zkv_bnd_reserves, empty_kept), FIELD(zkv_bnd_reserves, op_zones);
   } else if (layout == ZKV_BND_ZONE_STATS) {
     out[n++] = ZKV_STATS_VERSION;
     RECORD(zkv_bnd_zone_stats), FIELD(zkv_bnd_zone_stats, host_bytes), FIELD(zkv_bnd_zone_stats, stale_decisions),
         FIELD(zkv_bnd_zone_stats, overrides), FIELD(zkv_bnd_zone_stats, overrides_total),
-        FIELD(zkv_bnd_zone_stats, zwal_idle_reaps), FIELD(zkv_bnd_zone_stats, mount_chunk_reads);
+        FIELD(zkv_bnd_zone_stats, zwal_idle_reaps), FIELD(zkv_bnd_zone_stats, mount_chunk_reads),
+        FIELD(zkv_bnd_zone_stats, gc_runs), FIELD(zkv_bnd_zone_stats, zone_finishes),
+        FIELD(zkv_bnd_zone_stats, gc_totals);
   } else if (layout == ZKV_BND_SUPERBLOCK) {
     out[n++] = ZKV_SUPERBLOCK_VERSION;
     RECORD(zkv_bnd_superblock), FIELD(zkv_bnd_superblock, version), FIELD(zkv_bnd_superblock, flags),
@@ -237,7 +240,12 @@ void zkv_boundary_zone_stats(const zfs_stats *s, zkv_bnd_zone_stats *out) {
                               s->mount_chunk_scan_ns,
                               s->mount_chunks,
                               s->mount_chunk_bytes,
-                              s->mount_chunk_reads};
+                              s->mount_chunk_reads,
+                              s->gc_runs,
+                              s->gc_zones,
+                              s->zone_finishes,
+                              {0}};
+  for (int i = 0; i < 6; i++) out->gc_totals[i] = s->gc_totals[i];
   for (int i = 0; i < ZFS_OVERRIDES; i++) out->overrides[i] = s->overrides[i];
   for (int i = 0; i < ZFS_OVERRIDES; i++) out->overrides_total[i] = s->overrides_total[i];
 }

@@ -57,8 +57,8 @@ enum zkv_bnd_layout {
 #define ZKV_DEVICE_LAYOUT_VERSION 1
 #define ZKV_GEOMETRY_LAYOUT_VERSION 2
 
-/* ZKV_BND_ZONE_VIEW, version 2 (version 1 had no zone class, zone owner or expected size): the
- * sections in this order. */
+/* ZKV_BND_ZONE_VIEW, version 3 (version 1 had no zone class, zone owner or expected size, version
+ * 2 no reserves section): the sections in this order. */
 enum zkv_bnd_zone_view_section {
   ZKV_VIEW_ZONES = 0,      /* zkv_bnd_zone, one per zone of the device */
   ZKV_VIEW_FILES = 1,      /* zkv_bnd_file, every file with live data, then the requesting file */
@@ -67,9 +67,16 @@ enum zkv_bnd_zone_view_section {
   ZKV_VIEW_REQUEST = 4,    /* zkv_bnd_request: one for an allocation, none for a victim choice */
   ZKV_VIEW_DECISION = 5,   /* zkv_bnd_decision: one, written by Java (allocation only) */
   ZKV_VIEW_BYTES = 6,      /* record size 1: file names and keys, referenced by offset/length */
-  ZKV_VIEW_SECTIONS = 7
+  ZKV_VIEW_RESERVES = 7,   /* zkv_bnd_reserves: one */
+  ZKV_VIEW_SECTIONS = 8
 };
-#define ZKV_VIEW_VERSION 2
+#define ZKV_VIEW_VERSION 3
+
+/* The empty zones the file system keeps back (zfs_view.empty_kept, zfs_view.op_zones). */
+typedef struct zkv_bnd_reserves {
+  uint32_t empty_kept; /* empty zones the writer the view is for may not start */
+  uint32_t op_zones;   /* the over-provisioning reserve, kept for GC's copies */
+} zkv_bnd_reserves;
 
 #define ZKV_ZONE_META 1u
 #define ZKV_ZONE_BUSY 2u
@@ -132,11 +139,12 @@ typedef struct zkv_bnd_decision {
   uint32_t finish[ZKV_BND_MAX_FINISH];
 } zkv_bnd_decision;
 
-/* ZKV_BND_ZONE_STATS, version 7: one section of one record, zfs_stats widened to 64 bits, the
+/* ZKV_BND_ZONE_STATS, version 8: one section of one record, zfs_stats widened to 64 bits, the
  * overrides by reason since mount and since format, each in enum zfs_override's order, then ZWAL's
- * and the mount's WAL counters (version 2 had no device_errors, version 3 no reserve_refusals,
- * version 4 no stale_decisions, version 5 no overrides, version 6 none of the WAL counters). */
-#define ZKV_STATS_VERSION 7
+ * and the mount's WAL counters, then GC's (version 2 had no device_errors, version 3 no
+ * reserve_refusals, version 4 no stale_decisions, version 5 no overrides, version 6 none of the WAL
+ * counters, version 7 none of GC's). */
+#define ZKV_STATS_VERSION 8
 typedef struct zkv_bnd_zone_stats {
   uint64_t host_bytes, padding_bytes, gc_bytes, meta_bytes, resets, resets_without_copy, meta_rolls, live_bytes,
       used_zone_bytes, files, data_zones, empty_zones, full_zones, open_zones, owned_zones, policy_decisions,
@@ -144,6 +152,8 @@ typedef struct zkv_bnd_zone_stats {
       device_errors, reserve_refusals, stale_decisions;
   uint64_t overrides[ZFS_OVERRIDES], overrides_total[ZFS_OVERRIDES];
   uint64_t zwal_idle_reaps, wal_zone_finishes, mount_chunk_scan_ns, mount_chunks, mount_chunk_bytes, mount_chunk_reads;
+  uint64_t gc_runs, gc_zones, zone_finishes;
+  uint64_t gc_totals[6]; /* zfs_stats.gc_totals */
 } zkv_bnd_zone_stats;
 
 /* zfs_stats as a zkv_bnd_zone_stats record. */

@@ -354,6 +354,13 @@ JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetWriteBehind(JNIEnv*, jclass,
   return zfs_set_write_behind(h->zone_fs, on ? 1 : 0);
 }
 
+// The over-provisioning reserve (zfs_set_op_zones): -EINVAL if it leaves too few data zones.
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetOpZones(JNIEnv*, jclass, jlong handle, jint zones) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs || zones < 0) return -EINVAL;
+  return zfs_set_op_zones(h->zone_fs, static_cast<uint32_t>(zones));
+}
+
 // How WAL files are written (zfs_set_wal_mode): -EINVAL out of range, -EOPNOTSUPP for ZWAL on a
 // device whose queues carry out each request at submit.
 JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetWalMode(JNIEnv*, jclass, jlong handle, jint mode, jint depth,

@@ -72,9 +72,10 @@ int ZoneView::Build(const zfs_view& view, const LsmHintRegistry* registry, const
                                              sizeof(uint64_t),
                                              sizeof(zkv_bnd_request),
                                              sizeof(zkv_bnd_decision),
-                                             1};
+                                             1,
+                                             sizeof(zkv_bnd_reserves)};
   const size_t counts[ZKV_VIEW_SECTIONS] = {
-      n, files.size(), n_placements, inputs.size(), req ? 1u : 0u, req ? 1u : 0u, bytes.data.size()};
+      n, files.size(), n_placements, inputs.size(), req ? 1u : 0u, req ? 1u : 0u, bytes.data.size(), 1};
   size_t at = Align8(sizeof(zkv_bnd_header) + sizeof sec);
   for (int s = 0; s < ZKV_VIEW_SECTIONS; s++) {
     sec[s] = zkv_bnd_section{static_cast<uint32_t>(at), sizes[s], static_cast<uint32_t>(counts[s]), 0};
@@ -104,6 +105,8 @@ int ZoneView::Build(const zfs_view& view, const LsmHintRegistry* registry, const
     decision_offset_ = sec[ZKV_VIEW_DECISION].offset;
   }
   if (!bytes.data.empty()) std::memcpy(base + sec[ZKV_VIEW_BYTES].offset, bytes.data.data(), bytes.data.size());
+  const zkv_bnd_reserves reserves{view.empty_kept, view.op_zones};
+  std::memcpy(base + sec[ZKV_VIEW_RESERVES].offset, &reserves, sizeof reserves);
   return 0;
 }
 

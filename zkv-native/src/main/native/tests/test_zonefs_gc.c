@@ -76,6 +76,10 @@ static void test_gc_makes_room(void) {
   }
   CHECK(s.gc_bytes > 0);
   CHECK(s.resets > s.resets_without_copy);
+  /* counted: the runs that emptied a zone, and the zones (one run may take several) */
+  CHECK(s.gc_runs >= 1);
+  CHECK(s.gc_zones >= s.gc_runs);
+  CHECK(s.gc_zones <= s.resets);
   write_file(fs, "/db/new.sst", 500, 20 << 20, 0); /* more than the free space without GC */
   zfs_stats_get(fs, &s);
   CHECK(s.gc_bytes > 0);
@@ -87,6 +91,15 @@ static void test_gc_makes_room(void) {
   fs = mount_ok(d);
   check_b_files(fs);
   check_file(fs, "/db/new.sst", 500, 20 << 20);
+  /* GC's counters since format outlive the mount (the clean unmount's policy counts record) */
+  zfs_stats again;
+  zfs_stats_get(fs, &again);
+  CHECK(again.gc_totals[ZFS_GC_RUNS] >= s.gc_runs);
+  CHECK(again.gc_totals[ZFS_GC_ZONES] >= s.gc_zones);
+  CHECK(again.gc_totals[ZFS_GC_BYTES] >= s.gc_bytes);
+  CHECK(again.gc_totals[ZFS_GC_RESETS] >= s.resets);
+  CHECK(again.gc_totals[ZFS_GC_RESETS_WITHOUT_COPY] >= s.resets_without_copy);
+  CHECK(again.gc_totals[ZFS_GC_RUNS] >= 1);
   zfs_unmount(fs);
   zkv_dev_close(d);
 }
@@ -465,10 +478,49 @@ static void test_gc_moves_a_deleted_file_a_handle_still_reads(void) {
   zkv_dev_close(d);
 }
 
+/* The over-provisioning reserve: refused where it leaves data writers fewer than
+ * ZFS_MIN_DATA_ZONES zones; else data writers stop with that many empty zones (and the file
+ * system's own two) left, which the free space they are told of leaves out, and a metadata file
+ * still gets one. */
+static void test_op_zones_are_kept_from_data_writers(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  uint32_t io_zones = GEO.nr_zones - 3; /* three metadata zones */
+  uint32_t most = io_zones - 2 - ZFS_MIN_DATA_ZONES;
+  CHECK_EQ(zfs_set_op_zones(fs, most + 1), -EINVAL);
+  CHECK_EQ(zfs_set_op_zones(fs, most), 0);
+  enum { OP = 5 };
+  CHECK_EQ(zfs_set_op_zones(fs, OP), 0);
+  CHECK_EQ(zfs_free_bytes(fs), (uint64_t)(io_zones - 2 - OP) * GEO.zone_cap);
+  int rc = 0;
+  zfs_file *f = zfs_create(fs, "/db/big.sst", 3, &rc);
+  CHECK(f != NULL);
+  uint8_t *buf = malloc(1 << 20);
+  fill(buf, 600, 0, 1 << 20);
+  uint64_t written = 0;
+  while ((rc = zfs_append(f, buf, 1 << 20)) == 0) written += 1 << 20;
+  CHECK_EQ(rc, -ENOSPC);
+  zfs_stats s;
+  zfs_stats_get(fs, &s);
+  CHECK_EQ(s.empty_zones, 2 + OP);
+  CHECK(written >= (uint64_t)(io_zones - 2 - OP - 1) * GEO.zone_cap);
+  zfs_file *m = zfs_create(fs, "/db/MANIFEST-000001", 3, &rc); /* metadata: not kept from it */
+  CHECK(m != NULL);
+  CHECK_EQ(zfs_append(m, buf, 4096), 0);
+  CHECK_EQ(zfs_sync(m), 0);
+  CHECK_EQ(zfs_close(m), 0);
+  zfs_close(f);
+  free(buf);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
 int main(void) {
   make_temp_dir();
   printf("test_zonefs_gc seed=%llu\n", (unsigned long long)rng);
   test_gc_makes_room();
+  test_op_zones_are_kept_from_data_writers();
   test_victim_policy_and_gc_level();
   test_gc_trigger_decides();
   test_metadata_writes_on_a_full_device();

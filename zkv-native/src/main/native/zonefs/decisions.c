@@ -74,7 +74,14 @@ int view_take(zfs *fs, decision_view *out, int (*victim_ok)(zfs *fs, uint32_t z,
     at += n;
     name += len;
   }
-  out->v = (zfs_view){out->zones, fs->g.nr_zones, fs->active_limit, out->files, at};
+  /* an SST writer's reserves; an allocation sets its own writer's (allocate_by_policy) */
+  out->v = (zfs_view){out->zones,
+                      fs->g.nr_zones,
+                      fs->active_limit,
+                      empty_zones_kept(fs, FOR_COMPACTION, ZKV_CLASS_INTERNAL),
+                      fs->op_zones,
+                      out->files,
+                      at};
   out->zone_events = fs->zone_events;
   return 0;
 }

@@ -79,7 +79,7 @@ int claim_writer_zone(zfs *fs, fobj *f, uint64_t want, uint64_t min_room, uint32
     if (rc != -ENOSPC && rc != ALLOC_NEED_GC) return rc;
     int any_garbage = purpose == FOR_METADATA || purpose == FOR_RECOVERY;
     int collected =
-        collect_garbage(fs, any_garbage ? UINT64_MAX : fs->g.zone_cap - fs->g.zone_cap / 8, class_of(f)) == 0;
+        collect_garbage(fs, any_garbage ? UINT64_MAX : fs->g.zone_cap - fs->g.zone_cap / 8, class_of(f), 1) == 0;
     if (!collected && rc == ALLOC_NEED_GC)
       safety = 1; /* once: the safety rule decides */
     else if (!collected)

@@ -179,7 +179,7 @@ static void forget_copies(zfs *fs, const gc_move *m) {
  * copy every live extent, flush the copies, write the moved files' records, then reset the victim.
  * A power cut anywhere leaves either the old extents (records not yet written; the copies are
  * unreferenced garbage) or the new ones, durable before any record points at them. */
-static int gc_one_zone(zfs *fs, uint64_t max_live, int for_class) {
+static int gc_one_zone(zfs *fs, uint64_t max_live, int for_class, int new_run) {
   int rc = 0;
   pthread_mutex_lock(&fs->mu);
   int spare = gc_spares_wal_share(fs, for_class); /* once per collection: one scan */
@@ -288,6 +288,12 @@ static int gc_one_zone(zfs *fs, uint64_t max_live, int for_class) {
   readers_admit(fs);
   int after = unlock_fs(fs, &work);
   if (!rc) rc = after;
+  if (!rc) { /* counted once the victim is reset (its records and reset done) */
+    pthread_mutex_lock(&fs->mu);
+    fs->st.gc_zones++;
+    fs->st.gc_runs += new_run != 0;
+    pthread_mutex_unlock(&fs->mu);
+  }
   for (size_t i = 0; i < n; i++) free(moves[i].copies);
   free(moves);
   free(touched);
@@ -295,11 +301,12 @@ static int gc_one_zone(zfs *fs, uint64_t max_live, int for_class) {
 }
 
 /* Runs one collection on a zone holding at most `max_live` bytes of live blocks, for a writer of
- * class for_class (ZKV_CLASS_NONE: for free space in general). Called with no lock held;
- * collections run one at a time. */
-int collect_garbage(zfs *fs, uint64_t max_live, int for_class) {
+ * class for_class (ZKV_CLASS_NONE: for free space in general); new_run: the first of a GC run
+ * (zfs_stats.gc_runs counts the runs that emptied a zone). Called with no lock held; collections
+ * run one at a time. */
+int collect_garbage(zfs *fs, uint64_t max_live, int for_class, int new_run) {
   pthread_mutex_lock(&fs->gc_mu);
-  int rc = gc_one_zone(fs, max_live, for_class);
+  int rc = gc_one_zone(fs, max_live, for_class, new_run);
   pthread_mutex_unlock(&fs->gc_mu);
   return rc;
 }
@@ -315,21 +322,29 @@ static uint64_t gc_round_bound(zfs *fs) {
 }
 
 /* Background GC: a round every 100 ms; the trigger says whether to collect and which zones
- * qualify (gc_round_bound). */
+ * qualify (gc_round_bound). A round that emptied a zone is followed at once by the next, so one
+ * run collects until the trigger is satisfied (ZenFS collects every qualifying zone in a round;
+ * CAZA's cleaning goes on until its threshold of free space is reached), counted as one run. */
 static void *gc_worker(void *arg) {
   zfs *fs = arg;
+  int collecting = 0; /* the last round emptied a zone: the run goes on */
   pthread_mutex_lock(&fs->mu);
   while (!fs->gc_stop) {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += 100 * 1000 * 1000;
-    if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
-    pthread_cond_timedwait(&fs->gc_wake, &fs->mu, &until);
-    if (fs->gc_stop) break;
+    if (!collecting) {
+      struct timespec until;
+      clock_gettime(CLOCK_REALTIME, &until);
+      until.tv_nsec += 100 * 1000 * 1000;
+      if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+      pthread_cond_timedwait(&fs->gc_wake, &fs->mu, &until);
+      if (fs->gc_stop) break;
+    }
     uint64_t bound = gc_round_bound(fs);
-    if (!bound) continue;
+    if (!bound) {
+      collecting = 0;
+      continue;
+    }
     pthread_mutex_unlock(&fs->mu);
-    collect_garbage(fs, bound, ZKV_CLASS_NONE);
+    collecting = collect_garbage(fs, bound, ZKV_CLASS_NONE, !collecting) == 0;
     pthread_mutex_lock(&fs->mu);
   }
   pthread_mutex_unlock(&fs->mu);
@@ -346,9 +361,11 @@ uint64_t zfs_free_bytes(zfs *fs) {
 
 uint64_t zfs_reclaim(zfs *fs, uint64_t want) {
   uint64_t free_bytes;
+  int first = 1; /* one run */
   /* terminates: each round turns at least one block of garbage into free space */
   while ((free_bytes = zfs_free_bytes(fs)) < want && !fs->readonly &&
-         collect_garbage(fs, UINT64_MAX, ZKV_CLASS_NONE) == 0) {}
+         collect_garbage(fs, UINT64_MAX, ZKV_CLASS_NONE, first) == 0)
+    first = 0;
   return free_bytes;
 }
 

@@ -13,7 +13,7 @@ extern "C" {
 
 /* Version 2 added the FILE_EXTEND record, version 3 sparse files (chunked data, the FILE_ACTIVE
  * record); an older log is a valid newer log, and a mount (which rolls the log) upgrades it. */
-#define ZFS_FORMAT_VERSION 5u
+#define ZFS_FORMAT_VERSION 6u
 #define ZFS_OLDEST_FORMAT_VERSION 1u
 #define ZFS_SUPERBLOCK_SIZE 4096u
 #define ZFS_RECORD_HEADER 24u
@@ -41,7 +41,8 @@ enum zfs_record_type {
   ZFS_REC_FILE_ACTIVE = 6,   /* a file extend that also sets where the file's unrecorded chunks start */
   ZFS_REC_ZONE_LABELS = 7,   /* labels a placement policy gave zones: count, then (zone, tag, lifetime) */
   ZFS_REC_POLICY_COUNTS = 8, /* placement decisions, fallbacks, steals since format (3 x u64), then
-                                the overrides by reason (ZFS_OVERRIDES x u64, since version 5) */
+                                the overrides by reason (ZFS_OVERRIDES x u64, since version 5), then
+                                GC's counters (6 x u64, zfs_stats.gc_totals, since version 6) */
 };
 
 /* File flags. */

@@ -184,14 +184,24 @@ static int append_zone_labels(zfs *fs, uint32_t only, int raw) {
 
 int persist_zone_labels(zfs *fs, uint32_t zone) { return append_zone_labels(fs, zone, 0); }
 
+void gc_counts_since_format(const zfs *fs, uint64_t out[6]) {
+  const uint64_t mine[6] = {
+      fs->st.gc_runs,      fs->st.gc_zones, fs->st.gc_bytes, fs->st.resets, fs->st.resets_without_copy,
+      fs->st.zone_finishes};
+  for (int i = 0; i < 6; i++) out[i] = fs->gc_base[i] + mine[i];
+}
+
 /* The placement counters since format (earlier mounts' plus this one's), then the overrides by
- * reason likewise. */
+ * reason likewise, then GC's (gc_counts_since_format). */
 static int append_policy_counts(zfs *fs, int raw) {
   uint8_t p[ZFS_POLICY_COUNTS_LEN];
   put64(p, fs->policy_base[0] + fs->st.policy_decisions);
   put64(p + 8, fs->policy_base[1] + fs->st.fallback_allocations);
   put64(p + 16, fs->policy_base[2] + fs->st.zone_steals);
   for (int i = 0; i < ZFS_OVERRIDES; i++) put64(p + 24 + 8 * i, fs->override_base[i] + fs->st.overrides[i]);
+  uint64_t gc[6];
+  gc_counts_since_format(fs, gc);
+  for (int i = 0; i < 6; i++) put64(p + ZFS_POLICY_COUNTS_V5_LEN + 8 * i, gc[i]);
   return raw ? append_record_raw(fs, ZFS_REC_POLICY_COUNTS, p, sizeof p)
              : append_record(fs, ZFS_REC_POLICY_COUNTS, p, sizeof p);
 }
@@ -219,6 +229,7 @@ static int roll_steps(zfs *fs) {
    * active zone, and the mount's roll must still go through. */
   if (old != next && fs->meta_wp > fs->zones[old].start && fs->meta_wp < zone_end(fs, old)) {
     if ((rc = zkv_dev_zone_mgmt(fs->dev, old, ZKV_ZONE_FINISH))) return rc;
+    fs->st.zone_finishes++;
     pthread_mutex_lock(&fs->meta_mu);
     fs->meta_done = fs->meta_wp = zone_end(fs, old);
     pthread_mutex_unlock(&fs->meta_mu);

@@ -321,11 +321,14 @@ static int replay(zfs *fs, const uint8_t *log, size_t len, uint64_t base, char *
         fs->zones[z].labelled = 1;
       }
     } else if (r.type == ZFS_REC_POLICY_COUNTS) {
-      /* 24 bytes in a version 4 log (no overrides by reason), ZFS_POLICY_COUNTS_LEN since */
-      if (r.len != 24 && r.len != ZFS_POLICY_COUNTS_LEN)
+      /* 24 bytes in a version 4 log (no overrides by reason), ZFS_POLICY_COUNTS_V5_LEN in a
+       * version 5 one (no GC counters), ZFS_POLICY_COUNTS_LEN since */
+      if (r.len != 24 && r.len != ZFS_POLICY_COUNTS_V5_LEN && r.len != ZFS_POLICY_COUNTS_LEN)
         return fail(-EUCLEAN, err, errlen, "policy counts record of %u bytes", r.len);
       for (int i = 0; i < 3; i++) fs->policy_base[i] = get64(r.payload + 8 * i);
       for (int i = 0; i < ZFS_OVERRIDES; i++) fs->override_base[i] = r.len == 24 ? 0 : get64(r.payload + 24 + 8 * i);
+      for (int i = 0; i < 6; i++)
+        fs->gc_base[i] = r.len == ZFS_POLICY_COUNTS_LEN ? get64(r.payload + ZFS_POLICY_COUNTS_V5_LEN + 8 * i) : 0;
     } else if (r.type == ZFS_REC_END) {
       break;
     }

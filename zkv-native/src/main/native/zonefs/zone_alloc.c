@@ -146,21 +146,51 @@ uint64_t free_bytes_for_data(const zfs *fs) {
       n += zone_end(fs, z) - s->wp;
   }
   /* Empty zones a data file may start (where zones serve one class, those of the non-WAL share);
-   * two are GC's and the metadata files' (the reserves), not free for data. */
-  uint32_t usable = room_by_share(fs).other;
-  usable = usable > 2 ? usable - 2 : 0;
+   * two are GC's and the metadata files' (the reserves), and the over-provisioning reserve GC's,
+   * not free for data. */
+  uint32_t usable = room_by_share(fs).other, kept = 2 + fs->op_zones;
+  usable = usable > kept ? usable - kept : 0;
   return n + (uint64_t)usable * fs->g.zone_cap;
 }
 
+/* Empty zones an allocation of this purpose must leave: GC none, metadata files one (GC's), data
+ * files two (GC's and the metadata files'). Data files also leave the over-provisioning reserve
+ * (zfs_set_op_zones) to GC's copies; RocksDB's metadata files and the flush that replays a WAL at
+ * open do not, so that a device full to its reserve still reopens. */
+static uint32_t empty_zones_to_leave(const zfs *fs, int purpose) {
+  if (purpose == FOR_GC) return 0;
+  if (purpose == FOR_METADATA) return 1;
+  return purpose == FOR_RECOVERY ? 2u : 2u + fs->op_zones;
+}
+
 /* Whether an allocation of this purpose (and I/O class) may start an empty zone without eating
- * into the reserves: GC may take any, metadata files all but one, data files all but two. Where
- * zones serve one class, the reserves are in the share GC and RocksDB's metadata files write to;
- * the WAL's own share keeps none, and a WAL that has used it up goes on in the other share. */
+ * into the reserves (empty_zones_to_leave). Where zones serve one class, the reserves are in the
+ * share GC and RocksDB's metadata files write to; the WAL's own share keeps none, and a WAL that
+ * has used it up goes on in the other share. */
 static int may_take_empty_zone(const zfs *fs, int purpose, int cls) {
-  uint32_t keep = purpose == FOR_GC ? 0u : purpose == FOR_METADATA ? 1u : 2u;
   share_room r = room_by_share(fs);
   if (classes_bind_zones(fs) && serves_meta_groups(cls) && r.wal > 0) return 1;
-  return r.other > keep;
+  return r.other > empty_zones_to_leave(fs, purpose);
+}
+
+uint32_t empty_zones_kept(const zfs *fs, int purpose, int cls) {
+  share_room r = room_by_share(fs);
+  if (classes_bind_zones(fs) && serves_meta_groups(cls) && r.wal > 0) return 0;
+  uint32_t leave = empty_zones_to_leave(fs, purpose), empty = 0;
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
+    empty += !zone_held(&fs->zones[z]) && fs->zones[z].wp == fs->zones[z].start;
+  uint32_t may_start = r.other > leave ? r.other - leave : 0;
+  return empty > may_start ? empty - may_start : 0;
+}
+
+int zfs_set_op_zones(zfs *fs, uint32_t zones) {
+  /* where zones serve one class, data writers have the non-WAL share only */
+  uint32_t io_zones = fs->g.nr_zones - (classes_bind_zones(fs) ? fs->g.meta_class_zones : fs->sb.meta_zones);
+  if (zones > 0 && (uint64_t)zones + 2 + ZFS_MIN_DATA_ZONES > io_zones) return -EINVAL;
+  pthread_mutex_lock(&fs->mu);
+  fs->op_zones = zones;
+  pthread_mutex_unlock(&fs->mu);
+  return 0;
 }
 
 /* Bytes no live data occupies: every data zone's capacity less its live blocks, whether unwritten
@@ -188,7 +218,10 @@ uint64_t unoccupied_bytes(const zfs *fs) {
 uint64_t space_reserve(const zfs *fs, int purpose) {
   static const uint32_t zones[] = {
       [FOR_GC] = 0, [FOR_METADATA] = 0, [FOR_RECOVERY] = 0, [FOR_FREEING] = 1, [FOR_WAL] = 2, [FOR_COMPACTION] = 3};
-  return (uint64_t)zones[purpose] * fs->g.zone_cap;
+  /* Data writers never use the over-provisioning zones: their tiers stand above them, or empty OP
+   * zones would count as room and compactions would never stop first. */
+  uint32_t op = empty_zones_to_leave(fs, purpose) > 2 ? fs->op_zones : 0;
+  return (uint64_t)(zones[purpose] + op) * fs->g.zone_cap;
 }
 
 int within_space_reserve(const zfs *fs, int purpose) { return unoccupied_bytes(fs) > space_reserve(fs, purpose); }
@@ -269,6 +302,7 @@ static int finish_zones(zfs *fs, const zfs_alloc_decision *d) {
     int rc = zkv_dev_zone_mgmt(fs->dev, f, ZKV_ZONE_FINISH);
     if (rc) return rc;
     fs->zones[f].wp = zone_end(fs, f);
+    fs->st.zone_finishes++;
   }
   return 0;
 }
@@ -312,6 +346,7 @@ int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int c
     decision_view view;
     int rc = view_take(fs, &view, NULL, NULL);
     if (rc) return rc;
+    view.v.empty_kept = empty_zones_kept(fs, purpose, cls);
     d = (zfs_alloc_decision){0};
     rc = call_allocator(fs, req, &view, &d); /* fs->mu released meanwhile */
     if (rc) {
@@ -402,6 +437,7 @@ void release_zone(zfs *fs, fobj *f) {
       zkv_dev_zone_mgmt(fs->dev, z, ZKV_ZONE_FINISH) == 0) {
     fs->zones[z].wp = zone_end(fs, z);
     fs->st.wal_zone_finishes++;
+    fs->st.zone_finishes++;
   }
   reset_if_unused(fs, z); /* the owner's data there may all be deleted already */
   zones_changed(fs);

@@ -83,7 +83,18 @@ typedef struct zfs_stats {
    * wall time, the chunks it decoded, the bytes it added to files, and its device reads (it reads
    * ahead up to 1 MiB at a time). */
   uint64_t mount_chunk_scan_ns, mount_chunks, mount_chunk_bytes, mount_chunk_reads;
+  /* Garbage collection since mount: runs (a writer's collection when it found no room, a
+   * zfs_reclaim call, or a spell of background rounds that collected one after another: CAZA's
+   * "zone cleaning" invocations), the zones it emptied (resets says which needed no copy), and
+   * every zone the file system finished (a policy's finish, a WAL zone given up, a metadata log
+   * zone left behind). */
+  uint64_t gc_runs, gc_zones, zone_finishes;
+  /* The same GC counters since the file system was formatted, with GC's copied bytes and the
+   * resets, as of the metadata log (like policy_decisions_total): zfs_gc_totals' order. */
+  uint64_t gc_totals[6];
 } zfs_stats;
+/* zfs_stats.gc_totals: runs, zones emptied, bytes copied, resets, resets without copy, finishes. */
+enum { ZFS_GC_RUNS, ZFS_GC_ZONES, ZFS_GC_BYTES, ZFS_GC_RESETS, ZFS_GC_RESETS_WITHOUT_COPY, ZFS_GC_FINISHES };
 
 #define ZFS_MOUNT_READONLY 1
 #define ZFS_MAX_META_ZONES 8
@@ -159,6 +170,12 @@ typedef struct zfs_view {
   const zfs_zone_info *zones;
   uint32_t n_zones;
   uint32_t active_limit; /* data zones that may be partially written at once, 0 = no limit */
+  /* Empty zones the file system keeps from the writer the view was taken for (for a victim choice
+   * or a GC trigger: from an SST writer): it may start an empty zone only while more than these are
+   * left. Its reserves (GC's and the metadata files') and the over-provisioning reserve,
+   * zfs_set_op_zones; on a device whose zones serve one class, counted in the non-WAL share. */
+  uint32_t empty_kept;
+  uint32_t op_zones; /* the over-provisioning reserve (zfs_set_op_zones) */
   /* Which file has how many live bytes in which zone: one entry per file and zone it occupies, in
    * file order (a file whose extents leave a zone and come back may be listed twice for it; the
    * bytes add up). Names point into the view. */
@@ -241,7 +258,15 @@ uint32_t zfs_wal_buffer(zfs *fs);
  * default where the device's queues keep appends in flight (not plmarray:); files opened afterwards
  * follow the setting. -EOPNOTSUPP to turn it on where the queues cannot. */
 int zfs_set_write_behind(zfs *fs, int on);
-/* Bytes a flush may still write: empty zones beyond the two reserved for GC and metadata files,
+/* The over-provisioning reserve (CAZA's OP zones): `zones` empty zones no writer but GC may start,
+ * beyond the file system's own reserves (GC's and the metadata files'); data writers' tiers of the
+ * space reserve stand above it. -EINVAL if it would leave data writers fewer than
+ * ZFS_MIN_DATA_ZONES zones (where zones serve one class, of the non-WAL share); set at mount,
+ * before any write. */
+#define ZFS_MIN_DATA_ZONES 4 /* the automatic compactions' space reserve (three zones) and one to write */
+int zfs_set_op_zones(zfs *fs, uint32_t zones);
+/* Bytes a flush may still write: empty zones beyond the two reserved for GC and metadata files and
+ * the over-provisioning ones (zfs_set_op_zones),
  * plus the room left in partially written data zones (where zones serve one class,
  * ZKV_GEO_CLASS_BOUND_ZONES, those of the non-WAL share only), at most the unoccupied bytes above
  * the tier of the space reserve of the flush that replays a WAL when a database opens (what

@@ -179,6 +179,7 @@ struct zfs {
   uint64_t meta_done;
   int meta_failed;
   uint32_t active_limit;       /* data zones that may be partially written at once, 0 = no limit */
+  uint32_t op_zones;           /* over-provisioning: empty zones kept for GC's copies (zfs_set_op_zones) */
   _Atomic uint32_t wal_buffer; /* device bytes of a WAL's write-out (zfs_set_wal_buffer) */
   _Atomic int wal_mode;        /* ZFS_WAL_* (zfs_set_wal_mode), with: */
   _Atomic int write_behind;    /* SST files write behind (zfs_set_write_behind; zwal.c) */
@@ -204,6 +205,7 @@ struct zfs {
   zfs_stats st;
   uint64_t policy_base[3];               /* decisions, fallbacks, steals of earlier mounts (the log's count) */
   uint64_t override_base[ZFS_OVERRIDES]; /* overrides by reason of earlier mounts, likewise */
+  uint64_t gc_base[6];                   /* zfs_stats.gc_totals of earlier mounts, likewise */
 };
 
 static inline uint64_t now_us(void) {
@@ -338,6 +340,8 @@ int persist_delete(zfs *fs, uint64_t id);
 int persist_active(zfs *fs, fobj *f, uint64_t active_extent_start);
 int persist_zone_labels(zfs *fs, uint32_t zone);
 int persist_policy_counts(zfs *fs);
+/* zfs_stats.gc_totals: earlier mounts' (the log's) and this one's GC counters. */
+void gc_counts_since_format(const zfs *fs, uint64_t out[6]);
 
 /* ZWAL's write path (zwal.c): a WAL's write-outs as zone appends on its own queue. */
 typedef struct zwal zwal;
@@ -418,7 +422,8 @@ int zone_held(const zone_state *s);
  * free). */
 /* The policy counts record's payload (docs/formats/zone-fs.md): decisions, fallbacks, steals, then
  * the overrides by reason (version 5). */
-#define ZFS_POLICY_COUNTS_LEN (24 + 8 * ZFS_OVERRIDES)
+#define ZFS_POLICY_COUNTS_V5_LEN (24 + 8 * ZFS_OVERRIDES)
+#define ZFS_POLICY_COUNTS_LEN (ZFS_POLICY_COUNTS_V5_LEN + 8 * 6) /* version 6: GC's counters */
 #define ALLOC_WAIT 1
 /* take_zone: the writer's tier of the space reserve is reached (within_space_reserve): NoSpace,
  * without collecting garbage (GC turns garbage into room, which the reserve counts already). */
@@ -427,6 +432,8 @@ int zone_held(const zone_state *s);
  * collects and asks again, or the safety rule decides if nothing could be collected. */
 #define ALLOC_NEED_GC 3
 int within_space_reserve(const zfs *fs, int purpose);
+/* The empty zones an allocation of this purpose and class may not start (zfs_view.empty_kept). */
+uint32_t empty_zones_kept(const zfs *fs, int purpose, int cls);
 uint64_t space_reserve(const zfs *fs, int purpose);
 uint64_t unoccupied_bytes(const zfs *fs);
 
@@ -454,7 +461,7 @@ int call_victim_chooser(zfs *fs, decision_view *view, uint32_t *victim);
 int call_gc_trigger(zfs *fs, uint64_t *max_live);
 
 /* garbage collection (gc.c) */
-int collect_garbage(zfs *fs, uint64_t max_live, int for_class);
+int collect_garbage(zfs *fs, uint64_t max_live, int for_class, int new_run);
 void stop_gc(zfs *fs);
 
 #endif

@@ -6,62 +6,29 @@ package io.zkv;
  * ZonedEnvOptions.Builder#placement(io.zkv.placement.PlacementPolicy)}); {@link #newPolicy()} makes
  * the one a name stands for, with its default settings. Placement is per device.
  *
- * <p>Available: {@link #LIZA} (zkv-placement's {@code LizaPolicy}, ZenFS's rules) and {@link #CAZA}
- * ({@code CazaPolicy}, for RocksDB's default 64 MiB target files; {@code new CazaPolicy(bytes)} for
- * another size). {@link #ZONEKV} is listed so that configurations can name it; the builders refuse
- * it until zkv-placement has its policy.
+ * <p>{@link #LIZA} (zkv-placement's {@code LizaPolicy}, ZenFS's rules), {@link #CAZA} ({@code
+ * CazaPolicy}, for RocksDB's default 64 MiB target files; {@code new CazaPolicy(bytes)} for another
+ * size) and {@link #ZONEKV} ({@code ZoneKvPolicy}: it needs three active zones for file writes).
  */
 public enum Placement {
   /** ZenFS's lifetime-based zone allocation (the default). */
-  LIZA(true),
+  LIZA,
   /** Compaction-aware zone allocation (CAZA, HotStorage '22). */
-  CAZA(true),
-  /** Level-specific lifetime zone allocation (ZoneKV). Not available yet. */
-  ZONEKV(false);
+  CAZA,
+  /** Level-specific lifetime zone allocation (ZoneKV, IEEE 2023). */
+  ZONEKV;
 
-  private final boolean available;
-
-  Placement(boolean available) {
-    this.available = available;
-  }
-
-  /**
-   * A new policy of this kind with its default settings.
-   *
-   * @throws IllegalArgumentException for a placement that is not available yet
-   */
+  /** A new policy of this kind with its default settings. */
   public io.zkv.placement.PlacementPolicy newPolicy() {
-    requireAvailable(this);
-    return this == CAZA
-        ? new io.zkv.placement.CazaPolicy()
-        : new io.zkv.placement.LizaPolicy(); // the only others available (checked above)
+    return switch (this) {
+      case CAZA -> new io.zkv.placement.CazaPolicy();
+      case ZONEKV -> new io.zkv.placement.ZoneKvPolicy();
+      case LIZA -> new io.zkv.placement.LizaPolicy();
+    };
   }
 
   /** The name its policy reports ({@link io.zkv.placement.PlacementPolicy#name()}). */
   public String policyName() {
     return name().toLowerCase(java.util.Locale.ROOT);
-  }
-
-  /** Whether the zone file system can use this placement today. */
-  public boolean isAvailable() {
-    return available;
-  }
-
-  /**
-   * Returns {@code p} if it is available.
-   *
-   * @throws IllegalArgumentException for a placement that is not available yet
-   */
-  static Placement requireAvailable(Placement p) {
-    java.util.Objects.requireNonNull(p, "placement must not be null");
-    if (!p.available) {
-      throw new IllegalArgumentException(
-          "placement "
-              + p
-              + " is not available yet: zkv-placement has no "
-              + p
-              + " policy yet. Use Placement.LIZA or Placement.CAZA");
-    }
-    return p;
   }
 }

@@ -262,11 +262,9 @@ public final class ZkvOptions {
      * one here only checks it. Placement is per device: {@link ZkvDb#open(ZonedEnv, String,
      * ZkvOptions)} refuses options naming another placement than the env's ({@link
      * ZonedEnvOptions#placement()}).
-     *
-     * @throws IllegalArgumentException for a placement that is not available yet
      */
     public Builder placement(Placement p) {
-      this.placement = Placement.requireAvailable(p);
+      this.placement = Objects.requireNonNull(p, "placement must not be null");
       return this;
     }
 

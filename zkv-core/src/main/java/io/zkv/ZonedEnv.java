@@ -525,6 +525,16 @@ public final class ZonedEnv implements AutoCloseable {
   }
 
   /**
+   * How many zones held each compaction's input SSTs since the file system was mounted (CAZA's Fig.
+   * 6(a): the zones one compaction turns into garbage), as the placement policy's call-out saw
+   * them.
+   */
+  public synchronized ZkvEnv.CompactionZones compactionZones() {
+    checkOpen();
+    return env.compactionZones();
+  }
+
+  /**
    * The files of the database (or any directory) at {@code dir} in the zone file system, everything
    * under it included: how many, their bytes, and those of SST files.
    *

@@ -2,6 +2,7 @@ package io.zkv;
 
 import io.zkv.device.plm.WindowSchedulerProvider;
 import io.zkv.fs.ZoneFsSettings;
+import io.zkv.placement.CazaGcTrigger;
 import io.zkv.placement.GcTrigger;
 import io.zkv.placement.GreedyVictimPolicy;
 import io.zkv.placement.LizaPolicy;
@@ -46,6 +47,7 @@ public final class ZonedEnvOptions {
   private final String windowScheduler;
   private final WalOptions wal;
   private final boolean writeBehind;
+  private final int opZones;
 
   private ZonedEnvOptions(Builder b) {
     this.placement = b.placement;
@@ -54,6 +56,7 @@ public final class ZonedEnvOptions {
     this.windowScheduler = b.windowScheduler;
     this.wal = b.wal;
     this.writeBehind = b.writeBehind;
+    this.opZones = b.opZones;
   }
 
   public static Builder builder() {
@@ -105,6 +108,7 @@ public final class ZonedEnvOptions {
         .gcTrigger(gcTrigger)
         .wal(wal)
         .writeBehind(writeBehind)
+        .opZones(opZones)
         .build();
   }
 
@@ -121,6 +125,11 @@ public final class ZonedEnvOptions {
     return wal;
   }
 
+  /** Empty zones kept for garbage collection's copies ({@link Builder#opZones}). */
+  public int opZones() {
+    return opZones;
+  }
+
   /** Whether SST files are written behind their writer ({@link Builder#writeBehind}). */
   public boolean writeBehind() {
     return writeBehind;
@@ -134,13 +143,20 @@ public final class ZonedEnvOptions {
         && gcTrigger.name().equals(other.gcTrigger.name())
         && Objects.equals(windowScheduler, other.windowScheduler)
         && wal.equals(other.wal)
-        && writeBehind == other.writeBehind;
+        && writeBehind == other.writeBehind
+        && opZones == other.opZones;
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(
-        placement.name(), victimPolicy.name(), gcTrigger.name(), windowScheduler, wal, writeBehind);
+        placement.name(),
+        victimPolicy.name(),
+        gcTrigger.name(),
+        windowScheduler,
+        wal,
+        writeBehind,
+        opZones);
   }
 
   @Override
@@ -154,6 +170,7 @@ public final class ZonedEnvOptions {
         + (windowScheduler != null ? ", windowScheduler=" + windowScheduler : "")
         + (wal.equals(WalOptions.defaults()) ? "" : ", wal=" + wal)
         + (writeBehind ? "" : ", writeBehind=false")
+        + (opZones == 0 ? "" : ", opZones=" + opZones)
         + "}";
   }
 
@@ -165,6 +182,7 @@ public final class ZonedEnvOptions {
     private String windowScheduler;
     private WalOptions wal = WalOptions.defaults();
     private boolean writeBehind = true;
+    private int opZones;
 
     private Builder() {}
 
@@ -197,11 +215,9 @@ public final class ZonedEnvOptions {
     /**
      * A built-in placement by name, with its default settings: {@code placement(Placement.LIZA)} is
      * {@code placement(new LizaPolicy())}.
-     *
-     * @throws IllegalArgumentException if the placement is not available yet
      */
     public Builder placement(Placement placement) {
-      return placement(Placement.requireAvailable(placement).newPolicy());
+      return placement(Objects.requireNonNull(placement, "placement must not be null").newPolicy());
     }
 
     /**
@@ -209,8 +225,8 @@ public final class ZonedEnvOptions {
      * your own, {@code class:com.example.MyPolicy} implementing {@link PlacementPolicy} ({@link
      * PolicyClass}).
      *
-     * @throws IllegalArgumentException for an unknown or unavailable name, or a class that does not
-     *     load or implement the interface, saying which
+     * @throws IllegalArgumentException for an unknown name, or a class that does not load or
+     *     implement the interface, saying which
      */
     public Builder placement(String setting) {
       Objects.requireNonNull(setting, "placement must not be null");
@@ -281,8 +297,10 @@ public final class ZonedEnvOptions {
 
     /**
      * A GC trigger by its setting: {@code zenfs} (ZenFS's, from {@value
-     * GcTrigger#ZENFS_START_PERCENT}% free), {@code off} (no background GC) or a class of your own,
-     * {@code class:com.example.MyTrigger} implementing {@link GcTrigger}.
+     * GcTrigger#ZENFS_START_PERCENT}% free), {@code caza} (CAZA's cleaning, to {@value
+     * CazaGcTrigger#DEFAULT_THS}% free; {@link GcTrigger#caza} for another threshold), {@code off}
+     * (no background GC) or a class of your own, {@code class:com.example.MyTrigger} implementing
+     * {@link GcTrigger}.
      *
      * @throws IllegalArgumentException for an unknown name or a class that does not load or
      *     implement the interface
@@ -294,12 +312,13 @@ public final class ZonedEnvOptions {
       }
       return switch (setting.trim().toLowerCase(Locale.ROOT)) {
         case "zenfs" -> gcTrigger(GcTrigger.zenFsDefault());
+        case "caza" -> gcTrigger(GcTrigger.caza(CazaGcTrigger.DEFAULT_THS));
         case "off" -> gcTrigger(GcTrigger.off());
         default ->
             throw new IllegalArgumentException(
                 "unknown GC trigger '"
                     + setting
-                    + "' (known: zenfs, off, or class:com.example.MyTrigger)");
+                    + "' (known: zenfs, caza, off, or class:com.example.MyTrigger)");
       };
     }
 
@@ -320,6 +339,22 @@ public final class ZonedEnvOptions {
      */
     public Builder writeBehind(boolean writeBehind) {
       this.writeBehind = writeBehind;
+      return this;
+    }
+
+    /**
+     * Over-provisioning (CAZA's OP zones, default 0): {@code zones} empty zones no writer but
+     * garbage collection may start, beyond the file system's own two reserved ones ({@code
+     * ZoneFsSettings.Builder#opZones}); CAZA's evaluation kept 10 of 100. Opening refuses a reserve
+     * that leaves data writers fewer than 4 zones.
+     *
+     * @throws IllegalArgumentException if negative
+     */
+    public Builder opZones(int zones) {
+      if (zones < 0) {
+        throw new IllegalArgumentException("op-zones must be >= 0, not " + zones);
+      }
+      this.opZones = zones;
       return this;
     }
 

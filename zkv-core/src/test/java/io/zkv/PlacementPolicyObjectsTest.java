@@ -16,6 +16,7 @@ import io.zkv.placement.GreedyVictimPolicy;
 import io.zkv.placement.LizaPolicy;
 import io.zkv.placement.PlacementPolicy;
 import io.zkv.placement.ZenFsGcTrigger;
+import io.zkv.placement.ZoneKvPolicy;
 import io.zkv.placement.ZoneTableView;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -89,7 +90,7 @@ class PlacementPolicyObjectsTest {
     assertTrue(p instanceof LizaPolicy liza && liza.finishThresholdPercent() == 0, p.toString());
     assertEquals(Placement.LIZA.policyName(), p.name());
     assertEquals("caza", Placement.CAZA.newPolicy().name());
-    assertThrows(IllegalArgumentException.class, Placement.ZONEKV::newPolicy);
+    assertTrue(Placement.ZONEKV.newPolicy() instanceof ZoneKvPolicy);
   }
 
   @Test
@@ -135,6 +136,113 @@ class PlacementPolicyObjectsTest {
     }
   }
 
+  /** ZoneKV, keeping from each view it is given what the test checks (views are not kept). */
+  static final class WatchedZoneKv implements PlacementPolicy {
+    final ZoneKvPolicy zoneKv = new ZoneKvPolicy();
+
+    /** Per live file of the last view: kind, level (-1 none) and the classes of its zones. */
+    java.util.List<String> files = java.util.List.of();
+
+    /** Per level, the SSTs of the last view. */
+    java.util.Map<Integer, Integer> sstsPerLevel = java.util.Map.of();
+
+    @Override
+    public String name() {
+      return zoneKv.name();
+    }
+
+    @Override
+    public synchronized Allocation allocate(AllocationRequest request, ZoneTableView zones) {
+      java.util.List<String> seen = new java.util.ArrayList<>();
+      java.util.Map<Integer, Integer> perLevel = new java.util.TreeMap<>();
+      for (io.zkv.placement.FileInfo f : zones.files()) {
+        java.util.TreeSet<Integer> classes = new java.util.TreeSet<>();
+        for (int z : zones.zonesOf(f.fileId())) {
+          classes.add(zones.zone(z).tag().orElse(Integer.MIN_VALUE + 1) - 1);
+        }
+        int level = f.level().orElse(-1);
+        seen.add(f.kind() + " " + level + " " + classes);
+        if (f.kind() == io.zkv.placement.FileKind.SST) {
+          perLevel.merge(level, 1, Integer::sum);
+        }
+      }
+      files = seen;
+      sstsPerLevel = perLevel;
+      return zoneKv.allocate(request, zones);
+    }
+  }
+
+  @Test
+  void zoneKvKeepsEachLevelClassInZonesOfItsOwnAsRocksDbSeesTheLevels() throws Exception {
+    WatchedZoneKv policy = new WatchedZoneKv();
+    ZonedEnvOptions options = ZonedEnvOptions.builder().placement(policy).build();
+    ZkvOptions db =
+        small().toBuilder()
+            .rocksDbTuning(
+                o ->
+                    o.setTargetFileSizeBase(256L << 10)
+                        .setMaxBytesForLevelBase(1L << 20)
+                        .setLevelCompactionDynamicLevelBytes(false))
+            .build();
+    try (ZonedEnv env = ZonedEnv.open(TestDevices.medium(dir), ZonedEnv.Mode.FORMAT, options);
+        ZkvDb d = ZkvDb.open(env, "/zonekv", db)) {
+      java.util.Random random = new java.util.Random(42); // values that do not compress away
+      byte[] last = new byte[200];
+      for (int round = 0; round < 4; round++) {
+        for (int i = 0; i < 20_000; i++) {
+          random.nextBytes(last);
+          d.put(b("key" + ((i * 7919) % 20_000)), last.clone());
+        }
+      }
+      d.flush();
+      for (int i = 0; i < 3_000 && compacting(d); i++) {
+        Thread.sleep(10); // RocksDB's own compactions build the levels; then they settle
+      }
+      d.put(b("last"), new byte[10]);
+      d.flush(); // one more allocation: the view after the compactions
+      java.util.Map<Integer, Integer> rocks = new java.util.TreeMap<>();
+      for (int level = 1; level < 7; level++) { // L0: the last flush is not in its own view
+        int n = Integer.parseInt(d.property("rocksdb.num-files-at-level" + level).orElseThrow());
+        if (n > 0) {
+          rocks.put(level, n);
+        }
+      }
+      ZkvEnv.ZoneStats s = env.stats();
+      assertEquals(0, s.policyOverrides(), s.toString());
+      synchronized (policy) {
+        java.util.Map<Integer, Integer> viewed = new java.util.TreeMap<>(policy.sstsPerLevel);
+        viewed.remove(0);
+        assertEquals(rocks, viewed, policy.files.toString());
+        assertTrue(rocks.keySet().stream().filter(l -> l >= 1).count() >= 2, rocks.toString());
+        for (String f : policy.files) {
+          String[] p = f.split(" ", 3);
+          String classes = p[2];
+          if (p[0].equals("SST")) {
+            int cls =
+                ZoneKvPolicy.classOf(
+                    io.zkv.placement.FileKind.SST,
+                    java.util.OptionalInt.of(Integer.parseInt(p[1])));
+            // in zones of its class (a compaction's output) or of a shallower one (a trivial move
+            // changes a file's level, not its zone), never in a log zone
+            for (String c : classes.substring(1, classes.length() - 1).split(", ")) {
+              int zc = Integer.parseInt(c);
+              assertTrue(zc >= 1 && zc <= cls, f);
+            }
+          } else {
+            assertEquals("[-1]", classes, f); // logs only in log zones
+          }
+        }
+      }
+      assertArrayEquals(last, d.get(b("key" + ((19_999 * 7919) % 20_000))));
+    }
+  }
+
+  private static boolean compacting(ZkvDb d) {
+    return !d.property("rocksdb.compaction-pending").orElse("0").equals("0")
+        || !d.property("rocksdb.num-running-compactions").orElse("0").equals("0")
+        || !d.property("rocksdb.num-running-flushes").orElse("0").equals("0");
+  }
+
   @Test
   void policiesByTheirSettings() {
     ZonedEnvOptions.Builder b = ZonedEnvOptions.builder();
@@ -148,7 +256,7 @@ class PlacementPolicyObjectsTest {
         b.victimPolicy("class:" + GreedyVictimPolicy.class.getName()).build().victimPolicy()
             instanceof GreedyVictimPolicy);
     assertTrue(b.placement("caza").build().placement() instanceof CazaPolicy);
-    assertTrue(message(() -> b.placement("zonekv")).contains("not available yet"));
+    assertTrue(b.placement("zonekv").build().placement() instanceof ZoneKvPolicy);
     String unknown = message(() -> b.placement("best"));
     assertTrue(
         unknown.contains("unknown placement 'best'") && unknown.contains("liza, caza, zonekv"),
@@ -158,8 +266,8 @@ class PlacementPolicyObjectsTest {
     assertTrue(
         message(() -> b.placement("class:" + GreedyVictimPolicy.class.getName()))
             .contains("does not implement io.zkv.placement.PlacementPolicy"));
-    // a refused setting leaves the builder as it was: CAZA, the last one accepted
-    assertTrue(b.build().placement() instanceof CazaPolicy);
+    // a refused setting leaves the builder as it was: ZoneKV, the last one accepted
+    assertTrue(b.build().placement() instanceof ZoneKvPolicy);
   }
 
   /** ZenFS's trigger from 35% free, by class name. */

@@ -90,19 +90,14 @@ class ZkvOptionsTest {
   }
 
   @Test
-  void zoneKvPlacementIsNotAvailableYet() {
+  void everyBuiltInPlacementCanBeNamed() {
     assertEquals(
         Placement.LIZA, ZkvOptions.builder().placement(Placement.LIZA).build().placement().get());
     assertEquals(
         Placement.CAZA, ZkvOptions.builder().placement(Placement.CAZA).build().placement().get());
-    for (Placement p : new Placement[] {Placement.ZONEKV}) {
-      assertFalse(p.isAvailable());
-      IllegalArgumentException e =
-          assertThrows(IllegalArgumentException.class, () -> ZkvOptions.builder().placement(p));
-      assertTrue(
-          e.getMessage().startsWith("placement " + p + " is not available yet"), e.getMessage());
-      assertTrue(e.getMessage().contains("Use Placement.LIZA"), e.getMessage());
-    }
+    assertEquals(
+        Placement.ZONEKV,
+        ZkvOptions.builder().placement(Placement.ZONEKV).build().placement().get());
     NullPointerException npe =
         assertThrows(NullPointerException.class, () -> ZkvOptions.builder().placement(null));
     assertEquals("placement must not be null", npe.getMessage());

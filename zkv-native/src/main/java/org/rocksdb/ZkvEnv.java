@@ -28,7 +28,8 @@ public final class ZkvEnv extends Env {
   private final ZonedDevice.Lease lease;
   private final Object callouts = new Object(); // orders call-out changes with dispose
   private boolean disposed; // guarded by callouts
-  private final ByteBuffer statsBuffer = ByteBuffer.allocateDirect(512); // zone stats crossing
+  private final ByteBuffer statsBuffer = ByteBuffer.allocateDirect(ZoneStats.BUFFER_BYTES);
+  private volatile ZoneAllocator allocator; // the installed placement call-out
 
   private ZkvEnv(long zkvHandle, ZonedDevice.Lease lease) {
     super(nEnvPointer(zkvHandle));
@@ -52,6 +53,11 @@ public final class ZkvEnv extends Env {
       throws ZonedDeviceException {
     Objects.requireNonNull(settings, "settings");
     io.zkv.device.DeviceGeometry g = device.geometry();
+    if (settings.allocator() == null) { // ZenFS's two reserved tokens, as the zone view shows them
+      settings
+          .placement()
+          .checkDevice(g.maxActive() == 0 ? g.zoneCount() : Math.max(0, g.maxActive() - 2));
+    }
     ZkvEnv env = mount(device, "mounted by a ZkvEnv", settings.formatFirst(), false);
     try {
       env.installAllocator(
@@ -60,11 +66,12 @@ public final class ZkvEnv extends Env {
               : new io.zkv.fs.PlacementAllocator(settings.placement(), g));
       env.setVictimChooser(new io.zkv.fs.VictimPolicyChooser(settings.victims(), g));
       if (settings.gcTrigger() != io.zkv.placement.GcTrigger.off()) {
-        env.setGcTrigger(new io.zkv.fs.GcTriggerPlanner(settings.gcTrigger(), g));
+        env.setGcTrigger(new io.zkv.fs.GcTriggerPlanner(settings.gcTrigger().perFileSystem(), g));
       }
       env.setWalBuffer(settings.wal().bufferBytes(), device);
       env.setWalMode(settings.wal(), device);
       env.setWriteBehind(settings.writeBehind());
+      env.setOpZones(settings.opZones(), device);
     } catch (RuntimeException e) {
       env.close();
       throw e;
@@ -101,6 +108,47 @@ public final class ZkvEnv extends Env {
       close();
       throw new IllegalArgumentException("cannot install the zone allocator " + allocator);
     }
+    this.allocator = allocator;
+  }
+
+  /**
+   * Garbage collection's counters since the file system was formatted ({@link ZoneStats#gcTotals}).
+   *
+   * @param runs GC runs that emptied a zone
+   * @param zones zones GC emptied
+   * @param bytes bytes GC copied
+   * @param resets zone resets
+   * @param resetsWithoutCopy of those, the ones that copied nothing
+   * @param finishes zones the file system finished
+   */
+  public record GcTotals(
+      long runs, long zones, long bytes, long resets, long resetsWithoutCopy, long finishes) {
+    static final int FIELDS = 6;
+
+    static GcTotals of(long[] v, int from) {
+      return new GcTotals(v[from], v[from + 1], v[from + 2], v[from + 3], v[from + 4], v[from + 5]);
+    }
+  }
+
+  /**
+   * How many zones held each compaction's input SSTs (CAZA's Fig. 6(a)), as the placement call-out
+   * saw them since mount: counted at each compaction's first output allocation.
+   *
+   * @param compactions compactions counted
+   * @param zones the zones holding their inputs, summed
+   */
+  public record CompactionZones(long compactions, long zones) {
+    /** Zones per compaction, NaN if none was counted. */
+    public double perCompaction() {
+      return compactions == 0 ? Double.NaN : (double) zones / compactions;
+    }
+  }
+
+  /** The compactions' input zones since mount; none where a raw allocator is installed. */
+  public CompactionZones compactionZones() {
+    return allocator instanceof io.zkv.fs.PlacementAllocator p
+        ? new CompactionZones(p.compactionsCounted(), p.compactionInputZones())
+        : new CompactionZones(0, 0);
   }
 
   /** Starts background garbage collection (mounts do not start it before their policies). */
@@ -156,6 +204,23 @@ public final class ZkvEnv extends Env {
     int rc = nSetWriteBehind(zkvHandle, on);
     if (rc < 0 && !(rc == -EOPNOTSUPP && on)) { // not supported: synchronous writes, as documented
       throw new IllegalStateException("cannot set SST write-behind: error " + rc);
+    }
+  }
+
+  /** The over-provisioning reserve (at mount, {@link #onZones}). */
+  private void setOpZones(int zones, ZonedDevice device) {
+    if (zones == 0) {
+      return;
+    }
+    if (nSetOpZones(zkvHandle, zones) < 0) {
+      throw new IllegalArgumentException(
+          "op-zones "
+              + zones
+              + " on "
+              + device.uri()
+              + ": over-provisioning leaves data writers fewer than 4 of the device's "
+              + device.geometry().zoneCount()
+              + " zones beyond the file system's metadata zones and its two reserved empty zones");
     }
   }
 
@@ -370,6 +435,16 @@ public final class ZkvEnv extends Env {
    * @param mountChunks chunks that scan decoded
    * @param mountChunkBytes bytes it added to WAL files
    * @param mountChunkReads device reads it made (it reads ahead up to 1 MiB at a time)
+   * @param gcRuns garbage collection runs since mount that emptied a zone: a writer's collection
+   *     when it found no room, a {@link #reclaim} call, or a spell of background rounds collecting
+   *     one after another (CAZA's "zone cleaning" invocations)
+   * @param gcZones zones garbage collection emptied since mount ({@code resetsWithoutCopy} counts
+   *     every reset that copied nothing, GC's and the deletes')
+   * @param zoneFinishes zones the file system finished since mount: a placement policy's finishes,
+   *     WAL zones given up, metadata log zones left behind
+   * @param gcTotals GC's counters since format, as of the metadata log's last policy counts record
+   *     (a roll or a clean unmount) plus this mount's: runs, zones emptied, bytes copied, resets,
+   *     resets without copy, finishes ({@link GcTotals})
    */
   public record ZoneStats(
       long hostBytes,
@@ -403,18 +478,28 @@ public final class ZkvEnv extends Env {
       long mountChunkScanNanos,
       long mountChunks,
       long mountChunkBytes,
-      long mountChunkReads) {
+      long mountChunkReads,
+      long gcRuns,
+      long gcZones,
+      long zoneFinishes,
+      GcTotals gcTotals) {
     /** Counters before the overrides (layout 2: one record of 64-bit fields). */
     static final int NAMED_FIELDS = 24;
 
-    /** Counters after the overrides: ZWAL's and the mount's WAL counters. */
-    static final int WAL_FIELDS = 6;
+    /** Counters after the overrides: ZWAL's and the mount's WAL counters, then GC's. */
+    static final int WAL_FIELDS = 6, GC_FIELDS = 3 + GcTotals.FIELDS;
 
-    /** How many counters cross the native boundary: the named ones, the overrides twice, WAL's. */
-    static final int FIELDS = NAMED_FIELDS + 2 * PolicyOverride.values().length + WAL_FIELDS;
+    /**
+     * How many counters cross the native boundary: the named ones, the overrides twice, the rest.
+     */
+    static final int FIELDS =
+        NAMED_FIELDS + 2 * PolicyOverride.values().length + WAL_FIELDS + GC_FIELDS;
 
     static final int LAYOUT = 2;
-    static final int VERSION = 7;
+    static final int VERSION = 8;
+
+    /** A buffer this large holds the crossing: header, section table and the record. */
+    public static final int BUFFER_BYTES = 64 + FIELDS * Long.BYTES;
 
     public ZoneStats {
       overrides = everyReason(overrides);
@@ -480,7 +565,11 @@ public final class ZkvEnv extends Env {
           v[NAMED_FIELDS + 2 * reasons + 2],
           v[NAMED_FIELDS + 2 * reasons + 3],
           v[NAMED_FIELDS + 2 * reasons + 4],
-          v[NAMED_FIELDS + 2 * reasons + 5]);
+          v[NAMED_FIELDS + 2 * reasons + 5],
+          v[NAMED_FIELDS + 2 * reasons + 6],
+          v[NAMED_FIELDS + 2 * reasons + 7],
+          v[NAMED_FIELDS + 2 * reasons + 8],
+          GcTotals.of(v, NAMED_FIELDS + 2 * reasons + 9));
     }
 
     /** Every time the file system overrode a policy since format (the log's count). */
@@ -570,6 +659,8 @@ public final class ZkvEnv extends Env {
   private static native int nSetWalBuffer(long handle, int bytes);
 
   private static native int nSetWriteBehind(long handle, boolean on);
+
+  private static native int nSetOpZones(long handle, int zones);
 
   private static native int nSetWalMode(long handle, int mode, int queueDepth, long barrier);
 

@@ -312,7 +312,7 @@ final class FsCommands {
     @Override
     public String summary() {
       return "space: capacity, used, live, free, reclaimable, space amplification; placement"
-          + " decisions and overrides since format";
+          + " decisions, overrides and garbage collection since format";
     }
 
     @Override
@@ -361,6 +361,19 @@ final class FsCommands {
       }
       out.printf(
           "overrides    %s (by reason, since format)%n", reasons.length() == 0 ? "none" : reasons);
+      ZkvEnv.GcTotals gc = st.gcTotals();
+      out.printf(
+          "GC           %d runs emptied %d zones copying %s; %d zone resets, %s without a copy; %d"
+              + " zones finished (since format, as of the last log roll or clean unmount)%n",
+          gc.runs(),
+          gc.zones(),
+          size(gc.bytes()),
+          gc.resets(),
+          gc.resets() == 0
+              ? "none"
+              : String.format(
+                  java.util.Locale.ROOT, "%.1f%%", 100.0 * gc.resetsWithoutCopy() / gc.resets()),
+          gc.finishes());
       return 0;
     }
 

@@ -51,8 +51,8 @@ public record ZkvStreamsConfig(
   public static final String FORMAT = "zkv.format";
 
   /**
-   * Zone placement: {@code liza} (default), {@code caza} (ZoneKV is not available yet) or a policy
-   * of your own, {@code class:com.example.MyPolicy} (on the application's class path).
+   * Zone placement: {@code liza} (default), {@code caza}, {@code zonekv} or a policy of your own,
+   * {@code class:com.example.MyPolicy} (on the application's class path).
    */
   public static final String PLACEMENT = "zkv.placement";
 

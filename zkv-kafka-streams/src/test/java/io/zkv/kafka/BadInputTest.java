@@ -129,9 +129,9 @@ class BadInputTest {
   void badZkvSettingsNameTheSetting() {
     Map<String, Object> c = new HashMap<>();
     c.put(ZkvStreamsConfig.DEVICE, "emu:/x");
-    c.put(ZkvStreamsConfig.PLACEMENT, "zonekv");
+    c.put(ZkvStreamsConfig.PLACEMENT, "zonky");
     assertTrue(
-        message(c).contains("zkv.placement") && message(c).contains("not available yet"),
+        message(c).contains("zkv.placement") && message(c).contains("unknown placement 'zonky'"),
         message(c));
     c.put(ZkvStreamsConfig.PLACEMENT, "class:com.example.Missing");
     assertTrue(

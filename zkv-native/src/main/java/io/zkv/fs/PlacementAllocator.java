@@ -23,6 +23,7 @@ public final class PlacementAllocator implements ZoneAllocator {
   private final PlacementPolicy policy;
   private final DeviceGeometry geometry;
   private final AtomicLong calls = new AtomicLong();
+  private final CompactionInputZones inputZones = new CompactionInputZones();
 
   public PlacementAllocator(PlacementPolicy policy, DeviceGeometry geometry) {
     this.policy = policy;
@@ -38,10 +39,24 @@ public final class PlacementAllocator implements ZoneAllocator {
     return calls.get();
   }
 
+  /** Compactions whose inputs' zones were counted ({@link #compactionInputZones()}). */
+  public long compactionsCounted() {
+    return inputZones.compactions();
+  }
+
+  /**
+   * The zones holding each counted compaction's input SSTs, summed (CAZA's Fig. 6(a): divide by
+   * {@link #compactionsCounted()}); counted at each compaction's first output allocation.
+   */
+  public long compactionInputZones() {
+    return inputZones.zones();
+  }
+
   @Override
   public void allocate(ByteBuffer buffer) {
     calls.incrementAndGet();
     ZoneView view = ZoneView.wrap(buffer);
+    inputZones.count(view);
     encode(policy.allocate(request(view), ZoneTableProjection.forAllocation(view, geometry)), view);
   }
 

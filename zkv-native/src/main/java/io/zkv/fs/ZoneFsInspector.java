@@ -78,7 +78,7 @@ public final class ZoneFsInspector extends NativeHandle {
    * inspection mount itself decides nothing.
    */
   public org.rocksdb.ZkvEnv.ZoneStats stats() {
-    ByteBuffer buf = ByteBuffer.allocateDirect(512);
+    ByteBuffer buf = ByteBuffer.allocateDirect(org.rocksdb.ZkvEnv.ZoneStats.BUFFER_BYTES);
     long h = acquire();
     try {
       check(nStats(h, buf), "counters");

@@ -28,8 +28,10 @@ public final class ZoneFsSettings {
   private final GcTrigger gcTrigger;
   private final WalOptions wal;
   private final boolean writeBehind;
+  private final int opZones;
 
   private ZoneFsSettings(Builder b) {
+    this.opZones = b.opZones;
     this.format = b.format;
     this.placement = b.placement;
     this.allocator = b.allocator;
@@ -58,6 +60,7 @@ public final class ZoneFsSettings {
     Builder b = new Builder();
     b.format = format;
     b.placement = placement;
+    b.opZones = opZones;
     b.allocator = allocator;
     b.victims = victims;
     b.gcTrigger = gcTrigger;
@@ -107,6 +110,11 @@ public final class ZoneFsSettings {
     return writeBehind;
   }
 
+  /** Empty zones kept for garbage collection's copies (see {@link Builder#opZones}). */
+  public int opZones() {
+    return opZones;
+  }
+
   @Override
   public String toString() {
     return "ZoneFsSettings{format="
@@ -121,6 +129,7 @@ public final class ZoneFsSettings {
         + wal
         + ", writeBehind="
         + writeBehind
+        + (opZones > 0 ? ", opZones=" + opZones : "")
         + "}";
   }
 
@@ -133,8 +142,26 @@ public final class ZoneFsSettings {
     private GcTrigger gcTrigger = GcTrigger.zenFsDefault();
     private WalOptions wal = WalOptions.defaults();
     private boolean writeBehind = true;
+    private int opZones;
 
     private Builder() {}
+
+    /**
+     * Over-provisioning (CAZA's OP zones; default 0): {@code zones} empty zones no writer but
+     * garbage collection may start, beyond the file system's own two reserved empty zones, so that
+     * cleaning always has room to copy into. RocksDB's metadata files and the flush that replays a
+     * WAL at open may still use them (a full device reopens). Mounting refuses a reserve that
+     * leaves data writers fewer than 4 zones.
+     *
+     * @throws IllegalArgumentException if negative
+     */
+    public Builder opZones(int zones) {
+      if (zones < 0) {
+        throw new IllegalArgumentException("op-zones must be >= 0, not " + zones);
+      }
+      this.opZones = zones;
+      return this;
+    }
 
     /**
      * Write SST files behind their writer (default true): each write-out of 512 KiB stays in flight

@@ -53,7 +53,8 @@ final class ZoneTableProjection {
     int n = v.zoneCount();
     ZoneTable.Builder b =
         ZoneTable.builder(n, geometry.zoneCapacity())
-            .deviceLimits(geometry.maxOpen(), geometry.maxActive());
+            .deviceLimits(geometry.maxOpen(), geometry.maxActive())
+            .emptyZonesKept(v.emptyZonesKept(), v.opZones());
     long[] attributed = new long[n];
     for (int k = 0; k < v.zoneFileCount(); k++) {
       int z = v.zoneFileZone(k);
@@ -88,6 +89,8 @@ final class ZoneTableProjection {
       }
       if (v.zoneOwner(i) >= 0) {
         b.owner(i, v.zoneOwner(i));
+      } else if (busy && cond == ZoneCondition.FULL) {
+        b.claimed(i); // its reset pending, or GC's victim: no writer's token
       } else if (busy) {
         b.busy(i);
       }

@@ -14,11 +14,11 @@ import java.util.List;
  */
 public final class ZoneView {
   public static final int LAYOUT = 1;
-  public static final int VERSION = 2;
+  public static final int VERSION = 3;
 
   // sections
   static final int ZONES = 0, FILES = 1, ZONE_FILES = 2, INPUTS = 3, REQUEST = 4, DECISION = 5;
-  static final int BYTES = 6;
+  static final int BYTES = 6, RESERVES = 7;
 
   /** zkv_bnd_zone: field offsets and size. */
   static final int Z_START = 0, Z_CAPACITY = 8, Z_WRITE_POINTER = 16, Z_LIVE = 24, Z_COPY = 32;
@@ -46,6 +46,9 @@ public final class ZoneView {
 
   static final int D_FINISH = 24, MAX_FINISH = 16, DECISION_SIZE = D_FINISH + 4 * MAX_FINISH;
 
+  /** zkv_bnd_reserves. */
+  static final int RS_EMPTY_KEPT = 0, RS_OP_ZONES = 4, RESERVES_SIZE = 8;
+
   /** zkv_bnd_bytes. */
   static final int BYTES_OFFSET = 0, BYTES_LENGTH = 4, BYTES_SIZE = 8;
 
@@ -70,7 +73,8 @@ public final class ZoneView {
             Long.BYTES,
             REQUEST_SIZE,
             DECISION_SIZE,
-            1));
+            1,
+            RESERVES_SIZE));
   }
 
   public int zoneCount() {
@@ -190,6 +194,19 @@ public final class ZoneView {
 
   public int zoneFileZone(int k) {
     return b.getInt(ZONE_FILES, k, ZF_ZONE);
+  }
+
+  /**
+   * The empty zones the file system keeps from the writer this view was taken for (an SST writer
+   * for a victim choice or a GC trigger): it starts an empty zone only while more are left.
+   */
+  public int emptyZonesKept() {
+    return b.getInt(RESERVES, 0, RS_EMPTY_KEPT);
+  }
+
+  /** The over-provisioning reserve: empty zones kept for GC's copies (part of the kept ones). */
+  public int opZones() {
+    return b.getInt(RESERVES, 0, RS_OP_ZONES);
   }
 
   /** Whether this view comes with an allocation request (not for a victim choice). */

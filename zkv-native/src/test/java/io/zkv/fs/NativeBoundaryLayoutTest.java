@@ -70,19 +70,23 @@ class NativeBoundaryLayoutTest {
           D_FINISH,
           BYTES_SIZE,
           BYTES_OFFSET,
-          BYTES_LENGTH
+          BYTES_LENGTH,
+          RESERVES_SIZE,
+          RS_EMPTY_KEPT,
+          RS_OP_ZONES
         },
         ZkvEnv.nativeBoundaryLayout(LAYOUT));
   }
 
   @Test
   void zoneStats() {
-    // version 7: one record of 52 64-bit counters: the first field, the last named one, the
+    // version 8: one record of 61 64-bit counters: the first field, the last named one, the
     // overrides by reason since mount and since format after it (one per PolicyOverride each),
-    // then the six WAL counters (the first and the last)
+    // then the six WAL counters (the first and the last), then GC's three (the first and last)
+    // and its six since format
     assertEquals(46, 24 + 2 * PolicyOverride.values().length);
     assertArrayEquals(
-        new int[] {7, 52 * 8, 0, 23 * 8, 24 * 8, 35 * 8, 46 * 8, 51 * 8},
+        new int[] {8, 61 * 8, 0, 23 * 8, 24 * 8, 35 * 8, 46 * 8, 51 * 8, 52 * 8, 54 * 8, 55 * 8},
         ZkvEnv.nativeBoundaryLayout(2));
   }
 

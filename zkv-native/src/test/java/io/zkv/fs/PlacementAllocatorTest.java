@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.AbstractEventListener;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
@@ -134,6 +135,68 @@ class PlacementAllocatorTest {
     }
   }
 
+  /** LIZA wrapped to record each request's kind with the reserves its view showed. */
+  static final class ReservesSeen implements PlacementPolicy {
+    final LizaPolicy liza = new LizaPolicy();
+    final List<String> seen = new ArrayList<>();
+
+    @Override
+    public String name() {
+      return "reserves-seen LIZA";
+    }
+
+    @Override
+    public synchronized Allocation allocate(AllocationRequest request, ZoneTableView zones) {
+      seen.add(request.kind() + " kept " + zones.emptyZonesKept() + " op " + zones.opZones());
+      return liza.allocate(request, zones);
+    }
+  }
+
+  @Test
+  void theViewShowsTheEmptyZonesKeptFromEachWriterAndCompactionInputZonesAreCounted()
+      throws Exception {
+    ReservesSeen policy = new ReservesSeen();
+    PlacementAllocator allocator = new PlacementAllocator(policy, GEOMETRY);
+    try (ZonedDevice dev = device()) {
+      ZoneFsSettings settings =
+          ZoneFsSettings.builder().format(true).allocator(allocator).opZones(4).build();
+      try (ZkvEnv env = ZkvEnv.onZones(dev, settings);
+          AbstractEventListener hints = env.newLsmHintListener(); // compaction inputs and jobs
+          Options o =
+              new Options()
+                  .setCreateIfMissing(true)
+                  .setEnv(env)
+                  .setListeners(List.of(hints))
+                  .setWriteBufferSize(1 << 20);
+          RocksDB db = RocksDB.open(o, "/kept/db");
+          FlushOptions f = new FlushOptions().setWaitForFlush(true)) {
+        for (int round = 0; round < 3; round++) {
+          for (int i = 0; i < 20_000; i++) {
+            db.put(("key" + i).getBytes(), ("value-" + round + "-" + i).getBytes());
+          }
+          db.flush(f);
+        }
+        db.compactRange();
+        ZkvEnv.CompactionZones c = env.compactionZones();
+        assertTrue(c.compactions() >= 1 && c.zones() >= c.compactions(), c.toString());
+      }
+      synchronized (policy) {
+        // data writers: the file system's two and the four of over-provisioning; metadata one
+        assertTrue(policy.seen.contains("WAL kept 6 op 4"), policy.seen.toString());
+        assertTrue(policy.seen.contains("SST kept 6 op 4"), policy.seen.toString());
+        assertTrue(policy.seen.contains("MANIFEST kept 1 op 4"), policy.seen.toString());
+      }
+      // a reserve leaving data writers fewer than 4 of the 29 I/O zones is refused at mount
+      ZoneFsSettings tooMany = ZoneFsSettings.builder().opZones(24).build();
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> ZkvEnv.onZones(dev, tooMany));
+      assertTrue(e.getMessage().contains("op-zones 24"), e.getMessage());
+      try (ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.builder().opZones(23).build())) {
+        assertEquals(0, env.compactionZones().compactions()); // since this mount
+      }
+    }
+  }
+
   @Test
   void anUnnamedFileIsOfUnknownKind() {
     assertEquals(FileKind.UNKNOWN, PlacementAllocator.kindOf(""));
@@ -183,6 +246,25 @@ class PlacementAllocatorTest {
     assertArrayEquals(
         "n".getBytes(), table.file(13).orElseThrow().keyRange().orElseThrow().smallest());
     assertEquals(9, table.zone(1).tag().getAsInt());
+  }
+
+  @Test
+  void fullZonesTheFileSystemHoldsCountAgainstNoLimit() {
+    // 14 active zones on the device (12 tokens for files, 2 reserved); 13 partly written zones
+    // and three full ones whose reset is pending (busy, no owner): the view must not count those
+    // (it did, and the table refused the view: the policy's allocation failed, overridden)
+    ZoneViewWriter w = new ZoneViewWriter();
+    long mib = 1 << 20;
+    for (int z = 0; z < 20; z++) {
+      long written = z < 13 ? mib : z < 16 ? 6 * mib : 0;
+      boolean busy = z >= 13 && z < 16;
+      w.zones.add(
+          new ZoneViewWriter.Zone(z * 8 * mib, 6 * mib, written, 0, 0, 0, false, busy, false, -1));
+    }
+    ZoneTableView table = ZoneTableProjection.forAllocation(ZoneView.wrap(w.build()), GEOMETRY);
+    assertEquals(13, table.tokens().activeIo());
+    assertEquals(0, table.tokens().openIo());
+    assertTrue(table.zone(14).busy());
   }
 
   @Test

@@ -46,11 +46,17 @@ final class ZoneViewWriter {
   final List<File> files = new ArrayList<>();
   final List<Placement> placements = new ArrayList<>();
   Request request;
+  int emptyZonesKept;
+  int opZones;
 
   ByteBuffer build() {
     java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-    int[] sizes = {ZONE_SIZE, FILE_SIZE, ZONE_FILE_SIZE, 8, REQUEST_SIZE, DECISION_SIZE, 1};
-    int[] counts = new int[7];
+    int[] sizes = {
+      ZONE_SIZE, FILE_SIZE, ZONE_FILE_SIZE, 8, REQUEST_SIZE, DECISION_SIZE, 1, RESERVES_SIZE
+    };
+    int sections = sizes.length;
+    int[] counts = new int[sections];
+    counts[RESERVES] = 1;
     counts[ZONES] = zones.size();
     counts[FILES] = files.size();
     counts[ZONE_FILES] = placements.size();
@@ -73,16 +79,16 @@ final class ZoneViewWriter {
             };
     byte[] blob = bytes.toByteArray();
     counts[BYTES] = blob.length;
-    int[] offsets = new int[7];
-    int at = align(BoundaryBuffer.HEADER_SIZE + 7 * BoundaryBuffer.SECTION_SIZE);
-    for (int s = 0; s < 7; s++) {
+    int[] offsets = new int[sections];
+    int at = align(BoundaryBuffer.HEADER_SIZE + sections * BoundaryBuffer.SECTION_SIZE);
+    for (int s = 0; s < sections; s++) {
       offsets[s] = at;
       at = align(at + sizes[s] * counts[s]);
     }
     ByteBuffer b = ByteBuffer.allocateDirect(at).order(ByteOrder.nativeOrder());
     b.putInt(0, BoundaryBuffer.MAGIC).putShort(4, (short) LAYOUT).putShort(6, (short) VERSION);
-    b.putInt(8, at).putInt(12, 7);
-    for (int s = 0; s < 7; s++) {
+    b.putInt(8, at).putInt(12, sections);
+    for (int s = 0; s < sections; s++) {
       int e = BoundaryBuffer.HEADER_SIZE + s * BoundaryBuffer.SECTION_SIZE;
       b.putInt(e, offsets[s]).putInt(e + 4, sizes[s]).putInt(e + 8, counts[s]);
     }
@@ -134,6 +140,8 @@ final class ZoneViewWriter {
     for (int i = 0; i < blob.length; i++) {
       b.put(offsets[BYTES] + i, blob[i]);
     }
+    b.putInt(offsets[RESERVES] + RS_EMPTY_KEPT, emptyZonesKept);
+    b.putInt(offsets[RESERVES] + RS_OP_ZONES, opZones);
     return b;
   }
 

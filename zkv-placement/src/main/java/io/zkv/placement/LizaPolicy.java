@@ -143,7 +143,8 @@ public final class LizaPolicy implements PlacementPolicy {
           best.zone, finished, "avoided a finish by relaxing the lifetime diff (same lifetime)");
     }
 
-    // FinishCheapestIOZone until an active token is free.
+    // FinishCheapestIOZone until an active token is free (as ZenFS, also when no empty zone may
+    // then be started: the finished zones stay finished; LizaPolicyTest pins this).
     while (!gotToken) {
       int victim = cheapestToFinish(zones, finished);
       if (victim < 0) {
@@ -168,8 +169,15 @@ public final class LizaPolicy implements PlacementPolicy {
               ? "no open zone with room; new zone"
               : "best open zone diff " + best.diff + "; new zone");
     }
+    return noEmptyZone(zones, best, finished);
+  }
+
+  /** No empty zone may be started: GC if it could free one, else no space. */
+  private static Allocation noEmptyZone(ZoneTableView zones, Match best, List<Integer> finished) {
     String why =
-        "no empty zone"
+        (zones.emptyZonesKept() > 0
+                ? "no empty zone beyond the " + zones.emptyZonesKept() + " kept"
+                : "no empty zone")
             + (best.zone >= 0 && !finished.contains(best.zone)
                 ? " (zone " + best.zone + " has room but lifetime diff " + best.diff + ")"
                 : " and no open zone with room");
@@ -238,8 +246,16 @@ public final class LizaPolicy implements PlacementPolicy {
     return victim;
   }
 
-  /** {@code AllocateEmptyZone}: the first empty I/O zone not held by a writer; -1 if none. */
+  /**
+   * {@code AllocateEmptyZone}: the first empty I/O zone not held by a writer; -1 if none, or if
+   * every empty zone is one the file system keeps from this writer ({@link
+   * ZoneTableView#emptyZonesKept()}: its reserves, over-provisioning). ZenFS has no such reserve;
+   * asking for a kept zone would only have the file system override the decision.
+   */
   static int firstEmptyZone(ZoneTableView zones) {
+    if (zones.emptyZonesAvailable() == 0) {
+      return -1;
+    }
     for (int i = 0; i < zones.zoneCount(); i++) {
       ZoneInfo z = zones.zone(i);
       if (acquirable(z) && z.isEmpty()) {
@@ -254,7 +270,7 @@ public final class LizaPolicy implements PlacementPolicy {
    * (or was just finished) with less live data than capacity, or partly written with no live data
    * left (ZenFS's {@code ResetUnusedIOZones} resets it without copying).
    */
-  private static boolean reclaimable(ZoneTableView zones, List<Integer> finished) {
+  static boolean reclaimable(ZoneTableView zones, List<Integer> finished) {
     for (int i = 0; i < zones.zoneCount(); i++) {
       ZoneInfo z = zones.zone(i);
       if (!acquirable(z)) {
@@ -278,18 +294,18 @@ public final class LizaPolicy implements PlacementPolicy {
    * no such classes; without this rule the file system overrode LIZA's choice of a zone of the
    * other class.
    */
-  private static boolean servesClass(ZoneInfo z, FileKind kind) {
+  static boolean servesClass(ZoneInfo z, FileKind kind) {
     ZoneIoClass wanted = kind.isWal() ? ZoneIoClass.WAL : ZoneIoClass.DATA;
     return z.ioClass() == ZoneIoClass.NONE || z.ioClass() == wanted;
   }
 
   /** An I/O zone that ZenFS's {@code Zone::Acquire()} would grant: not reserved, not busy. */
-  private static boolean acquirable(ZoneInfo z) {
+  static boolean acquirable(ZoneInfo z) {
     return z.isIoZone() && !z.busy();
   }
 
   /** Neither empty nor full in ZenFS's sense ({@code !(IsEmpty() || IsFull())}). */
-  private static boolean isPartlyWritten(ZoneInfo z) {
+  static boolean isPartlyWritten(ZoneInfo z) {
     return z.isWritable() && z.written() > 0;
   }
 }

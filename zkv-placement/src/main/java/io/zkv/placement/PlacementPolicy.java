@@ -21,15 +21,17 @@ package io.zkv.placement;
  *
  * <ul>
  *   <li>{@link LizaPolicy} (ZenFS's default): file kind and lifetime hint, zone lifetimes, tokens.
- *   <li>CAZA: the request's {@code level} and {@code keyRange} (or its {@code compactionInputs}'
- *       ranges) give S and L; {@link ZoneTableView#files()} gives the SSTs of level L+1 that
- *       overlap S and {@link ZoneTableView#zonesOf} their zones, ranked by count; ZC1/ZC2 return
- *       {@link Allocation.OpenEmptyZone}, Fallback 1 the zone of the nearest same-level SST,
- *       Fallback 2 delegates to a {@link LizaPolicy}; cleaning is {@link Allocation.NeedGc}.
- *   <li>ZoneKV: the request's absolute {@code level} and {@code kind} give the lifetime class, kept
- *       on the zone as {@link Allocation.OpenEmptyZone#tag()} and read back from {@link
- *       ZoneInfo#tag()}; "close at the active limit" is an {@link Allocation.OpenEmptyZone} whose
- *       {@code finishFirst} names the victim, so the active resource is really freed.
+ *   <li>{@link CazaPolicy}: the request's {@code level} and {@code keyRange} (or its {@code
+ *       compactionInputs}' ranges) give S and L; {@link ZoneTableView#files()} gives the SSTs of
+ *       level L+1 that overlap S and {@link ZoneTableView#zonesOf} their zones, ranked by count;
+ *       ZC1/ZC2 return {@link Allocation.OpenEmptyZone}, Fallback 1 the zone of the nearest
+ *       same-level SST, Fallback 2 delegates to a {@link LizaPolicy}; cleaning is {@link
+ *       Allocation.NeedGc}.
+ *   <li>{@link ZoneKvPolicy}: the request's absolute {@code level} and {@code kind} give the
+ *       lifetime class, kept on the zone as {@link Allocation.OpenEmptyZone#tag()} and read back
+ *       from {@link ZoneInfo#tag()}; "close at the active limit" is an {@link
+ *       Allocation.OpenEmptyZone} whose {@code finishFirst} names the victim, so the active
+ *       resource is really freed.
  * </ul>
  */
 public interface PlacementPolicy {
@@ -45,4 +47,15 @@ public interface PlacementPolicy {
    * @return the decision; never null
    */
   Allocation allocate(AllocationRequest request, ZoneTableView zones);
+
+  /**
+   * Checks, before the policy is installed, that the device can serve it: a policy that needs zones
+   * of several classes open at once refuses a device whose active-zone limit is too low. Default:
+   * any device.
+   *
+   * @param maxActiveIo the active zones file writes may hold at once ({@link
+   *     ZoneTokens#maxActiveIo()}: the device's limit less the file system's reserved ones)
+   * @throws IllegalArgumentException saying why the device does not do
+   */
+  default void checkDevice(int maxActiveIo) {}
 }

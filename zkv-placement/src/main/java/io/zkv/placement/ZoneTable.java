@@ -34,6 +34,7 @@ public final class ZoneTable implements ZoneTableView {
   final WriteLifetime[] lifetime;
   final ZoneReservation[] reservation;
   final boolean[] busy;
+  final boolean[] claimed; // full, held by the file system itself: no token
   final OptionalInt[] tag;
   final ZoneIoClass[] ioClass;
   final long[] owner; // file id of the writer holding the zone, -1 none
@@ -41,6 +42,8 @@ public final class ZoneTable implements ZoneTableView {
   final TreeMap<Long, TreeSet<Integer>> zonesByFile = new TreeMap<>();
   final TreeMap<Long, FileInfo> files = new TreeMap<>();
   final int reservedTokens;
+  final int emptyZonesKept;
+  final int opZones;
   final int maxOpenIo;
   final int maxActiveIo;
 
@@ -52,6 +55,7 @@ public final class ZoneTable implements ZoneTableView {
     lifetime = b.lifetime.clone();
     reservation = b.reservation.clone();
     busy = b.busy.clone();
+    claimed = b.claimed.clone();
     ioClass = b.ioClass.clone();
     owner = b.owner.clone();
     tag = b.tag.clone();
@@ -60,6 +64,8 @@ public final class ZoneTable implements ZoneTableView {
       live.add(new TreeMap<>());
     }
     reservedTokens = b.reservedTokens;
+    emptyZonesKept = b.emptyZonesKept;
+    opZones = b.opZones;
     maxOpenIo = ioLimit("open", b.deviceMaxOpen, b.reservedTokens, zoneCount);
     maxActiveIo = ioLimit("active", b.deviceMaxActive, b.reservedTokens, zoneCount);
     if (b.deviceMaxOpen != 0 && maxOpenIo < 2) {
@@ -125,10 +131,20 @@ public final class ZoneTable implements ZoneTableView {
         condition[index],
         lifetime[index],
         reservation[index],
-        busy[index],
+        busy[index] || claimed[index],
         tag[index],
         ioClass[index],
         owner[index] < 0 ? OptionalLong.empty() : OptionalLong.of(owner[index]));
+  }
+
+  @Override
+  public int emptyZonesKept() {
+    return emptyZonesKept;
+  }
+
+  @Override
+  public int opZones() {
+    return opZones;
   }
 
   @Override
@@ -217,6 +233,7 @@ public final class ZoneTable implements ZoneTableView {
     private final WriteLifetime[] lifetime;
     private final ZoneReservation[] reservation;
     private final boolean[] busy;
+    private final boolean[] claimed;
     private final OptionalInt[] tag;
     private final ZoneIoClass[] ioClass;
     private final long[] owner;
@@ -225,6 +242,8 @@ public final class ZoneTable implements ZoneTableView {
     private int deviceMaxOpen;
     private int deviceMaxActive;
     private int reservedTokens = 2;
+    private int emptyZonesKept;
+    private int opZones;
 
     private Builder(int zoneCount, long zoneCapacity) {
       if (zoneCount < 1) {
@@ -240,6 +259,7 @@ public final class ZoneTable implements ZoneTableView {
       lifetime = new WriteLifetime[zoneCount];
       reservation = new ZoneReservation[zoneCount];
       busy = new boolean[zoneCount];
+      claimed = new boolean[zoneCount];
       tag = new OptionalInt[zoneCount];
       ioClass = new ZoneIoClass[zoneCount];
       owner = new long[zoneCount];
@@ -277,6 +297,20 @@ public final class ZoneTable implements ZoneTableView {
         throw new IllegalArgumentException("reserved tokens must be >= 0, not " + reserved);
       }
       reservedTokens = reserved;
+      return this;
+    }
+
+    /**
+     * The empty zones the file system keeps from the view's writer ({@link
+     * ZoneTableView#emptyZonesKept()}), of them {@code opZones} over-provisioning; default none.
+     */
+    public Builder emptyZonesKept(int kept, int opZones) {
+      if (kept < 0 || opZones < 0) {
+        throw new IllegalArgumentException(
+            "kept empty zones must be >= 0, not " + kept + " (op " + opZones + ")");
+      }
+      this.emptyZonesKept = kept;
+      this.opZones = opZones;
       return this;
     }
 
@@ -319,6 +353,23 @@ public final class ZoneTable implements ZoneTableView {
     /** Marks zone {@code index} as held by a writer. */
     public Builder busy(int index) {
       busy[Objects.checkIndex(index, zoneCount)] = true;
+      return this;
+    }
+
+    /**
+     * Marks full zone {@code index} as held by the file system itself (its reset pending, or GC
+     * emptying it): shown busy (nobody may take it, nor choose it as a victim) but holding no open
+     * or active token, as no writer has it open.
+     *
+     * @throws IllegalStateException if the zone is not full
+     */
+    public Builder claimed(int index) {
+      Objects.checkIndex(index, zoneCount);
+      if (condition[index] != ZoneCondition.FULL) {
+        throw new IllegalStateException(
+            "zone " + index + " is " + condition[index] + ": only a full zone is claimed");
+      }
+      claimed[index] = true;
       return this;
     }
 

@@ -32,6 +32,40 @@ public interface ZoneTableView {
   /** The open/active token counts and limits of the I/O zones. */
   ZoneTokens tokens();
 
+  /**
+   * The empty zones the file system keeps from the writer this view was taken for: it starts an
+   * empty zone only while more than these are left (an allocation that asks for one anyway is
+   * overridden). Its own reserves (one empty zone for GC, one for RocksDB's metadata files) and the
+   * over-provisioning reserve ({@link #opZones()}); none for a GC migration. Default 0: a table
+   * built without reserves.
+   */
+  default int emptyZonesKept() {
+    return 0;
+  }
+
+  /**
+   * The over-provisioning reserve: empty zones kept for garbage collection's copies (CAZA's OP
+   * zones), part of {@link #emptyZonesKept()} for data writers. Default 0.
+   */
+  default int opZones() {
+    return 0;
+  }
+
+  /**
+   * The empty zones this view's writer may start: those not held by anyone beyond the {@link
+   * #emptyZonesKept()} reserves.
+   */
+  default int emptyZonesAvailable() {
+    int empty = 0;
+    for (int i = 0; i < zoneCount(); i++) {
+      ZoneInfo z = zone(i);
+      if (z.isIoZone() && !z.busy() && z.isEmpty()) {
+        empty++;
+      }
+    }
+    return Math.max(0, empty - emptyZonesKept());
+  }
+
   /** Ids of the files with live bytes in zone {@code index}, ascending. */
   Set<Long> filesIn(int index);
 

@@ -1,5 +1,7 @@
 package io.zkv.placement;
 
+import static io.zkv.placement.Decisions.opened;
+import static io.zkv.placement.Decisions.used;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -38,14 +40,6 @@ class CazaPolicyTest {
     AllocationRequest.Builder b =
         AllocationRequest.builder(99, FileKind.SST).lifetime(WriteLifetime.LONG).level(level);
     return (range == null ? b : b.keyRange(range)).build();
-  }
-
-  private static int used(Allocation a) {
-    return assertInstanceOf(Allocation.UseZone.class, a, a.reason()).target();
-  }
-
-  private static Allocation.OpenEmptyZone opened(Allocation a) {
-    return assertInstanceOf(Allocation.OpenEmptyZone.class, a, a.reason());
   }
 
   @Test

@@ -422,6 +422,23 @@ class LizaPolicyTest {
     }
 
     @Test
+    void emptyZonesTheFileSystemKeepsAreNeverOpened() {
+      ZoneTable.Builder b = table(5, 0, 0);
+      full(b, 0, CAP);
+      full(b, 1, 400); // garbage
+      closed(b, 2, SHORT, 500, 500); // room, but NOT_GOOD for LONG
+      b.emptyZonesKept(2, 0); // zones 3 and 4 are the file system's reserves
+      Allocation a = liza.allocate(sst(LONG), b.build());
+      assertTrue(
+          assertInstanceOf(Allocation.NeedGc.class, a).reason().contains("beyond the 2 kept"),
+          a.reason());
+      b.emptyZonesKept(1, 0); // one of them may be started
+      Allocation.OpenEmptyZone o =
+          assertInstanceOf(Allocation.OpenEmptyZone.class, liza.allocate(sst(LONG), b.build()));
+      assertEquals(3, o.target());
+    }
+
+    @Test
     void aFittingOpenZoneIsUsedWhenNoZoneIsEmpty() {
       ZoneTable.Builder b = table(4, 0, 0);
       full(b, 0, CAP);

@@ -52,8 +52,13 @@ public record BenchInvocation(
               "SPEC",
               null,
               "a configuration, repeatable: zkv[:key=value,...] or rocksdb-default[:...]"
-                  + " (keys in docs/benchmarks.md: profile, placement, windows, bloom, label, ...)"),
-          Option.of("workload", "LIST", "fillrandom,readrandom", "phases, comma-separated"),
+                  + " (keys in docs/benchmarks.md: profile, placement, gc, windows, bloom, label,"
+                  + " ...)"),
+          Option.of(
+              "workload",
+              "LIST",
+              "fillrandom,readrandom",
+              "phases, comma-separated; NAME*K: over K times the keys and ops"),
           Option.of("threads", "N", "1", "client threads (1-256)"),
           Option.of("keys", "N", "100000", "key space"),
           Option.of("key-size", "BYTES", "16", "key size (8-1024)"),
@@ -71,7 +76,7 @@ public record BenchInvocation(
               "placement",
               "NAME",
               "liza",
-              "zone placement policy (liza, caza, or class:com.x.MyPolicy)"),
+              "zone placement policy (liza, caza, zonekv, or class:com.x.MyPolicy)"),
           Option.of("device", "URI", "a scratch emulated device", "run on this device (formatted)"),
           Option.of(
               "classpath",

@@ -59,6 +59,28 @@ public record BenchSettings(
     return with(threads, bits);
   }
 
+  /**
+   * These settings with {@code factor} times the key space and, where {@code --ops} is given, the
+   * operations: a workload written {@code name*factor} (ZoneKV's fillrandom of k times the fill).
+   */
+  BenchSettings scaled(int factor) {
+    return new BenchSettings(
+        workloads,
+        threads,
+        keySize,
+        valueSize,
+        ycsbFieldLength,
+        Math.multiplyExact(keys, (long) factor),
+        Math.multiplyExact(ops, (long) factor),
+        durationSeconds,
+        zipfian,
+        writeBufferSize,
+        bloomBitsPerKey,
+        seed,
+        intervalSeconds,
+        repeat);
+  }
+
   private BenchSettings with(int n, double bits) {
     return new BenchSettings(
         workloads,

@@ -127,6 +127,16 @@ public final class Comparison {
           continue;
         }
         add(figs, higherBetter, "ops/s", true, configs.size(), ci, p.opsPerSecond());
+        if (!Double.isNaN(p.opsPerSecondStddev())) { // ZoneKV's stability: lower is steadier
+          add(
+              figs,
+              higherBetter,
+              "ops/s stddev",
+              false,
+              configs.size(),
+              ci,
+              p.opsPerSecondStddev());
+        }
         if (p.writerOps() > 0) {
           add(figs, higherBetter, "writer ops/s", true, configs.size(), ci, p.writerOpsPerSecond());
         }
@@ -205,6 +215,40 @@ public final class Comparison {
                 configs.size(),
                 ci,
                 (p.device().hostBytes() + p.device().gcBytes()) / (double) p.device().hostBytes());
+          }
+          DeviceFigures d = p.device();
+          if (!Double.isNaN(d.zoneSpaceAmplification())) { // ZoneKV's: zones used x capacity / live
+            add(
+                figs,
+                higherBetter,
+                "zone space amplification",
+                false,
+                configs.size(),
+                ci,
+                d.zoneSpaceAmplification());
+          }
+          if (d.resets() > 0) { // CAZA's Fig. 5: resets whose zone held nothing live
+            add(
+                figs,
+                higherBetter,
+                "zero-copy resets %",
+                true,
+                configs.size(),
+                ci,
+                d.zeroCopyResetPercent());
+          }
+          if (d.gcRuns() > 0 || d.gcBytes() > 0) {
+            add(figs, higherBetter, "GC runs", false, configs.size(), ci, d.gcRuns());
+          }
+          if (!Double.isNaN(d.inputZonesPerCompaction())) { // CAZA's Fig. 6(a)
+            add(
+                figs,
+                higherBetter,
+                "zones per compaction",
+                false,
+                configs.size(),
+                ci,
+                d.inputZonesPerCompaction());
           }
           if (p.writes() > 0) {
             add(

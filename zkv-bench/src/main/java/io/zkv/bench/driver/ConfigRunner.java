@@ -64,12 +64,13 @@ final class ConfigRunner {
         continue;
       }
       if (p.readsData() && !populated) {
-        runner.run(prefill(settings), label);
+        BenchSettings keySpace = settings.scaled(WorkloadCatalog.scaleOf(p.name())); // NAME*K's
+        runner.run(prefill(keySpace), label);
         notes.add(
             String.format(
                 Locale.ROOT,
                 "unmeasured fillseq of %,d keys before %s",
-                settings.keys(),
+                keySpace.keys(),
                 p.name()));
         settle(store, "the prefill", notes);
         populated = true;
@@ -96,6 +97,16 @@ final class ConfigRunner {
       ZoneCounters after = store.counters();
       if (before != null) {
         r = r.withDevice(DeviceFigures.between(before, after, r.userBytes()));
+        if (!r.device().overridesByReason().isEmpty()) { // which safety rule stepped in
+          notes.add(
+              String.format(
+                  Locale.ROOT,
+                  "%s #%d %s: policy overrides by reason %s",
+                  label,
+                  repeat,
+                  p.name(),
+                  r.device().overridesByReason()));
+        }
       }
       if (plmBefore != null) {
         r = r.withPlm(plmCounters(store).since(plmBefore), timeline);

@@ -156,7 +156,16 @@ public final class JsonReport {
             b.append(", \"dataZones\": ").append(d.dataZones());
             b.append(", \"spaceAmplification\": ").append(num(d.spaceAmplification()));
             b.append(", \"policyDecisions\": ").append(d.policyDecisions());
-            b.append(", \"policyOverrides\": ").append(d.policyOverrides()).append('}');
+            b.append(", \"policyOverrides\": ").append(d.policyOverrides());
+            b.append(", \"gcRuns\": ").append(d.gcRuns());
+            b.append(", \"resets\": ").append(d.resets());
+            b.append(", \"resetsWithoutCopy\": ").append(d.resetsWithoutCopy());
+            b.append(", \"zoneFinishes\": ").append(d.zoneFinishes());
+            b.append(", \"zoneSpaceAmplification\": ").append(num(d.zoneSpaceAmplification()));
+            b.append(", \"inputZonesPerCompaction\": ").append(num(d.inputZonesPerCompaction()));
+            b.append(", \"overridesByReason\": ");
+            counts(d.overridesByReason());
+            b.append('}');
           });
       b.append(",\n");
       section(
@@ -164,13 +173,9 @@ public final class JsonReport {
           p.writeStalls(),
           w -> {
             b.append("{\"seconds\": ").append(num(w.seconds()));
-            b.append(", \"counts\": {");
-            int n = 0;
-            for (Map.Entry<String, Long> e : w.counts().entrySet()) {
-              b.append(n++ == 0 ? "" : ", ").append(str(e.getKey())).append(": ");
-              b.append(e.getValue());
-            }
-            b.append("}}");
+            b.append(", \"counts\": ");
+            counts(w.counts());
+            b.append('}');
           });
       b.append(",\n");
       section(
@@ -247,6 +252,16 @@ public final class JsonReport {
       s.append(i == 0 ? "" : ", ").append(Json.quote(l.get(i)));
     }
     return s.append(']').toString();
+  }
+
+  /** A JSON object of named counts. */
+  private void counts(Map<String, Long> counts) {
+    b.append('{');
+    int n = 0;
+    for (Map.Entry<String, Long> e : counts.entrySet()) {
+      b.append(n++ == 0 ? "" : ", ").append(str(e.getKey())).append(": ").append(e.getValue());
+    }
+    b.append('}');
   }
 
   static String num(double v) {

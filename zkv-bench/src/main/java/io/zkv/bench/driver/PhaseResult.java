@@ -55,6 +55,28 @@ public record PhaseResult(
     RecoveryFigures recovery,
     WriteStalls writeStalls) {
 
+  /**
+   * The standard deviation of the clients' operations per second over the timeline's intervals
+   * (ZoneKV's measure of stable throughput), the last one left out when there are three or more (it
+   * is cut short by the phase's end); NaN with fewer than two intervals.
+   */
+  public double opsPerSecondStddev() {
+    int n = timeline.length >= 3 ? timeline.length - 1 : timeline.length;
+    if (n < 2) {
+      return Double.NaN;
+    }
+    double mean = 0;
+    for (int i = 0; i < n; i++) {
+      mean += timeline[i];
+    }
+    mean /= n;
+    double squares = 0;
+    for (int i = 0; i < n; i++) {
+      squares += (timeline[i] - mean) * (timeline[i] - mean);
+    }
+    return Math.sqrt(squares / (n - 1));
+  }
+
   /** The result of a reopen phase: no operations, the recovery's figures. */
   static PhaseResult ofRecovery(String workload, RecoveryFigures r) {
     return new PhaseResult(

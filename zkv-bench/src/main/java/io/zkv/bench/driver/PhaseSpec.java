@@ -44,6 +44,21 @@ public record PhaseSpec(
     return new PhaseSpec(name, null, null, 0, 0, false, false, false, false, true);
   }
 
+  /** The same phase under another name. */
+  PhaseSpec named(String other) {
+    return new PhaseSpec(
+        other,
+        mix,
+        backgroundWriter,
+        ops,
+        writerOps,
+        timeLimited,
+        readsData,
+        writesData,
+        settles,
+        reopens);
+  }
+
   public PhaseSpec {
     if (writesData && timeLimited && backgroundWriter == null) {
       throw new IllegalArgumentException(

@@ -8,11 +8,14 @@ import io.zkv.device.DeviceGeometry;
 import io.zkv.device.EmulatedDevice;
 import io.zkv.device.ProfileGeometry;
 import io.zkv.device.plm.WindowSchedulerProvider;
+import io.zkv.placement.CazaGcTrigger;
 import io.zkv.placement.CazaPolicy;
+import io.zkv.placement.GcTrigger;
 import io.zkv.placement.PolicyClass;
 import io.zkv.wal.WalMode;
 import io.zkv.wal.WalOptions;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
 
@@ -28,14 +31,18 @@ import java.util.function.Consumer;
  * scratch device; it is formatted), {@code placement} ({@code liza}, {@code caza}: CAZA for the
  * configuration's {@code target-file-size}, or {@code class:} and a {@code PlacementPolicy} of your
  * own), {@code victim} ({@code greedy} or {@code class:...}, a {@code VictimPolicy}), {@code
- * trigger} ({@code zenfs}, {@code off} or {@code class:...}, a {@code GcTrigger}), {@code sync},
- * {@code label}, {@code windows} (a rung of Vigil-KV's ablation ladder, {@link LadderRung}: {@code
- * base}, {@code plm}, {@code i-plm}, {@code r-vigil} or {@code o-vigil}, or {@code class:...}, a
- * {@code WindowScheduler} of your own run with O-Vigil's mechanisms: the scratch device becomes a
- * {@code plmarray:} over an emulated {@code plm} device of 4 NVM Sets, without open or active
- * limits, with that rung's mechanisms and window scheduler; docs/plm.md), {@code timescale} (with
- * {@code windows}: the PLM windows run that many times faster), {@code wal} ({@code file}, ZenFS's,
- * or {@code zwal}), {@code wal-buffer} (the device bytes of one WAL write-out, 4K-1M, default 1M),
+ * trigger} ({@code zenfs}, {@code caza}, {@code off} or {@code class:...}, a {@code GcTrigger}),
+ * {@code gc} (the same as {@code trigger} for the built-in ones: {@code zenfs}, {@code caza} or
+ * {@code off}), {@code ths} (with {@code gc=caza}: cleaning goes on until THS% of the capacity is
+ * free, 1-50, default 5), {@code op-zones} (empty zones kept for GC's copies; with {@code gc=caza}
+ * default a tenth of the zones, CAZA's 10 of 100; else 0), {@code sync}, {@code label}, {@code
+ * windows} (a rung of Vigil-KV's ablation ladder, {@link LadderRung}: {@code base}, {@code plm},
+ * {@code i-plm}, {@code r-vigil} or {@code o-vigil}, or {@code class:...}, a {@code
+ * WindowScheduler} of your own run with O-Vigil's mechanisms: the scratch device becomes a {@code
+ * plmarray:} over an emulated {@code plm} device of 4 NVM Sets, without open or active limits, with
+ * that rung's mechanisms and window scheduler; docs/plm.md), {@code timescale} (with {@code
+ * windows}: the PLM windows run that many times faster), {@code wal} ({@code file}, ZenFS's, or
+ * {@code zwal}), {@code wal-buffer} (the device bytes of one WAL write-out, 4K-1M, default 1M),
  * {@code wal-qd} (ZWAL's queue depth, 1-64, default 32), {@code wal-barrier} (ZWAL's barrier,
  * default the zone capacity): {@link WalOptions}; {@code write-behind} ({@code true}, the default:
  * SST files written behind their writer where the device can; {@code false}: synchronously, as
@@ -56,7 +63,10 @@ import java.util.function.Consumer;
  *     {@link ProfileGeometry} name (zkv)
  * @param placement zone placement policy: a built-in's name or {@code class:...} (zkv)
  * @param victim GC victim policy: {@code greedy} or {@code class:...} (zkv)
- * @param trigger background GC trigger: {@code zenfs}, {@code off} or {@code class:...} (zkv)
+ * @param trigger background GC trigger: {@code zenfs}, {@code caza}, {@code off} or {@code
+ *     class:...} (zkv)
+ * @param ths CAZA's cleaning threshold in percent with {@code trigger} {@code caza}, else 0 (zkv)
+ * @param opZones the over-provisioning reserve in zones (zkv)
  * @param dir database directory, or null for the scratch directory (rocksdb-default)
  * @param sync sync the WAL on every write
  * @param windows the ablation-ladder rung on a plmarray: device ({@link LadderRung}) or a {@code
@@ -83,6 +93,8 @@ public record TargetConfig(
     String placement,
     String victim,
     String trigger,
+    int ths,
+    int opZones,
     String dir,
     boolean sync,
     String windows,
@@ -144,6 +156,8 @@ public record TargetConfig(
         placement,
         "greedy",
         "zenfs",
+        0,
+        0,
         null,
         sync,
         null,
@@ -175,6 +189,8 @@ public record TargetConfig(
     String placement = defaults.placement;
     String victim = defaults.victim;
     String trigger = defaults.trigger;
+    int ths = defaults.ths;
+    int opZones = -1; // not given
     String dir = null;
     boolean sync = defaults.sync;
     String windows = defaults.windows;
@@ -227,6 +243,10 @@ public record TargetConfig(
           case "placement" -> placement = policy(spec, key, value, b -> b.placement(value));
           case "victim" -> victim = policy(spec, key, value, b -> b.victimPolicy(value));
           case "trigger" -> trigger = policy(spec, key, value, b -> b.gcTrigger(value));
+          case "gc" -> trigger = gcName(spec, value);
+          case "ths" ->
+              ths = (int) size(spec, key, value, CazaGcTrigger.MIN_THS, CazaGcTrigger.MAX_THS);
+          case "op-zones" -> opZones = (int) size(spec, key, value, 0, 1 << 20);
           case "dir" -> dir = value;
           case "sync" -> sync = bool(spec, value);
           case "label" -> label = value;
@@ -249,7 +269,8 @@ public record TargetConfig(
                       + "': unknown key '"
                       + key
                       + "' (known: profile, zones, zone-size, zone-cap, geometry, device, placement,"
-                      + " victim, trigger, dir, sync, threads, bloom, label, windows, timescale,"
+                      + " victim, trigger, gc, ths, op-zones, dir, sync, threads, bloom, label,"
+                      + " windows, timescale,"
                       + " wal, wal-buffer, target-file-size, level-base, dynamic-levels,"
                       + " compression, background-jobs,"
                       + " wal-qd, wal-barrier, write-behind)");
@@ -258,6 +279,35 @@ public record TargetConfig(
     }
     if (geometry == null) {
       geometry = profile;
+    }
+    boolean caza = trigger.equalsIgnoreCase("caza");
+    if (ths != 0 && !caza) {
+      throw new UsageException(
+          "configuration '" + spec + "': ths is CAZA's cleaning threshold: give gc=caza with it");
+    }
+    if (caza && ths == 0) {
+      ths = CazaGcTrigger.DEFAULT_THS;
+    }
+    if (opZones < 0 && caza && device != null) {
+      throw new UsageException(
+          "configuration '"
+              + spec
+              + "': gc=caza on device= needs op-zones= (the default, a tenth of the zones, is"
+              + " the scratch device's)");
+    }
+    if (opZones < 0) {
+      opZones = caza ? zones / 10 : defaults.opZones; // CAZA kept 10 of its 100 zones
+    }
+    if (target == Target.ZKV && device == null && opZones > 0 && opZones + 2 + 4 > zones - 3) {
+      throw new UsageException(
+          "configuration '"
+              + spec
+              + "': op-zones "
+              + opZones
+              + " leaves data writers fewer than 4 of the "
+              + zones
+              + " zones (3 hold the file system's metadata, 2 more are kept empty for GC and"
+              + " RocksDB's metadata files)");
     }
     if (target == Target.ZKV && (zoneSize == 0 || zoneCap == 0)) {
       DeviceGeometry g = ProfileGeometry.of(geometry, zones, zoneSize, zoneCap);
@@ -286,6 +336,8 @@ public record TargetConfig(
         placement,
         victim,
         trigger,
+        ths,
+        opZones,
         dir,
         sync,
         windows,
@@ -384,6 +436,8 @@ public record TargetConfig(
         + placement
         + (victim.equals("greedy") ? "" : ", GC victims " + victim)
         + (trigger.equals("zenfs") ? "" : ", GC trigger " + trigger)
+        + (ths > 0 ? " THS " + ths + "%" : "")
+        + (opZones > 0 ? ", " + opZones + " zones of over-provisioning" : "")
         + (windows != null ? ", windows " + windows : "")
         + walNote()
         + (sync ? ", sync writes" : "")
@@ -434,7 +488,18 @@ public record TargetConfig(
     } else {
       b.placement(placement);
     }
-    return b.victimPolicy(victim).gcTrigger(trigger).windowScheduler(windowScheduler());
+    b.victimPolicy(victim).opZones(opZones).windowScheduler(windowScheduler());
+    return ths > 0 ? b.gcTrigger(GcTrigger.caza(ths)) : b.gcTrigger(trigger);
+  }
+
+  /** A built-in GC by name ({@code gc=}): ZenFS's trigger, CAZA's cleaning, or none. */
+  private static String gcName(String spec, String v) {
+    String name = v.trim().toLowerCase(Locale.ROOT);
+    if (!List.of("zenfs", "caza", "off").contains(name)) {
+      throw new UsageException(
+          "configuration '" + spec + "': gc must be zenfs, caza or off, not " + v);
+    }
+    return name;
   }
 
   private static String windows(String spec, String v) {

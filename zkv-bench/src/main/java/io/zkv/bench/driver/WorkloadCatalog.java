@@ -42,7 +42,10 @@ public final class WorkloadCatalog {
   public static final String NAMES =
       "fillseq, fillrandom, overwrite, readrandom, readwhilewriting, mixedNN (NN = write %), recover,"
           + " ycsb-a..ycsb-f, userdb, zippydb, mixgraph, mixgraph-alldist, mixgraph-prerand, mixgraph-predist,"
-          + " mixgraph-example";
+          + " mixgraph-example; NAME*K runs NAME over K times the key space (and K times --ops)";
+
+  /** The largest K of {@code NAME*K}. */
+  static final int MAX_SCALE = 1000;
 
   /**
    * The phases of workload {@code name}. Phases that write run {@code --ops} operations (default
@@ -50,6 +53,13 @@ public final class WorkloadCatalog {
    * {@code readwhilewriting}, are limited by time (see {@link PhaseSpec} on state parity).
    */
   public static List<PhaseSpec> phases(String name, BenchSettings s) {
+    int star = name.lastIndexOf('*');
+    if (star >= 0) {
+      String base = name.substring(0, star).trim();
+      int factor = scale(name, name.substring(star + 1).trim());
+      String suffix = "*" + factor;
+      return phases(base, s.scaled(factor)).stream().map(p -> p.named(p.name() + suffix)).toList();
+    }
     String n = name.trim().toLowerCase(Locale.ROOT);
     long keys = s.keys();
     int vs = s.valueSize();
@@ -160,6 +170,32 @@ public final class WorkloadCatalog {
 
   private static UsageException unknown(String name) {
     return new UsageException("unknown workload '" + name + "' (known: " + NAMES + ")");
+  }
+
+  /** K of a phase named {@code NAME*K}, 1 for any other. */
+  static int scaleOf(String phaseName) {
+    int star = phaseName.lastIndexOf('*');
+    return star < 0 ? 1 : scale(phaseName, phaseName.substring(star + 1).trim());
+  }
+
+  /** K of {@code NAME*K}: 1 to {@value #MAX_SCALE}. */
+  private static int scale(String name, String k) {
+    try {
+      int factor = Integer.parseInt(k);
+      if (factor >= 1 && factor <= MAX_SCALE) {
+        return factor;
+      }
+    } catch (NumberFormatException e) {
+      // the message below
+    }
+    throw new UsageException(
+        "workload '"
+            + name
+            + "': the factor after * must be 1.."
+            + MAX_SCALE
+            + ", not '"
+            + k
+            + "'");
   }
 
   /** Uniform, or WALTZ's Zipfian 0.99 over a fixed permutation of the keys. */

@@ -234,7 +234,7 @@ final class ZkvStore implements BenchStore {
 
   @Override
   public ZoneCounters counters() {
-    return ZoneCounters.of(env.stats());
+    return ZoneCounters.of(env.stats(), env.compactionZones(), env.geometry().zoneCapacity());
   }
 
   @Override

@@ -15,6 +15,15 @@ import org.rocksdb.ZkvEnv;
  * @param emptyZones empty data zones now
  * @param policyDecisions zone allocations the placement policy decided since mount
  * @param policyOverrides times the file system overrode the policy since mount (its safety rules)
+ * @param gcRuns garbage collection runs that emptied a zone since mount
+ * @param resets zone resets since mount
+ * @param resetsWithoutCopy of those, the ones that copied nothing
+ * @param zoneFinishes zones the file system finished since mount
+ * @param compactions compactions whose input zones were counted since mount
+ * @param compactionInputZones the zones holding their inputs, summed
+ * @param zoneCapacity bytes one zone holds
+ * @param overrides the overrides since mount by reason (the {@code PolicyOverride} names, and
+ *     {@code ZONE_STEALS} for zones taken from idle writers)
  */
 public record ZoneCounters(
     long hostBytes,
@@ -26,8 +35,19 @@ public record ZoneCounters(
     int dataZones,
     int emptyZones,
     long policyDecisions,
-    long policyOverrides) {
-  static ZoneCounters of(ZkvEnv.ZoneStats s) {
+    long policyOverrides,
+    long gcRuns,
+    long resets,
+    long resetsWithoutCopy,
+    long zoneFinishes,
+    long compactions,
+    long compactionInputZones,
+    long zoneCapacity,
+    java.util.Map<String, Long> overrides) {
+  static ZoneCounters of(ZkvEnv.ZoneStats s, ZkvEnv.CompactionZones c, long zoneCapacity) {
+    java.util.Map<String, Long> reasons = new java.util.TreeMap<>();
+    s.overrides().forEach((reason, n) -> reasons.put(reason.name(), n));
+    reasons.put("ZONE_STEALS", s.zoneSteals());
     return new ZoneCounters(
         s.hostBytes(),
         s.paddingBytes(),
@@ -38,7 +58,15 @@ public record ZoneCounters(
         s.dataZones(),
         s.emptyZones(),
         s.policyDecisions(),
-        s.policyOverrides());
+        s.policyOverrides(),
+        s.gcRuns(),
+        s.resets(),
+        s.resetsWithoutCopy(),
+        s.zoneFinishes(),
+        c.compactions(),
+        c.zones(),
+        zoneCapacity,
+        java.util.Collections.unmodifiableMap(reasons));
   }
 
   /** Everything written to the device: host data, padding, GC copies, metadata. */

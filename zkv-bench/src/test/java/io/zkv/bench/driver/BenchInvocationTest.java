@@ -156,7 +156,6 @@ class BenchInvocationTest {
     assertTrue(error("--config", "zkv:zones=many").contains("zones needs a number"));
     assertTrue(error("--config", "zkv:zone-cap=128M").contains("exceeds zone size"));
     assertTrue(error("--profile", "warp").contains("unknown timing profile 'warp'"));
-    assertTrue(error("--placement", "zonekv").contains("not available yet"));
     assertTrue(error("--placement", "best").contains("unknown placement 'best'"));
     assertTrue(error("--workload", "fillrandom,teleport").contains("unknown workload 'teleport'"));
     assertTrue(error("--workload", "mixed150").contains("0..100"));

@@ -66,7 +66,26 @@ class ComparisonTest {
   void aFigureNoConfigurationHasIsLeftOut() {
     // A read-only phase on zkv: no user bytes, so write amplification is NaN in every repeat.
     DeviceFigures noWrites =
-        new DeviceFigures(0, 0, 0, 0, 0, Double.NaN, Double.NaN, 3, 60, 1.1, 0, 0);
+        new DeviceFigures(
+            0,
+            0,
+            0,
+            0,
+            0,
+            Double.NaN,
+            Double.NaN,
+            3,
+            60,
+            1.1,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            Double.NaN,
+            Double.NaN,
+            java.util.Map.of());
     List<RunResult> runs =
         List.of(SampleReports.run("A", 1, SampleReports.phase("readrandom", 10, 1, 5, noWrites)));
     List<Comparison.Figure> figures = Comparison.figures(List.of("A"), runs);

@@ -59,8 +59,15 @@ class ReportWritersTest {
     String md = MarkdownReport.render(SampleReports.twoConfigs());
     List<String> rows = Arrays.stream(md.split("\n")).filter(l -> l.startsWith("|")).toList();
     // header + separator + ops/s + 7 READ latency figures + WA + space amplification + zones used
-    // + GC MiB + GC WA + metadata bytes per write + policy overrides + writes
-    assertEquals(2 + 1 + 7 + 7 + 1, rows.size(), md);
+    // + GC MiB + GC WA + zone space amplification + zero-copy resets % + GC runs + zones per
+    // compaction + metadata bytes per write + policy overrides + writes
+    assertEquals(2 + 1 + 7 + 11 + 1, rows.size(), md);
+    String zeroCopy =
+        rows.stream().filter(l -> l.contains("zero-copy resets %")).findFirst().orElseThrow();
+    assertTrue(zeroCopy.contains("75.0"), zeroCopy); // 3 of 4 resets copied nothing
+    String zoneSa =
+        rows.stream().filter(l -> l.contains("zone space amplification")).findFirst().orElseThrow();
+    assertTrue(zoneSa.contains("1.50"), zoneSa);
     String gcWa =
         rows.stream().filter(l -> l.contains("GC write amplification")).findFirst().orElseThrow();
     assertTrue(gcWa.contains("1.00"), gcWa);

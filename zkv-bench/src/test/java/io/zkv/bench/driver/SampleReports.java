@@ -40,7 +40,25 @@ final class SampleReports {
 
   static DeviceFigures device(double wa) {
     return new DeviceFigures(
-        1000, 1500, 0, 40, (long) (1000 * wa), wa, wa / 1.5, 3, 60, 1.25, 10, 0);
+        1000,
+        1500,
+        0,
+        40,
+        (long) (1000 * wa),
+        wa,
+        wa / 1.5,
+        3,
+        60,
+        1.25,
+        10,
+        0,
+        1,
+        4,
+        3,
+        2,
+        1.5,
+        2.5,
+        java.util.Map.of("RESERVE", 2L));
   }
 
   /**
