@@ -247,13 +247,18 @@ public final class LizaPolicy implements PlacementPolicy {
   }
 
   /**
-   * {@code AllocateEmptyZone}: the first empty I/O zone not held by a writer; -1 if none, or if
+   * {@code AllocateEmptyZone}: the first empty I/O zone not held by a writer; -1 if none. With
+   * over-provisioning configured ({@link ZoneTableView#opZones()} > 0: CAZA's GC), also -1 when
    * every empty zone is one the file system keeps from this writer ({@link
-   * ZoneTableView#emptyZonesKept()}: its reserves, over-provisioning). ZenFS has no such reserve;
-   * asking for a kept zone would only have the file system override the decision.
+   * ZoneTableView#emptyZonesKept()}): the policy answers NeedGc and GC cleans, where asking for a
+   * kept zone would have the file system's safety rule place the write without regard to the policy
+   * (measured: that undid most of CAZA's gain). Without it, the last empty zones are asked for as
+   * ZenFS would (it has no reserve), and the file system's reserve rules place those writes
+   * (counted, {@code RESERVE}): on a nearly full device that needs no copying, and a database full
+   * to its reserve still reopens ({@code FullDeviceRecoveryTest}).
    */
   static int firstEmptyZone(ZoneTableView zones) {
-    if (zones.emptyZonesAvailable() == 0) {
+    if (zones.opZones() > 0 && zones.emptyZonesAvailable() == 0) {
       return -1;
     }
     for (int i = 0; i < zones.zoneCount(); i++) {

@@ -212,11 +212,11 @@ class ZoneKvPolicyTest {
     for (int z = 0; z < 5; z++) {
       full(b, z, 3);
     }
-    classZone(b, 5, 6, 500); // zones 6, 7 empty, both kept (reserves)
-    b.emptyZonesKept(2, 0);
+    classZone(b, 5, 6, 500); // zones 6, 7 empty, both kept (a reserve, an over-provisioning one)
+    b.emptyZonesKept(2, 1);
     Allocation a = zoneKv.allocate(sst(2), b.build());
     assertEquals(5, used(a)); // phase 3, not phase 2
-    b.emptyZonesKept(1, 0);
+    b.emptyZonesKept(1, 1);
     assertEquals(6, opened(zoneKv.allocate(sst(2), b.build())).target());
   }
 
