@@ -48,7 +48,7 @@ int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
  * write goes; `want`: the bytes of this write-out still to go (the policy's expected size). Used by
  * the FILE mode's writes and ZWAL's appends (zwal.c). */
 int claim_writer_zone(zfs *fs, fobj *f, uint64_t want, uint64_t min_room, uint32_t *z, uint64_t *at) {
-  int safety = 0, collected_for_policy = 0;
+  int safety = 0;
   for (;;) {
     after_unlock work; /* a new zone's records (its labels, a WAL's ACTIVE record): after the lock */
     lock_fs(fs, &work);
@@ -77,17 +77,9 @@ int claim_writer_zone(zfs *fs, fobj *f, uint64_t want, uint64_t min_room, uint32
     if (rc == -EAGAIN) continue;
     if (rc == ALLOC_RESERVED) return -ENOSPC;
     if (rc != -ENOSPC && rc != ALLOC_NEED_GC) return rc;
-    if (rc == ALLOC_NEED_GC && collected_for_policy) {
-      /* The policy asks for GC again after one collection for this write: GC frees a zone and
-       * fills another with its copies, so a policy that waits for an empty zone the reserves keep
-       * would have the writer copy zone after zone without end. The safety rule decides. */
-      safety = 1;
-      continue;
-    }
     int any_garbage = purpose == FOR_METADATA || purpose == FOR_RECOVERY;
     int collected =
         collect_garbage(fs, any_garbage ? UINT64_MAX : fs->g.zone_cap - fs->g.zone_cap / 8, class_of(f), 1) == 0;
-    collected_for_policy |= collected && rc == ALLOC_NEED_GC;
     if (!collected && rc == ALLOC_NEED_GC)
       safety = 1; /* once: the safety rule decides */
     else if (!collected)

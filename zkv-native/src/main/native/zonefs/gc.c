@@ -322,22 +322,20 @@ static uint64_t gc_round_bound(zfs *fs) {
 }
 
 /* Background GC: a round every 100 ms; the trigger says whether to collect and which zones
- * qualify (gc_round_bound). A round that emptied a zone is followed at once by the next, so one
- * run collects until the trigger is satisfied (ZenFS collects every qualifying zone in a round;
- * CAZA's cleaning goes on until its threshold of free space is reached), counted as one run. */
+ * qualify (gc_round_bound). Rounds that empty a zone one after another count as one run. (Rounds
+ * following at once after a collection starved a reopen of a full device of its WAL's room:
+ * FullDeviceRecoveryTest.) */
 static void *gc_worker(void *arg) {
   zfs *fs = arg;
-  int collecting = 0; /* the last round emptied a zone: the run goes on */
+  int collecting = 0; /* the last round emptied a zone: the same run */
   pthread_mutex_lock(&fs->mu);
   while (!fs->gc_stop) {
-    if (!collecting) {
-      struct timespec until;
-      clock_gettime(CLOCK_REALTIME, &until);
-      until.tv_nsec += 100 * 1000 * 1000;
-      if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
-      pthread_cond_timedwait(&fs->gc_wake, &fs->mu, &until);
-      if (fs->gc_stop) break;
-    }
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 100 * 1000 * 1000;
+    if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+    pthread_cond_timedwait(&fs->gc_wake, &fs->mu, &until);
+    if (fs->gc_stop) break;
     uint64_t bound = gc_round_bound(fs);
     if (!bound) {
       collecting = 0;

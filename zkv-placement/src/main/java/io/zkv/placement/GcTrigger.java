@@ -2,13 +2,12 @@ package io.zkv.placement;
 
 /**
  * When background garbage collection runs, and which zones qualify: asked at each round of the file
- * system's GC thread (every 100 ms, and at once after a round that emptied a zone; never per
- * write), without any file system lock, on a snapshot of the zones. The file system has no rule of
- * its own: without a trigger (or with {@link #off()}) no background round collects, and only a
- * writer that finds no room collects. The default is ZenFS's ({@link ZenFsGcTrigger}).
- * Implementations must be thread-safe and should be fast; one that keeps state between rounds
- * (CAZA's, {@link CazaGcTrigger}) gives each file system its own ({@link #perFileSystem()}); a
- * trigger that throws skips that round (counted as an override).
+ * system's GC thread (every 100 ms, never per write), without any file system lock, on a snapshot
+ * of the zones. The file system has no rule of its own: without a trigger (or with {@link #off()})
+ * no background round collects, and only a writer that finds no room collects. The default is
+ * ZenFS's ({@link ZenFsGcTrigger}). Implementations must be thread-safe and should be fast; one
+ * that keeps state between rounds (CAZA's, {@link CazaGcTrigger}) gives each file system its own
+ * ({@link #perFileSystem()}); a trigger that throws skips that round (counted as an override).
  */
 public interface GcTrigger {
   /** ZenFS's {@code GC_START_LEVEL}: collect when 20% or less is free. */
