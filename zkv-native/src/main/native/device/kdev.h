@@ -39,9 +39,17 @@ typedef struct kdev {
   zkv_queue **pool; /* idle rings for synchronous calls */
   uint32_t pool_len, pool_cap;
   _Atomic uint64_t st[10]; /* zkv_dev_stats fields, in order */
+  /* Tests only (nvme_refuse_pieces): later pieces of split requests to hand the kernel with an
+   * address it refuses before the device sees them (EFAULT). */
+  _Atomic uint32_t refuse_pieces;
 } kdev;
 
 enum { ST_BW, ST_BA, ST_BR, ST_W, ST_A, ST_R, ST_RESET, ST_FINISH, ST_FLUSH, ST_REPORT };
+
+/* Tests only: the next n pieces after the first of split nvme: reads and writes are handed to the
+ * kernel with an address it refuses (EFAULT) before the device sees them, as Linux 6.1 refuses
+ * some pages pinnings (kdev_queue.c). -ENOTSUP if dev is not an nvme: device. */
+int nvme_refuse_pieces(zkv_dev *dev, uint32_t n);
 
 /* -(ZKV_ZNS_BASE | status) for an NVMe status (as the kernel returns it: SCT << 8 | SC with the
  * More/DNR bits above), -errno passed through, 0 for success. */

@@ -7,6 +7,13 @@
  * only on a negative result: after a piece fails with an NVMe status the later ones are still
  * issued and fail as Zone Invalid Write, so nothing lands out of order.)
  *
+ * A passthrough command the kernel refuses before it reaches the device (-EFAULT, -EAGAIN) is
+ * issued again from that piece on, up to KQ_RESUBMITS times: Debian 12's Linux 6.1 fails the
+ * pages pinning of a linked write's later piece with EFAULT about once in 200 fresh 1 MiB writes
+ * under QEMU (the buffer is valid and mapped; the same command then succeeds). The device never
+ * saw the refused piece, and a write's later pieces were cancelled with it (the link breaks), so
+ * the zone's write pointer stands at the refused piece's start.
+ *
  * liburing 2.3 has no uring_cmd helper, so the SQEs are filled by hand. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,12 +28,15 @@
 
 #define PIECE_BITS 20
 #define RING_ENTRIES 128u
+#define KQ_RESUBMITS 4u
 
 typedef struct kslot {
   zkv_request req;
   uint32_t left; /* pieces not completed */
   uint32_t err_piece;
-  int err;        /* error of the first failed piece (lowest index), 0 if none */
+  int err;                 /* error of the first failed piece (lowest index), 0 if none */
+  uint32_t resubmit_piece; /* lowest piece the kernel refused before the device saw it */
+  uint8_t resubmit, resubmits;
   int64_t result; /* appends: assigned byte offset */
   void *bounce;   /* zbd: aligned copy of a misaligned buffer */
   uint8_t used;
@@ -106,12 +116,65 @@ static void nvme_cmd(kq *q, struct io_uring_sqe *s, uint8_t opcode, uint64_t slb
   if (nlb) c->cdw12 = (nlb - 1) | ((flags & ZKV_IO_FUA) ? NVME_RW_FUA : 0);
 }
 
+/* A kernel-space address: the kernel refuses a user buffer there (access_ok) before the command
+ * is built. nvme_refuse_pieces (tests) hands it to the kernel in place of a piece's buffer. */
+#define KQ_REFUSED_ADDRESS 0xffffffffff000000ull
+
+static int refuse_piece(kdev *d) {
+  uint32_t n = atomic_load_explicit(&d->refuse_pieces, memory_order_relaxed);
+  while (n && !atomic_compare_exchange_weak(&d->refuse_pieces, &n, n - 1)) {}
+  return n != 0;
+}
+
+/* Queues the NVMe commands of a read or write from piece `first` on (a write's linked); returns 0
+ * or -EBUSY with nothing queued. */
+static int queue_pieces(kq *q, uint32_t idx, size_t first) {
+  kslot *sl = &q->slots[idx];
+  const zkv_request *r = &sl->req;
+  kdev *d = q->d;
+  size_t pieces = (r->len + d->max_xfer - 1) / d->max_xfer;
+  if (io_uring_sq_space_left(&q->ring) < pieces - first) io_uring_submit(&q->ring); /* a chain in one submit */
+  /* Nothing may stay queued on failure: a half chain would go out with the next submit, into a
+   * buffer the caller has taken back, and complete another request's slot. */
+  if (io_uring_sq_space_left(&q->ring) < pieces - first) return -EBUSY;
+  for (size_t i = first; i < pieces; i++) {
+    size_t off = i * d->max_xfer, len = r->len - off < d->max_xfer ? r->len - off : d->max_xfer;
+    struct io_uring_sqe *s = sqe_get(q);
+    if (!s) return -EBUSY; /* cannot happen: the ring has room for the whole chain */
+    void *buf = (uint8_t *)r->buf + off;
+    if (i > 0 && refuse_piece(d)) buf = (void *)(uintptr_t)KQ_REFUSED_ADDRESS;
+    nvme_cmd(q, s, r->op == ZKV_OP_READ ? NVME_CMD_READ : NVME_CMD_WRITE, (r->offset + off) >> d->lba_shift,
+             (uint32_t)(len >> d->lba_shift), buf, (uint32_t)len, r->flags);
+    if (r->op == ZKV_OP_WRITE && i + 1 < pieces) s->flags |= IOSQE_IO_LINK;
+    io_uring_sqe_set_data64(s, (uint64_t)idx << PIECE_BITS | i);
+  }
+  sl->left = (uint32_t)(pieces - first);
+  q->pieces += (uint32_t)(pieces - first);
+  return 0;
+}
+
+/* Queues an append or a flush as one NVMe command; returns 0 or -EBUSY with nothing queued. */
+static int queue_single(kq *q, uint32_t idx) {
+  kslot *sl = &q->slots[idx];
+  const zkv_request *r = &sl->req;
+  struct io_uring_sqe *s = sqe_get(q);
+  if (!s) return -EBUSY;
+  if (r->op == ZKV_OP_FLUSH)
+    nvme_cmd(q, s, NVME_CMD_FLUSH, 0, 0, NULL, 0, 0);
+  else
+    nvme_cmd(q, s, NVME_CMD_ZONE_APPEND, ((uint64_t)r->zone * q->d->base.geo.zone_size) >> q->d->lba_shift,
+             (uint32_t)(r->len >> q->d->lba_shift), r->buf, (uint32_t)r->len, r->flags);
+  io_uring_sqe_set_data64(s, (uint64_t)idx << PIECE_BITS);
+  sl->left = 1;
+  q->pieces++;
+  return 0;
+}
+
 /* Prepares the SQEs of one request; returns 0 or a negative code (nothing was queued then). */
 static int prepare(kq *q, uint32_t idx) {
   kslot *sl = &q->slots[idx];
   const zkv_request *r = &sl->req;
   kdev *d = q->d;
-  uint32_t shift = d->lba_shift;
   uint64_t tag = (uint64_t)idx << PIECE_BITS;
   int use_nvme = d->kind == KDEV_NVME || r->op == ZKV_OP_APPEND;
   if (q->pieces >= q->cq_entries) return -EBUSY;
@@ -136,19 +199,7 @@ static int prepare(kq *q, uint32_t idx) {
     q->pieces++;
     return 0;
   }
-  if (r->op == ZKV_OP_FLUSH || r->op == ZKV_OP_APPEND) {
-    struct io_uring_sqe *s = sqe_get(q);
-    if (!s) return -EBUSY;
-    if (r->op == ZKV_OP_FLUSH)
-      nvme_cmd(q, s, NVME_CMD_FLUSH, 0, 0, NULL, 0, 0);
-    else
-      nvme_cmd(q, s, NVME_CMD_ZONE_APPEND, ((uint64_t)r->zone * d->base.geo.zone_size) >> shift,
-               (uint32_t)(r->len >> shift), r->buf, (uint32_t)r->len, r->flags);
-    io_uring_sqe_set_data64(s, tag);
-    sl->left = 1;
-    q->pieces++;
-    return 0;
-  }
+  if (r->op == ZKV_OP_FLUSH || r->op == ZKV_OP_APPEND) return queue_single(q, idx);
   size_t pieces = (r->len + d->max_xfer - 1) / d->max_xfer;
   if (pieces >= (1u << PIECE_BITS) || pieces > q->ring.sq.ring_entries) {
     zkv_set_error("%s: a request of %zu bytes needs %zu commands; this queue takes at most %u", d->path, r->len, pieces,
@@ -156,22 +207,7 @@ static int prepare(kq *q, uint32_t idx) {
     return -E2BIG;
   }
   if (q->pieces + pieces > q->cq_entries) return -EBUSY;
-  if (io_uring_sq_space_left(&q->ring) < pieces) io_uring_submit(&q->ring); /* keep a write's chain in one submit */
-  /* Nothing may stay queued on failure: a half chain would go out with the next submit, into a
-   * buffer the caller has taken back, and complete another request's slot. */
-  if (io_uring_sq_space_left(&q->ring) < pieces) return -EBUSY;
-  for (size_t i = 0; i < pieces; i++) {
-    size_t off = i * d->max_xfer, len = r->len - off < d->max_xfer ? r->len - off : d->max_xfer;
-    struct io_uring_sqe *s = sqe_get(q);
-    if (!s) return -EBUSY; /* cannot happen: the ring has room for the whole chain */
-    nvme_cmd(q, s, r->op == ZKV_OP_READ ? NVME_CMD_READ : NVME_CMD_WRITE, (r->offset + off) >> shift,
-             (uint32_t)(len >> shift), (uint8_t *)r->buf + off, (uint32_t)len, r->flags);
-    if (r->op == ZKV_OP_WRITE && i + 1 < pieces) s->flags |= IOSQE_IO_LINK;
-    io_uring_sqe_set_data64(s, tag | i);
-  }
-  sl->left = (uint32_t)pieces;
-  q->pieces += (uint32_t)pieces;
-  return 0;
+  return queue_pieces(q, idx, 0);
 }
 
 int kq_submit(zkv_queue *base, const zkv_request *r) {
@@ -223,6 +259,25 @@ int kq_submit(zkv_queue *base, const zkv_request *r) {
   return 0;
 }
 
+/* Issues again, from the lowest refused piece on, a request whose pieces have all completed and
+ * that the kernel refused before the device saw it (see the file comment). An earlier piece's
+ * real failure wins: the request then completes with it. Returns 1 when the pieces went out. */
+static int resubmit(kq *q, uint32_t idx) {
+  kslot *sl = &q->slots[idx];
+  if (!sl->resubmit || (sl->err && sl->err_piece < sl->resubmit_piece)) return 0;
+  uint32_t first = sl->resubmit_piece;
+  sl->resubmit = 0;
+  sl->resubmits++;
+  sl->err = 0; /* only later pieces failed (a write's were cancelled with the refused one) */
+  int use_nvme_pieces = sl->req.op == ZKV_OP_READ || sl->req.op == ZKV_OP_WRITE;
+  if (!(use_nvme_pieces ? queue_pieces(q, idx, first) : queue_single(q, idx))) {
+    io_uring_submit(&q->ring);
+    return 1;
+  }
+  sl->err = -EAGAIN; /* no room in the ring: cannot happen, the slot's own pieces just left it */
+  return 0;
+}
+
 static void complete_piece(kq *q, struct io_uring_cqe *cqe) {
   uint64_t data = io_uring_cqe_get_data64(cqe);
   if (q->pieces) q->pieces--;
@@ -238,9 +293,13 @@ static void complete_piece(kq *q, struct io_uring_cqe *cqe) {
     code = cqe->res;
   else
     code = sl->req.op != ZKV_OP_FLUSH && (size_t)cqe->res != sl->req.len ? -EIO : 0;
-  if (code && (!sl->err || piece < sl->err_piece)) sl->err = code, sl->err_piece = piece;
+  if (nvme && (code == -EFAULT || code == -EAGAIN) && sl->resubmits < KQ_RESUBMITS) {
+    if (!sl->resubmit || piece < sl->resubmit_piece) sl->resubmit = 1, sl->resubmit_piece = piece;
+  } else if (code && (!sl->err || piece < sl->err_piece)) {
+    sl->err = code, sl->err_piece = piece;
+  }
   if (!code && sl->req.op == ZKV_OP_APPEND) sl->result = (int64_t)(cqe->big_cqe[0] << d->lba_shift);
-  if (--sl->left == 0) make_ready(q, idx);
+  if (--sl->left == 0 && !resubmit(q, idx)) make_ready(q, idx);
 }
 
 static int harvest(kq *q) {

@@ -43,6 +43,12 @@ static int nvme_zone_mgmt(zkv_dev *dev, uint32_t zone, int action) {
 static int nvme_admin(zkv_dev *dev, zkv_admin_cmd *cmd);
 static const zkv_backend nvme_backend = KDEV_BACKEND("nvme", nvme_report, nvme_zone_mgmt, nvme_admin);
 
+int nvme_refuse_pieces(zkv_dev *dev, uint32_t n) {
+  if (dev->be != &nvme_backend) return -ENOTSUP;
+  atomic_store(&((kdev *)dev)->refuse_pieces, n);
+  return 0;
+}
+
 /* The kernel does not split passthrough commands: one above the block queue's max_hw_sectors_kb
  * (which an IOMMU may set below MDTS) fails with EINVAL. Clamps the largest command to it when the
  * namespace's block device (ngXnY -> nvmeXnY) shows it. */
