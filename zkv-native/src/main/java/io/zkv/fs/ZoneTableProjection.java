@@ -89,6 +89,8 @@ final class ZoneTableProjection {
       }
       if (v.zoneOwner(i) >= 0) {
         b.owner(i, v.zoneOwner(i));
+      } else if (busy && cond == ZoneCondition.FULL) {
+        b.claimed(i); // its reset pending, or GC's victim: no writer's token
       } else if (busy) {
         b.busy(i);
       }

@@ -249,6 +249,25 @@ class PlacementAllocatorTest {
   }
 
   @Test
+  void fullZonesTheFileSystemHoldsCountAgainstNoLimit() {
+    // 14 active zones on the device (12 tokens for files, 2 reserved); 13 partly written zones
+    // and three full ones whose reset is pending (busy, no owner): the view must not count those
+    // (it did, and the table refused the view: the policy's allocation failed, overridden)
+    ZoneViewWriter w = new ZoneViewWriter();
+    long mib = 1 << 20;
+    for (int z = 0; z < 20; z++) {
+      long written = z < 13 ? mib : z < 16 ? 6 * mib : 0;
+      boolean busy = z >= 13 && z < 16;
+      w.zones.add(
+          new ZoneViewWriter.Zone(z * 8 * mib, 6 * mib, written, 0, 0, 0, false, busy, false, -1));
+    }
+    ZoneTableView table = ZoneTableProjection.forAllocation(ZoneView.wrap(w.build()), GEOMETRY);
+    assertEquals(13, table.tokens().activeIo());
+    assertEquals(0, table.tokens().openIo());
+    assertTrue(table.zone(14).busy());
+  }
+
+  @Test
   void decisionsAreWrittenBackWithTagAndLifetime() {
     ZoneView view = ZoneView.wrap(twoZonesAndARequest().build());
     PlacementAllocator.encode(new Allocation.UseZone(7, List.of(4, 5), "test"), view);

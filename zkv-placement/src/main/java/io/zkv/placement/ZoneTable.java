@@ -34,6 +34,7 @@ public final class ZoneTable implements ZoneTableView {
   final WriteLifetime[] lifetime;
   final ZoneReservation[] reservation;
   final boolean[] busy;
+  final boolean[] claimed; // full, held by the file system itself: no token
   final OptionalInt[] tag;
   final ZoneIoClass[] ioClass;
   final long[] owner; // file id of the writer holding the zone, -1 none
@@ -54,6 +55,7 @@ public final class ZoneTable implements ZoneTableView {
     lifetime = b.lifetime.clone();
     reservation = b.reservation.clone();
     busy = b.busy.clone();
+    claimed = b.claimed.clone();
     ioClass = b.ioClass.clone();
     owner = b.owner.clone();
     tag = b.tag.clone();
@@ -129,7 +131,7 @@ public final class ZoneTable implements ZoneTableView {
         condition[index],
         lifetime[index],
         reservation[index],
-        busy[index],
+        busy[index] || claimed[index],
         tag[index],
         ioClass[index],
         owner[index] < 0 ? OptionalLong.empty() : OptionalLong.of(owner[index]));
@@ -231,6 +233,7 @@ public final class ZoneTable implements ZoneTableView {
     private final WriteLifetime[] lifetime;
     private final ZoneReservation[] reservation;
     private final boolean[] busy;
+    private final boolean[] claimed;
     private final OptionalInt[] tag;
     private final ZoneIoClass[] ioClass;
     private final long[] owner;
@@ -256,6 +259,7 @@ public final class ZoneTable implements ZoneTableView {
       lifetime = new WriteLifetime[zoneCount];
       reservation = new ZoneReservation[zoneCount];
       busy = new boolean[zoneCount];
+      claimed = new boolean[zoneCount];
       tag = new OptionalInt[zoneCount];
       ioClass = new ZoneIoClass[zoneCount];
       owner = new long[zoneCount];
@@ -349,6 +353,23 @@ public final class ZoneTable implements ZoneTableView {
     /** Marks zone {@code index} as held by a writer. */
     public Builder busy(int index) {
       busy[Objects.checkIndex(index, zoneCount)] = true;
+      return this;
+    }
+
+    /**
+     * Marks full zone {@code index} as held by the file system itself (its reset pending, or GC
+     * emptying it): shown busy (nobody may take it, nor choose it as a victim) but holding no open
+     * or active token, as no writer has it open.
+     *
+     * @throws IllegalStateException if the zone is not full
+     */
+    public Builder claimed(int index) {
+      Objects.checkIndex(index, zoneCount);
+      if (condition[index] != ZoneCondition.FULL) {
+        throw new IllegalStateException(
+            "zone " + index + " is " + condition[index] + ": only a full zone is claimed");
+      }
+      claimed[index] = true;
       return this;
     }
 

@@ -104,6 +104,22 @@ class ZoneTableTest {
   }
 
   @Test
+  void aFullZoneTheFileSystemHoldsIsBusyButHoldsNoToken() {
+    ZoneTable.Builder b = ZoneTable.builder(8, CAP).deviceLimits(4, 3); // one active token
+    b.zone(0, CLOSED, 100, LONG); // the one active zone
+    for (int z = 1; z < 4; z++) {
+      b.zone(z, FULL, CAP, LONG).claimed(z); // resets pending: more than any limit
+    }
+    ZoneTable t = b.build();
+    assertTrue(t.zone(2).busy());
+    assertEquals(new ZoneTokens(2, 1, 0, 1, 2), t.tokens());
+    ZoneTable.Builder open = ZoneTable.builder(8, CAP);
+    open.zone(0, CLOSED, 100, LONG);
+    assertMessage(
+        assertThrows(IllegalStateException.class, () -> open.claimed(0)), "only a full zone");
+  }
+
+  @Test
   void finishReturnsTheActiveToken() {
     SimulatedZoneTable t =
         SimulatedZoneTable.of(ZoneTable.builder(8, CAP).deviceLimits(6, 6).build());
