@@ -52,6 +52,7 @@ void LsmHintRegistry::Refresh(rocksdb::DB* db) {
   for (const auto& m : live) {
     LsmFileHint& h = files_[Normalize(m.db_path + "/" + m.name)];
     h.level = m.level;
+    h.job_id = -1;  // written: the range below is the file's own (the view's sign of it)
     h.smallest = m.smallestkey;
     h.largest = m.largestkey;
     h.has_range = true;

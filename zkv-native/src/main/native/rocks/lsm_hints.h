@@ -25,7 +25,7 @@ namespace zkv {
 
 struct LsmFileHint {
   int level = -1;                   // -1: unknown
-  int64_t job_id = -1;              // -1: unknown (a file from before this process, or not written by a job)
+  int64_t job_id = -1;              // the job writing the file; -1 once RocksDB lists it as live, or unknown
   bool compaction = false;          // written by a compaction (its inputs are deleted after)
   bool manual = false;              // ... that the user asked for (CompactRange: to free space)
   bool recovery = false;            // the flush that replays a WAL when the database opens

@@ -535,6 +535,18 @@ public final class ZonedEnv implements AutoCloseable {
   }
 
   /**
+   * How well compaction outputs' key-range hints (their compactions' inputs' unions, what the
+   * placement policy gets) stand for the outputs' own ranges, in next-level SSTs overlapped since
+   * mount (the overlaps CAZA ranks zones by).
+   *
+   * @throws ZkvClosedException if this env is closed
+   */
+  public synchronized io.zkv.fs.HintOverlapCounts hintOverlaps() {
+    checkOpen();
+    return env.hintOverlaps();
+  }
+
+  /**
    * The files of the database (or any directory) at {@code dir} in the zone file system, everything
    * under it included: how many, their bytes, and those of SST files.
    *

@@ -4,6 +4,7 @@ import static io.zkv.TestDevices.b;
 import static io.zkv.TestDevices.small;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -136,6 +137,63 @@ class PlacementPolicyObjectsTest {
     }
   }
 
+  /**
+   * Compaction outputs' key-range hints are counted against their own ranges once RocksDB installs
+   * them (the view shows a written file with job id -1): an output's own range lies within its
+   * inputs' union, so it never overlaps more next-level SSTs than its hint.
+   */
+  @Test
+  void compactionOutputsHintsAreCountedAgainstTheirOwnRanges() throws Exception {
+    ZkvOptions db = threeLevels();
+    try (ZonedEnv env = ZonedEnv.open(TestDevices.medium(dir), ZonedEnv.Mode.FORMAT);
+        ZkvDb d = ZkvDb.open(env, "/hints", db)) {
+      java.util.SplittableRandom random = new java.util.SplittableRandom(11);
+      for (int i = 0; i < 20_000; i++) {
+        d.put(b("key" + i), randomValue(random)); // incompressible: 2.2 MB
+      }
+      d.flush();
+      d.compactRange(); // all in L1: 2.2 MB over its 1 MiB, so RocksDB compacts L1 into L2
+      long deadline = System.nanoTime() + 120_000_000_000L; // a loaded host delays the job
+      while (d.property("rocksdb.num-files-at-level2").orElse("0").equals("0")
+          && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertNotEquals(
+          "0",
+          d.property("rocksdb.num-files-at-level2").orElse("0"),
+          d.property("rocksdb.levelstats").orElse(""));
+      for (int i = 0; i < 20_000; i += 3) {
+        d.put(b("key" + i), new byte[103]);
+      }
+      d.flush();
+      d.compactRange(); // L0 -> L1 with L2 below (counted), then L1 -> L2 (the bottom)
+      io.zkv.fs.HintOverlapCounts h = env.hintOverlaps();
+      assertTrue(h.outputs() > 0, h.toString());
+      assertTrue(h.ownOverlaps() <= h.hintOverlaps(), h.toString());
+      assertTrue(h.coarse() <= h.outputs(), h.toString());
+      System.out.println("hint overlaps of compaction outputs: " + h);
+      assertArrayEquals(new byte[103], d.get(b("key12345")));
+      assertEquals(100, d.get(b("key12346")).length);
+    }
+  }
+
+  /** 256 KiB SSTs, a 1 MiB L1, fixed level sizes: a few MB of data fill L0, L1 and L2. */
+  private static ZkvOptions threeLevels() {
+    return small().toBuilder()
+        .rocksDbTuning(
+            o ->
+                o.setTargetFileSizeBase(256L << 10)
+                    .setMaxBytesForLevelBase(1L << 20)
+                    .setLevelCompactionDynamicLevelBytes(false))
+        .build();
+  }
+
+  private static byte[] randomValue(java.util.SplittableRandom random) {
+    byte[] v = new byte[100];
+    random.nextBytes(v);
+    return v;
+  }
+
   /** ZoneKV, keeping from each view it is given what the test checks (views are not kept). */
   static final class WatchedZoneKv implements PlacementPolicy {
     final ZoneKvPolicy zoneKv = new ZoneKvPolicy();
@@ -176,14 +234,7 @@ class PlacementPolicyObjectsTest {
   void zoneKvKeepsEachLevelClassInZonesOfItsOwnAsRocksDbSeesTheLevels() throws Exception {
     WatchedZoneKv policy = new WatchedZoneKv();
     ZonedEnvOptions options = ZonedEnvOptions.builder().placement(policy).build();
-    ZkvOptions db =
-        small().toBuilder()
-            .rocksDbTuning(
-                o ->
-                    o.setTargetFileSizeBase(256L << 10)
-                        .setMaxBytesForLevelBase(1L << 20)
-                        .setLevelCompactionDynamicLevelBytes(false))
-            .build();
+    ZkvOptions db = threeLevels();
     try (ZonedEnv env = ZonedEnv.open(TestDevices.medium(dir), ZonedEnv.Mode.FORMAT, options);
         ZkvDb d = ZkvDb.open(env, "/zonekv", db)) {
       java.util.Random random = new java.util.Random(42); // values that do not compress away

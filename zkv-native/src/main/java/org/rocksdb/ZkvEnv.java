@@ -151,6 +151,16 @@ public final class ZkvEnv extends Env {
         : new CompactionZones(0, 0);
   }
 
+  /**
+   * Compaction outputs' key-range hints against their own ranges, in next-level SSTs overlapped,
+   * since mount; none where a raw allocator is installed.
+   */
+  public io.zkv.fs.HintOverlapCounts hintOverlaps() {
+    return allocator instanceof io.zkv.fs.PlacementAllocator p
+        ? p.hintOverlaps()
+        : io.zkv.fs.HintOverlapCounts.NONE;
+  }
+
   /** Starts background garbage collection (mounts do not start it before their policies). */
   private void startBackgroundGc() {
     int rc = nStartGc(zkvHandle);

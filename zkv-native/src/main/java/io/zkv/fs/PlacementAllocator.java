@@ -24,6 +24,7 @@ public final class PlacementAllocator implements ZoneAllocator {
   private final DeviceGeometry geometry;
   private final AtomicLong calls = new AtomicLong();
   private final CompactionInputZones inputZones = new CompactionInputZones();
+  private final HintOverlaps hintOverlaps = new HintOverlaps();
 
   public PlacementAllocator(PlacementPolicy policy, DeviceGeometry geometry) {
     this.policy = policy;
@@ -52,11 +53,17 @@ public final class PlacementAllocator implements ZoneAllocator {
     return inputZones.zones();
   }
 
+  /** Compaction outputs' key-range hints against their own ranges ({@link HintOverlaps}). */
+  public HintOverlapCounts hintOverlaps() {
+    return hintOverlaps.counts();
+  }
+
   @Override
   public void allocate(ByteBuffer buffer) {
     calls.incrementAndGet();
     ZoneView view = ZoneView.wrap(buffer);
     inputZones.count(view);
+    hintOverlaps.observe(view);
     encode(policy.allocate(request(view), ZoneTableProjection.forAllocation(view, geometry)), view);
   }
 

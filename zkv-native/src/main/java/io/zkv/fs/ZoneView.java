@@ -160,7 +160,10 @@ public final class ZoneView {
     return b.getInt(FILES, f, F_LEVEL);
   }
 
-  /** Flush or compaction job that wrote it, -1 when unknown. */
+  /**
+   * The flush or compaction job writing the file; -1 once RocksDB lists it as live (its key range
+   * is then its own, not its compaction's inputs' union), or when unknown.
+   */
   public long fileJob(int f) {
     return b.getLong(FILES, f, F_JOB);
   }

@@ -90,6 +90,7 @@ public record BenchInvocation(
           Option.of("dynamic-levels", "true|false", "RocksDB's (true)", "dynamic level bytes"),
           Option.of("compression", "none|snappy|lz4|zstd", "snappy", "SST compression"),
           Option.of("background-jobs", "N", "RocksDB's (2)", "flush and compaction jobs (1-64)"),
+          Option.of("subcompactions", "N", "RocksDB's (1)", "max subcompactions (1-64)"),
           Option.of(
               "bloom-bits", "BITS", "0", "Bloom filter bits per key, 0 for RocksDB's default"),
           Option.of("repeat", "N", "1 (compare: 3)", "runs of each configuration"),

@@ -250,6 +250,16 @@ public final class Comparison {
                 ci,
                 d.inputZonesPerCompaction());
           }
+          if (!Double.isNaN(d.hintOverlaps().ratio())) { // issue 25: the hints CAZA ranks by
+            add(
+                figs,
+                higherBetter,
+                "hint/own L+1 overlaps",
+                false,
+                configs.size(),
+                ci,
+                d.hintOverlaps().ratio());
+          }
           if (p.writes() > 0) {
             add(
                 figs,

@@ -28,6 +28,8 @@ package io.zkv.bench.driver;
  *     (ZoneKV's, zone-granular: {@code spaceAmplification} counts the bytes written instead)
  * @param inputZonesPerCompaction zones holding a compaction's inputs, on average over the phase's
  *     compactions (CAZA's Fig. 6(a); NaN if none)
+ * @param hintOverlaps the phase's compaction outputs: next-level SSTs their key-range hints overlap
+ *     against those their own ranges overlap (issue 25's hint quality; {@code HintOverlapCounts})
  * @param overridesByReason the phase's policy overrides by reason, those that happened (the file
  *     system's safety rules: docs/zone-fs.md; {@code ZONE_STEALS} zones taken from idle writers)
  */
@@ -50,6 +52,7 @@ public record DeviceFigures(
     long zoneFinishes,
     double zoneSpaceAmplification,
     double inputZonesPerCompaction,
+    io.zkv.fs.HintOverlapCounts hintOverlaps,
     java.util.Map<String, Long> overridesByReason) {
 
   /** Resets that copied nothing, in percent of all resets in the phase (NaN if none). */
@@ -86,6 +89,7 @@ public record DeviceFigures(
         compactions == 0
             ? Double.NaN
             : (double) (after.compactionInputZones() - before.compactionInputZones()) / compactions,
+        after.hintOverlaps().minus(before.hintOverlaps()),
         delta(before.overrides(), after.overrides()));
   }
 

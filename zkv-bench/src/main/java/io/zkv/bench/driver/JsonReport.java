@@ -163,6 +163,12 @@ public final class JsonReport {
             b.append(", \"zoneFinishes\": ").append(d.zoneFinishes());
             b.append(", \"zoneSpaceAmplification\": ").append(num(d.zoneSpaceAmplification()));
             b.append(", \"inputZonesPerCompaction\": ").append(num(d.inputZonesPerCompaction()));
+            io.zkv.fs.HintOverlapCounts h = d.hintOverlaps();
+            b.append(", \"hintOverlaps\": {\"outputs\": ").append(h.outputs());
+            b.append(", \"hint\": ").append(h.hintOverlaps());
+            b.append(", \"own\": ").append(h.ownOverlaps());
+            b.append(", \"coarse\": ").append(h.coarse());
+            b.append(", \"unresolved\": ").append(h.unresolved()).append('}');
             b.append(", \"overridesByReason\": ");
             counts(d.overridesByReason());
             b.append('}');

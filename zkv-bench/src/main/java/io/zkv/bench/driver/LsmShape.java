@@ -11,31 +11,39 @@ import org.rocksdb.Options;
 
 /**
  * The shape of the LSM tree a configuration runs with, for both targets: SST target size, level
- * base, dynamic level bytes, compression, background jobs. What is not set (0 or null) is RocksDB's
- * own default, so a report states every value RocksDB ran with ({@link #describe()} reads them back
- * from the options), not only those given. RocksDB 9.7.3's defaults: 64 MiB target files, a 256 MiB
- * level base, dynamic level bytes on, 2 background jobs; zkv's compression default is Snappy
- * (RocksDB's).
+ * base, dynamic level bytes, compression, background jobs, subcompactions. What is not set (0 or
+ * null) is RocksDB's own default, so a report states every value RocksDB ran with ({@link
+ * #describe()} reads them back from the options), not only those given. RocksDB 9.7.3's defaults:
+ * 64 MiB target files, a 256 MiB level base, dynamic level bytes on, 2 background jobs, 1
+ * subcompaction (none); zkv's compression default is Snappy (RocksDB's).
  *
  * @param targetFileSize {@code target_file_size_base} in bytes, 0 for RocksDB's
  * @param levelBase {@code max_bytes_for_level_base} in bytes, 0 for RocksDB's
  * @param dynamicLevels {@code level_compaction_dynamic_level_bytes}, null for RocksDB's
  * @param compression SST compression, null for zkv's default
  * @param backgroundJobs {@code max_background_jobs}, 0 for RocksDB's
+ * @param subcompactions {@code max_subcompactions}, 0 for RocksDB's (1: a compaction runs as one)
  */
 public record LsmShape(
     long targetFileSize,
     long levelBase,
     Boolean dynamicLevels,
     Compression compression,
-    int backgroundJobs) {
+    int backgroundJobs,
+    int subcompactions) {
 
   /** Everything RocksDB's (and zkv's) default. */
-  public static final LsmShape DEFAULTS = new LsmShape(0, 0, null, null, 0);
+  public static final LsmShape DEFAULTS = new LsmShape(0, 0, null, null, 0, 0);
 
   /** The keys (and {@code --} options) that set the shape. */
   public static final List<String> KEYS =
-      List.of("target-file-size", "level-base", "dynamic-levels", "compression", "background-jobs");
+      List.of(
+          "target-file-size",
+          "level-base",
+          "dynamic-levels",
+          "compression",
+          "background-jobs",
+          "subcompactions");
 
   /**
    * This shape with {@code key} set to {@code value}.
@@ -51,21 +59,43 @@ public record LsmShape(
               levelBase,
               dynamicLevels,
               compression,
-              backgroundJobs);
+              backgroundJobs,
+              subcompactions);
       case "level-base" ->
           new LsmShape(
               targetFileSize,
               size(key, v, 64L << 10, 1L << 44),
               dynamicLevels,
               compression,
-              backgroundJobs);
+              backgroundJobs,
+              subcompactions);
       case "dynamic-levels" ->
-          new LsmShape(targetFileSize, levelBase, bool(key, v), compression, backgroundJobs);
+          new LsmShape(
+              targetFileSize, levelBase, bool(key, v), compression, backgroundJobs, subcompactions);
       case "compression" ->
-          new LsmShape(targetFileSize, levelBase, dynamicLevels, compression(v), backgroundJobs);
+          new LsmShape(
+              targetFileSize,
+              levelBase,
+              dynamicLevels,
+              compression(v),
+              backgroundJobs,
+              subcompactions);
       case "background-jobs" ->
           new LsmShape(
-              targetFileSize, levelBase, dynamicLevels, compression, (int) count(key, v, 1, 64));
+              targetFileSize,
+              levelBase,
+              dynamicLevels,
+              compression,
+              (int) count(key, v, 1, 64),
+              subcompactions);
+      case "subcompactions" ->
+          new LsmShape(
+              targetFileSize,
+              levelBase,
+              dynamicLevels,
+              compression,
+              backgroundJobs,
+              (int) count(key, v, 1, 64));
       default ->
           throw new IllegalArgumentException(
               "unknown LSM shape key '" + key + "' (known: " + String.join(", ", KEYS) + ")");
@@ -89,6 +119,7 @@ public record LsmShape(
         || levelBase > 0
         || dynamicLevels != null
         || backgroundJobs > 0
+        || subcompactions > 0
         || more != null) {
       b.rocksDbTuning(
           o -> {
@@ -114,23 +145,29 @@ public record LsmShape(
     if (backgroundJobs > 0) {
       o.setMaxBackgroundJobs(backgroundJobs);
     }
+    if (subcompactions > 0) {
+      o.setMaxSubcompactions(subcompactions);
+    }
   }
 
   /**
    * The shape RocksDB runs with, every value read back from the options this shape makes (the
    * defaults included), e.g. "LSM: target files 64 MiB, level base 256 MiB, dynamic levels on,
-   * SNAPPY_COMPRESSION, 2 background jobs".
+   * SNAPPY_COMPRESSION, 2 background jobs, 1 subcompaction".
    */
   public String describe() {
     try (Options o = applyTo(ZkvOptions.builder()).build().toRocksOptions(Env.getDefault())) {
       return String.format(
           Locale.ROOT,
-          "LSM: target files %s, level base %s, dynamic levels %s, %s, %d background jobs",
+          "LSM: target files %s, level base %s, dynamic levels %s, %s, %d background jobs,"
+              + " %d subcompaction%s",
           bytes(o.targetFileSizeBase()),
           bytes(o.maxBytesForLevelBase()),
           o.levelCompactionDynamicLevelBytes() ? "on" : "off",
           o.compressionType(),
-          o.maxBackgroundJobs());
+          o.maxBackgroundJobs(),
+          o.maxSubcompactions(),
+          o.maxSubcompactions() == 1 ? "" : "s");
     }
   }
 
@@ -151,6 +188,9 @@ public record LsmShape(
     }
     if (backgroundJobs > 0) {
       b.append(" --background-jobs ").append(backgroundJobs);
+    }
+    if (subcompactions > 0) {
+      b.append(" --subcompactions ").append(subcompactions);
     }
     return b.toString();
   }

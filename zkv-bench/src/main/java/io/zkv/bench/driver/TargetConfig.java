@@ -49,7 +49,7 @@ import java.util.function.Consumer;
  * ZenFS). Keys for {@code rocksdb-default}: {@code dir} (where the database lives; default the
  * scratch directory), {@code sync}, {@code label}. Keys for both: {@code threads}, {@code bloom},
  * and the LSM tree's shape ({@link LsmShape#KEYS}: {@code target-file-size}, {@code level-base},
- * {@code dynamic-levels}, {@code compression}, {@code background-jobs}).
+ * {@code dynamic-levels}, {@code compression}, {@code background-jobs}, {@code subcompactions}).
  *
  * @param spec the configuration as written on the command line
  * @param label the name in tables and plots (the spec as written unless {@code label=} is given)
@@ -272,7 +272,7 @@ public record TargetConfig(
                       + " victim, trigger, gc, ths, op-zones, dir, sync, threads, bloom, label,"
                       + " windows, timescale,"
                       + " wal, wal-buffer, target-file-size, level-base, dynamic-levels,"
-                      + " compression, background-jobs,"
+                      + " compression, background-jobs, subcompactions,"
                       + " wal-qd, wal-barrier, write-behind)");
         }
       }

@@ -234,7 +234,8 @@ final class ZkvStore implements BenchStore {
 
   @Override
   public ZoneCounters counters() {
-    return ZoneCounters.of(env.stats(), env.compactionZones(), env.geometry().zoneCapacity());
+    return ZoneCounters.of(
+        env.stats(), env.compactionZones(), env.hintOverlaps(), env.geometry().zoneCapacity());
   }
 
   @Override

@@ -21,6 +21,7 @@ import org.rocksdb.ZkvEnv;
  * @param zoneFinishes zones the file system finished since mount
  * @param compactions compactions whose input zones were counted since mount
  * @param compactionInputZones the zones holding their inputs, summed
+ * @param hintOverlaps compaction outputs' key-range hints against their own ranges, since mount
  * @param zoneCapacity bytes one zone holds
  * @param overrides the overrides since mount by reason (the {@code PolicyOverride} names, and
  *     {@code ZONE_STEALS} for zones taken from idle writers)
@@ -42,9 +43,14 @@ public record ZoneCounters(
     long zoneFinishes,
     long compactions,
     long compactionInputZones,
+    io.zkv.fs.HintOverlapCounts hintOverlaps,
     long zoneCapacity,
     java.util.Map<String, Long> overrides) {
-  static ZoneCounters of(ZkvEnv.ZoneStats s, ZkvEnv.CompactionZones c, long zoneCapacity) {
+  static ZoneCounters of(
+      ZkvEnv.ZoneStats s,
+      ZkvEnv.CompactionZones c,
+      io.zkv.fs.HintOverlapCounts hints,
+      long zoneCapacity) {
     java.util.Map<String, Long> reasons = new java.util.TreeMap<>();
     s.overrides().forEach((reason, n) -> reasons.put(reason.name(), n));
     reasons.put("ZONE_STEALS", s.zoneSteals());
@@ -65,6 +71,7 @@ public record ZoneCounters(
         s.zoneFinishes(),
         c.compactions(),
         c.zones(),
+        hints,
         zoneCapacity,
         java.util.Collections.unmodifiableMap(reasons));
   }

@@ -85,6 +85,7 @@ class ComparisonTest {
             0,
             Double.NaN,
             Double.NaN,
+            io.zkv.fs.HintOverlapCounts.NONE,
             java.util.Map.of());
     List<RunResult> runs =
         List.of(SampleReports.run("A", 1, SampleReports.phase("readrandom", 10, 1, 5, noWrites)));

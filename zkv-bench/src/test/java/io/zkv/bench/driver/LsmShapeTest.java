@@ -32,13 +32,15 @@ class LsmShapeTest {
             .with("level-base", "32M")
             .with("dynamic-levels", "false")
             .with("compression", "zstd")
-            .with("background-jobs", "4");
+            .with("background-jobs", "4")
+            .with("subcompactions", "2");
     try (Options o = rocksOptions(lsm)) {
       assertEquals(8L << 20, o.targetFileSizeBase());
       assertEquals(32L << 20, o.maxBytesForLevelBase());
       assertFalse(o.levelCompactionDynamicLevelBytes());
       assertEquals(CompressionType.ZSTD_COMPRESSION, o.compressionType());
       assertEquals(4, o.maxBackgroundJobs());
+      assertEquals(2, o.maxSubcompactions());
       assertEquals(4L << 20, o.writeBufferSize(), "the other settings stay");
     }
     try (Options o = rocksOptions(LsmShape.DEFAULTS);
@@ -47,15 +49,16 @@ class LsmShapeTest {
       assertEquals(rocks.maxBytesForLevelBase(), o.maxBytesForLevelBase());
       assertEquals(rocks.levelCompactionDynamicLevelBytes(), o.levelCompactionDynamicLevelBytes());
       assertEquals(rocks.maxBackgroundJobs(), o.maxBackgroundJobs());
+      assertEquals(rocks.maxSubcompactions(), o.maxSubcompactions());
       assertEquals(CompressionType.SNAPPY_COMPRESSION, o.compressionType());
     }
     assertEquals(
         "LSM: target files 8 MiB, level base 32 MiB, dynamic levels off, ZSTD_COMPRESSION, 4"
-            + " background jobs",
+            + " background jobs, 2 subcompactions",
         lsm.describe());
     assertEquals(
         " --target-file-size 8388608 --level-base 33554432 --dynamic-levels false --compression"
-            + " zstd --background-jobs 4",
+            + " zstd --background-jobs 4 --subcompactions 2",
         lsm.asOptions());
   }
 
@@ -114,9 +117,9 @@ class LsmShapeTest {
     LsmShape a = inv.configs().get(0).lsm();
     LsmShape b = inv.configs().get(1).lsm();
     LsmShape c = inv.configs().get(2).lsm();
-    assertEquals(new LsmShape(8L << 20, 0, null, Compression.LZ4, 0), a);
-    assertEquals(new LsmShape(16L << 20, 0, false, Compression.LZ4, 0), b);
-    assertEquals(new LsmShape(8L << 20, 0, null, Compression.LZ4, 4), c);
+    assertEquals(new LsmShape(8L << 20, 0, null, Compression.LZ4, 0, 0), a);
+    assertEquals(new LsmShape(16L << 20, 0, false, Compression.LZ4, 0, 0), b);
+    assertEquals(new LsmShape(8L << 20, 0, null, Compression.LZ4, 4, 0), c);
     assertTrue(inv.configs().get(2).describe().contains("4 background jobs"));
     assertTrue(inv.configs().get(1).describe().contains("target files 16 MiB"));
     assertTrue(

@@ -58,6 +58,7 @@ final class SampleReports {
         2,
         1.5,
         2.5,
+        new io.zkv.fs.HintOverlapCounts(8, 12, 9, 2, 1),
         java.util.Map.of("RESERVE", 2L));
   }
 
