@@ -4,6 +4,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "sst_first_key.h"
+
 namespace zkv {
 
 namespace {
@@ -22,6 +24,19 @@ struct Bytes {
 constexpr uint32_t Align8(size_t v) { return static_cast<uint32_t>((v + 7) / 8 * 8); }
 
 }  // namespace
+
+// A compaction output's range is known only as its inputs' union until the file is written; its
+// own smallest key is its first entry's, readable from the first write-out's bytes when the first
+// data block is uncompressed. Taken only inside the union (bytes that parse by chance fail that).
+// Measured in docs/placement.md ("How good the hints are").
+void ZoneView::NarrowToFirstKey(const zfs_alloc_request& req, LsmFileHint* hint) {
+  size_t off = 0, len = 0;
+  if (!hint->compaction || !hint->has_range || req.head_len == 0 ||
+      zkv_sst_first_user_key(req.head, req.head_len, &off, &len) != 0)
+    return;
+  std::string first(reinterpret_cast<const char*>(req.head) + off, len);
+  if (first >= hint->smallest && first <= hint->largest) hint->smallest = std::move(first);
+}
 
 int ZoneView::Build(const zfs_view& view, const LsmHintRegistry* registry, const zfs_alloc_request* req) {
   const zfs_zone_info* zones = view.zones;
@@ -48,6 +63,7 @@ int ZoneView::Build(const zfs_view& view, const LsmHintRegistry* registry, const
   zkv_bnd_request request{};
   if (req) {
     bool known = registry && registry->Lookup(req->file_name, &hint);
+    if (known) NarrowToFirstKey(*req, &hint);
     request = zkv_bnd_request{req->file_id,
                               req->lifetime,
                               static_cast<uint32_t>(req->for_gc != 0),

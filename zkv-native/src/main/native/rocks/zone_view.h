@@ -24,6 +24,9 @@ class ZoneView {
   const zkv_bnd_decision* decision() const;
 
  private:
+  // A compaction output's hinted range, starting at the SST's own first key where it can be read.
+  static void NarrowToFirstKey(const zfs_alloc_request& req, LsmFileHint* hint);
+
   std::vector<uint64_t> words_;  // 8-byte aligned storage
   size_t length_ = 0;
   uint32_t decision_offset_ = 0;

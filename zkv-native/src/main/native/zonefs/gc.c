@@ -40,7 +40,7 @@ static int copy_extent(zfs *fs, zfs_extent e, fobj *f, int cls, int64_t *gc_zone
     }
     if (*gc_zone < 0) {
       uint32_t z;
-      zfs_alloc_request req = {f->m.id, f->m.n_names ? f->m.names[0] : "", f->m.lifetime, 1, padded - moved};
+      zfs_alloc_request req = {f->m.id, f->m.n_names ? f->m.names[0] : "", f->m.lifetime, 1, padded - moved, 0, {0}};
       rc = allocate_by_policy(fs, &req, FOR_GC, cls, &z);
       if (rc == ALLOC_WAIT) rc = -ENOSPC;                  /* GC writes on its own token: a wait means no zone */
       if (!rc && !zone_claim(&fs->zones[z])) rc = -EAGAIN; /* checked unclaimed: never */

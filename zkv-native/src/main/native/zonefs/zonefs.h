@@ -133,6 +133,7 @@ enum zfs_alloc_action {
   ZFS_ALLOC_NO_SPACE = 5,
 };
 #define ZFS_ALLOC_MAX_FINISH 16
+#define ZFS_REQUEST_HEAD 1024u
 typedef struct zfs_alloc_request {
   uint64_t file_id;
   const char *file_name;
@@ -141,6 +142,11 @@ typedef struct zfs_alloc_request {
   /* Bytes the writer is about to write (the rest of its buffer's write-out, or of the extent GC
    * moves); more may follow in the same zone while it has room. */
   uint64_t expected_size;
+  /* The file's first bytes (up to ZFS_REQUEST_HEAD) when none of it is on the device yet: its first
+   * write-out is asking; head_len 0 otherwise. (The RocksDB layer reads a new SST's first key from
+   * them: rocks/sst_first_key.h.) */
+  uint32_t head_len;
+  uint8_t head[ZFS_REQUEST_HEAD];
 } zfs_alloc_request;
 typedef struct zfs_alloc_decision {
   int action;

@@ -39,6 +39,10 @@ import java.util.Objects;
  * (the sets' windows stay as they are: PLM off unless someone turned it on).
  */
 public final class ZonedEnvOptions {
+  /** The built-in GC triggers {@link Builder#gcTrigger(String)} knows by name. */
+  public static final java.util.List<String> GC_TRIGGERS =
+      java.util.List.of("zenfs", "caza", "off");
+
   private static final ZonedEnvOptions DEFAULTS = builder().build();
 
   private final PlacementPolicy placement;
@@ -318,7 +322,9 @@ public final class ZonedEnvOptions {
             throw new IllegalArgumentException(
                 "unknown GC trigger '"
                     + setting
-                    + "' (known: zenfs, caza, off, or class:com.example.MyTrigger)");
+                    + "' (known: "
+                    + String.join(", ", GC_TRIGGERS)
+                    + ", or class:com.example.MyTrigger)");
       };
     }
 

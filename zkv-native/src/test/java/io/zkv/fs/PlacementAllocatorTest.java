@@ -45,6 +45,9 @@ class PlacementAllocatorTest {
     final List<AllocationRequest> requests = new ArrayList<>();
     final List<Allocation> decisions = new ArrayList<>();
 
+    /** Per call, the request's kind and the reserves its view showed ("WAL kept 6 op 4"). */
+    final List<String> reserves = new ArrayList<>();
+
     @Override
     public String name() {
       return "recording LIZA";
@@ -55,6 +58,7 @@ class PlacementAllocatorTest {
       Allocation a = liza.allocate(request, zones);
       requests.add(request);
       decisions.add(a);
+      reserves.add(request.kind() + " kept " + zones.emptyZonesKept() + " op " + zones.opZones());
       return a;
     }
   }
@@ -136,26 +140,10 @@ class PlacementAllocatorTest {
   }
 
   /** LIZA wrapped to record each request's kind with the reserves its view showed. */
-  static final class ReservesSeen implements PlacementPolicy {
-    final LizaPolicy liza = new LizaPolicy();
-    final List<String> seen = new ArrayList<>();
-
-    @Override
-    public String name() {
-      return "reserves-seen LIZA";
-    }
-
-    @Override
-    public synchronized Allocation allocate(AllocationRequest request, ZoneTableView zones) {
-      seen.add(request.kind() + " kept " + zones.emptyZonesKept() + " op " + zones.opZones());
-      return liza.allocate(request, zones);
-    }
-  }
-
   @Test
   void theViewShowsTheEmptyZonesKeptFromEachWriterAndCompactionInputZonesAreCounted()
       throws Exception {
-    ReservesSeen policy = new ReservesSeen();
+    Recording policy = new Recording();
     PlacementAllocator allocator = new PlacementAllocator(policy, GEOMETRY);
     try (ZonedDevice dev = device()) {
       ZoneFsSettings settings =
@@ -182,9 +170,9 @@ class PlacementAllocatorTest {
       }
       synchronized (policy) {
         // data writers: the file system's two and the four of over-provisioning; metadata one
-        assertTrue(policy.seen.contains("WAL kept 6 op 4"), policy.seen.toString());
-        assertTrue(policy.seen.contains("SST kept 6 op 4"), policy.seen.toString());
-        assertTrue(policy.seen.contains("MANIFEST kept 1 op 4"), policy.seen.toString());
+        assertTrue(policy.reserves.contains("WAL kept 6 op 4"), policy.reserves.toString());
+        assertTrue(policy.reserves.contains("SST kept 6 op 4"), policy.reserves.toString());
+        assertTrue(policy.reserves.contains("MANIFEST kept 1 op 4"), policy.reserves.toString());
       }
       // a reserve leaving data writers fewer than 4 of the 29 I/O zones is refused at mount
       ZoneFsSettings tooMany = ZoneFsSettings.builder().opZones(24).build();

@@ -117,7 +117,8 @@ public final class CazaGcTrigger implements GcTrigger {
       }
     }
     // the kept ones are not told apart: the available ones at the empty zones' mean capacity
-    free += empty == 0 ? 0 : zones.emptyZonesAvailable() * (emptyCapacity / empty);
+    int available = Math.max(0, empty - zones.emptyZonesKept()); // emptyZonesAvailable()
+    free += empty == 0 ? 0 : available * (emptyCapacity / empty);
     return new long[] {free, total};
   }
 }

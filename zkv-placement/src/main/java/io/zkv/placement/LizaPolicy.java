@@ -258,16 +258,19 @@ public final class LizaPolicy implements PlacementPolicy {
    * to its reserve still reopens ({@code FullDeviceRecoveryTest}).
    */
   static int firstEmptyZone(ZoneTableView zones) {
-    if (zones.opZones() > 0 && zones.emptyZonesAvailable() == 0) {
-      return -1;
-    }
-    for (int i = 0; i < zones.zoneCount(); i++) {
+    boolean keepReserves = zones.opZones() > 0;
+    int first = -1;
+    int empty = 0; // as emptyZonesAvailable counts them, in the same walk
+    for (int i = 0; i < zones.zoneCount() && (keepReserves || first < 0); i++) {
       ZoneInfo z = zones.zone(i);
-      if (acquirable(z) && z.isEmpty()) {
-        return i;
+      if (first < 0 && acquirable(z) && z.isEmpty()) {
+        first = i;
+      }
+      if (z.isIoZone() && !z.busy() && z.isEmpty()) {
+        empty++;
       }
     }
-    return -1;
+    return keepReserves && empty <= zones.emptyZonesKept() ? -1 : first;
   }
 
   /**

@@ -113,7 +113,7 @@ public final class ZoneKvPolicy implements PlacementPolicy {
     // Phase 1: an active zone of the class with room.
     for (int i = 0; i < zones.zoneCount(); i++) {
       ZoneInfo z = zones.zone(i);
-      if (usable(z, request.kind()) && Integer.valueOf(cls).equals(zoneClass(zones, i))) {
+      if (usable(z, request.kind()) && zoneClass(zones, i).equals(OptionalInt.of(cls))) {
         return new Allocation.UseZone(i, List.of(), "phase 1: active zone of class " + cls);
       }
     }
@@ -147,13 +147,13 @@ public final class ZoneKvPolicy implements PlacementPolicy {
       if (!usable(z, request.kind())) {
         continue;
       }
-      Integer zc = zoneClass(zones, i);
-      if (request.kind().isData() && zc != null && zc == LOG_CLASS) {
+      OptionalInt zc = zoneClass(zones, i);
+      if (request.kind().isData() && zc.equals(OptionalInt.of(LOG_CLASS))) {
         continue;
       }
-      if (zc != null && cls < zc) {
+      if (zc.isPresent() && cls < zc.getAsInt()) {
         return new Allocation.UseZone(
-            i, List.of(), "phase 3: zone of the longer-lived class " + zc + " has room");
+            i, List.of(), "phase 3: zone of the longer-lived class " + zc.getAsInt() + " has room");
       }
       if (anyZone < 0) {
         anyZone = i;
@@ -175,7 +175,7 @@ public final class ZoneKvPolicy implements PlacementPolicy {
       ZoneInfo z = zones.zone(i);
       if (usable(z, request.kind())
           && z.remaining() >= need
-          && Integer.valueOf(cls).equals(zoneClass(zones, i))) {
+          && zoneClass(zones, i).equals(OptionalInt.of(cls))) {
         return new Allocation.UseZone(i, List.of(), "GC: zone of class " + cls + " has room");
       }
     }
@@ -196,14 +196,14 @@ public final class ZoneKvPolicy implements PlacementPolicy {
 
   /**
    * A zone's class: its tag's, else that of the files in it (the log class if any is a log file,
-   * else the longest-lived SST's); null for none (untagged and nothing live).
+   * else the longest-lived SST's); empty for none (untagged and nothing live).
    */
-  static Integer zoneClass(ZoneTableView zones, int index) {
+  static OptionalInt zoneClass(ZoneTableView zones, int index) {
     OptionalInt tag = zones.zone(index).tag();
     if (tag.isPresent()) {
-      return tag.getAsInt() - 1;
+      return OptionalInt.of(tag.getAsInt() - 1);
     }
-    Integer cls = null;
+    OptionalInt cls = OptionalInt.empty();
     for (long id : zones.filesIn(index)) {
       FileInfo f = zones.file(id).orElse(null);
       if (f == null) {
@@ -214,9 +214,9 @@ public final class ZoneKvPolicy implements PlacementPolicy {
       }
       int c = classOf(f.kind(), f.level());
       if (c == LOG_CLASS) {
-        return LOG_CLASS;
+        return OptionalInt.of(LOG_CLASS);
       }
-      cls = cls == null ? c : Math.max(cls, c);
+      cls = OptionalInt.of(cls.isPresent() ? Math.max(cls.getAsInt(), c) : c);
     }
     return cls;
   }

@@ -4,7 +4,6 @@ import static io.zkv.placement.Decisions.opened;
 import static io.zkv.placement.Decisions.used;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -161,7 +160,7 @@ class ZoneKvPolicyTest {
         new FileInfo(7, FileKind.WAL, WriteLifetime.SHORT, OptionalInt.empty(), Optional.empty()));
     b.live(3, 7, 100); // ...holding a WAL
     ZoneTable t = b.build();
-    assertEquals(-1, ZoneKvPolicy.zoneClass(t, 3));
+    assertEquals(OptionalInt.of(-1), ZoneKvPolicy.zoneClass(t, 3));
     Allocation a = zoneKv.allocate(sst(2), t);
     assertTrue(a instanceof Allocation.NeedGc || a instanceof Allocation.NoSpace, a.reason());
     assertEquals(1, used(zoneKv.allocate(file(FileKind.WAL), t))); // a log may go there
@@ -182,11 +181,13 @@ class ZoneKvPolicyTest {
       b.live(2, id, 100);
     }
     ZoneTable t = b.build();
-    assertEquals(4, ZoneKvPolicy.zoneClass(t, 2)); // L3 and L4: class 4
+    assertEquals(OptionalInt.of(4), ZoneKvPolicy.zoneClass(t, 2)); // L3 and L4: class 4
     assertEquals(2, used(zoneKv.allocate(sst(4), t)));
     ZoneTable.Builder empty = table();
     empty.zone(1, ZoneCondition.CLOSED, 300, WriteLifetime.MEDIUM);
-    assertNull(ZoneKvPolicy.zoneClass(empty.build(), 1)); // nothing live, no tag: no class
+    assertEquals(
+        OptionalInt.empty(),
+        ZoneKvPolicy.zoneClass(empty.build(), 1)); // nothing live, no tag: no class
   }
 
   @Test

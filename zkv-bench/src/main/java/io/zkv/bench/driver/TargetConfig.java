@@ -15,7 +15,6 @@ import io.zkv.placement.PolicyClass;
 import io.zkv.wal.WalMode;
 import io.zkv.wal.WalOptions;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
 
@@ -495,9 +494,14 @@ public record TargetConfig(
   /** A built-in GC by name ({@code gc=}): ZenFS's trigger, CAZA's cleaning, or none. */
   private static String gcName(String spec, String v) {
     String name = v.trim().toLowerCase(Locale.ROOT);
-    if (!List.of("zenfs", "caza", "off").contains(name)) {
+    if (!ZonedEnvOptions.GC_TRIGGERS.contains(name)) {
       throw new UsageException(
-          "configuration '" + spec + "': gc must be zenfs, caza or off, not " + v);
+          "configuration '"
+              + spec
+              + "': gc must be one of "
+              + String.join(", ", ZonedEnvOptions.GC_TRIGGERS)
+              + ", not "
+              + v);
     }
     return name;
   }

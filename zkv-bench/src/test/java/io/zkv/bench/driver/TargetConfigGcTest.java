@@ -48,7 +48,7 @@ class TargetConfigGcTest {
 
   @Test
   void badGcSettingsAreRefusedSayingWhy() {
-    assertTrue(refused("zkv:gc=lazy").contains("gc must be zenfs, caza or off"));
+    assertTrue(refused("zkv:gc=lazy").contains("gc must be one of zenfs, caza, off, not lazy"));
     assertTrue(refused("zkv:gc=caza,ths=0").contains("ths"));
     assertTrue(refused("zkv:gc=caza,ths=51").contains("ths"));
     assertTrue(refused("zkv:ths=10").contains("give gc=caza"));
