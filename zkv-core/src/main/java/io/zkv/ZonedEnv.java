@@ -535,9 +535,9 @@ public final class ZonedEnv implements AutoCloseable {
   }
 
   /**
-   * How well compaction outputs' key-range hints (their compactions' inputs' unions, what the
-   * placement policy gets) stand for the outputs' own ranges, in next-level SSTs overlapped since
-   * mount (the overlaps CAZA ranks zones by).
+   * How well compaction outputs' key-range hints (their compactions' inputs' unions, from their own
+   * first keys where readable: what the placement policy gets) stand for the outputs' own ranges,
+   * in next-level SSTs overlapped since mount (the overlaps CAZA ranks zones by).
    *
    * @throws ZkvClosedException if this env is closed
    */

@@ -5,7 +5,7 @@ package io.zkv.fs;
  * overlapped, since mount (how they are counted: {@code HintOverlaps}).
  *
  * @param outputs compaction outputs resolved (their own range known; next level not empty)
- * @param hintOverlaps L+1 SSTs their hint ranges (the compactions' inputs' unions) overlap, summed
+ * @param hintOverlaps L+1 SSTs their hint ranges (the requests' key ranges) overlap, summed
  * @param ownOverlaps L+1 SSTs their own ranges overlap, summed (never more than the hints')
  * @param coarse outputs whose hint overlaps more L+1 SSTs than their own range
  * @param unresolved outputs whose own range was not seen (deleted first, or still being written)

@@ -9,12 +9,13 @@ import java.util.Map;
 /**
  * How well a compaction output's key-range hint stands for its true range, in the terms CAZA uses
  * it (issue 25, item 2): per compaction output, the SSTs of the next level (L+1) its hint range
- * overlaps against those its own range overlaps. The hint is what the file system has when the
- * output's first zone is chosen: the union of the compaction's inputs' ranges. The output's own
- * range comes from RocksDB's live-file metadata once the compaction is installed (the view shows it
- * with job id -1, {@link ZoneView#fileJob}); both are counted against the same L+1 files, the ones
- * live when the output's zone was chosen. An output's range lies within its inputs' union, so its
- * own count never exceeds the hint's.
+ * overlaps against those its own range overlaps. The hint is what the policy got when the output's
+ * first zone was chosen: the union of the compaction's inputs' ranges, starting at the output's own
+ * first key where its first write-out showed it (rocks/sst_first_key.h). The output's own range
+ * comes from RocksDB's live-file metadata once the compaction is installed (the view shows it with
+ * job id -1, {@link ZoneView#fileJob}); both are counted against the same L+1 files, the ones live
+ * when the output's zone was chosen. An output's range lies within its inputs' union, so its own
+ * count never exceeds the hint's.
  *
  * <p>Counted: outputs below the bottom level only (an output with no L+1 files is left out);
  * outputs deleted or not seen written within {@link #PENDING_LIMIT} later outputs stay unresolved

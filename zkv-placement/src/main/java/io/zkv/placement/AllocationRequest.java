@@ -20,8 +20,9 @@ import java.util.OptionalLong;
  *       {@code expectedSize} as the extent length that must fit.
  *   <li>CAZA: {@code level} is the target level L of the new SST; {@code keyRange} its key range,
  *       or, when the output range is not yet known, the union of the ranges of {@code
- *       compactionInputs} (looked up with {@link ZoneTableView#file}); the SSTs of level L+1 that
- *       overlap it are found through {@link ZoneTableView#files()} and their zones through {@link
+ *       compactionInputs} (zkv's file system gives that union, from the output's own first key
+ *       where its first write-out shows it); the SSTs of level L+1 that overlap it are found
+ *       through {@link ZoneTableView#files()} and their zones through {@link
  *       ZoneTableView#zonesOf}. Fallback 1 uses the same-level neighbour by key range.
  *   <li>ZoneKV: {@code level} (absolute, not relative to RocksDB's base level) picks the lifetime
  *       class (logs, L0+L1, then one class per level), {@code kind} separates logs.
