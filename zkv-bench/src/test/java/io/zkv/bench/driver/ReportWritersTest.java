@@ -60,8 +60,11 @@ class ReportWritersTest {
     List<String> rows = Arrays.stream(md.split("\n")).filter(l -> l.startsWith("|")).toList();
     // header + separator + ops/s + 7 READ latency figures + WA + space amplification + zones used
     // + GC MiB + GC WA + zone space amplification + zero-copy resets % + GC runs + zones per
-    // compaction + metadata bytes per write + policy overrides + writes
-    assertEquals(2 + 1 + 7 + 11 + 1, rows.size(), md);
+    // compaction + hint/own L+1 overlaps + metadata bytes per write + policy overrides + writes
+    assertEquals(2 + 1 + 7 + 12 + 1, rows.size(), md);
+    String hints =
+        rows.stream().filter(l -> l.contains("hint/own L+1 overlaps")).findFirst().orElseThrow();
+    assertTrue(hints.contains("1.33"), hints); // 12 hinted against 9 own overlaps
     String zeroCopy =
         rows.stream().filter(l -> l.contains("zero-copy resets %")).findFirst().orElseThrow();
     assertTrue(zeroCopy.contains("75.0"), zeroCopy); // 3 of 4 resets copied nothing
