@@ -7,12 +7,12 @@
  * only on a negative result: after a piece fails with an NVMe status the later ones are still
  * issued and fail as Zone Invalid Write, so nothing lands out of order.)
  *
- * A passthrough command the kernel refuses before it reaches the device (-EFAULT, -EAGAIN) is
- * issued again from that piece on, up to KQ_RESUBMITS times: Debian 12's Linux 6.1 fails the
- * pages pinning of a linked write's later piece with EFAULT about once in 200 fresh 1 MiB writes
- * under QEMU (the buffer is valid and mapped; the same command then succeeds). The device never
- * saw the refused piece, and a write's later pieces were cancelled with it (the link breaks), so
- * the zone's write pointer stands at the refused piece's start.
+ * A passthrough command the kernel refuses with EFAULT (before it reaches the device: an NVMe
+ * completion never carries EFAULT) is issued again from that piece on, up to KQ_RESUBMITS times: Debian 12's Linux 6.1
+ * fails the pages pinning of a linked write's later piece with EFAULT about once in 200 fresh 1 MiB writes under QEMU
+ * (the buffer is valid and mapped; the same command then succeeds). The device never saw the refused piece, and a
+ * write's later pieces were cancelled with it (the link breaks), so the zone's write pointer stands at the refused
+ * piece's start.
  *
  * liburing 2.3 has no uring_cmd helper, so the SQEs are filled by hand. */
 #define _GNU_SOURCE
@@ -52,14 +52,15 @@ typedef struct kq {
   kslot *slots;
   uint32_t *free_list, n_free;
   uint32_t *ready, ready_head, ready_len; /* slots with a known result, FIFO */
+  uint32_t *again, again_len;             /* slots to issue again (refused pieces), FIFO */
 } kq;
 
 zkv_queue *kq_create(zkv_dev *dev, uint32_t depth, int *err) {
   kdev *d = (kdev *)dev;
   kq *q = calloc(1, sizeof *q);
   if (!q || !(q->slots = calloc(depth, sizeof *q->slots)) || !(q->free_list = calloc(depth, sizeof *q->free_list)) ||
-      !(q->ready = calloc(depth, sizeof *q->ready))) {
-    if (q) free(q->slots), free(q->free_list);
+      !(q->ready = calloc(depth, sizeof *q->ready)) || !(q->again = calloc(depth, sizeof *q->again))) {
+    if (q) free(q->slots), free(q->free_list), free(q->ready);
     free(q);
     *err = -ENOMEM;
     return NULL;
@@ -79,7 +80,7 @@ zkv_queue *kq_create(zkv_dev *dev, uint32_t depth, int *err) {
   if (rc < 0) {
     zkv_set_error("%s: cannot create an io_uring%s: %s", d->path, q->big ? " with 128-byte SQEs (Linux >= 5.19)" : "",
                   strerror(-rc));
-    free(q->slots), free(q->free_list), free(q->ready), free(q);
+    free(q->slots), free(q->free_list), free(q->ready), free(q->again), free(q);
     *err = rc;
     return NULL;
   }
@@ -259,23 +260,31 @@ int kq_submit(zkv_queue *base, const zkv_request *r) {
   return 0;
 }
 
-/* Issues again, from the lowest refused piece on, a request whose pieces have all completed and
- * that the kernel refused before the device saw it (see the file comment). An earlier piece's
- * real failure wins: the request then completes with it. Returns 1 when the pieces went out. */
-static int resubmit(kq *q, uint32_t idx) {
-  kslot *sl = &q->slots[idx];
-  if (!sl->resubmit || (sl->err && sl->err_piece < sl->resubmit_piece)) return 0;
-  uint32_t first = sl->resubmit_piece;
-  sl->resubmit = 0;
-  sl->resubmits++;
-  sl->err = 0; /* only later pieces failed (a write's were cancelled with the refused one) */
-  int use_nvme_pieces = sl->req.op == ZKV_OP_READ || sl->req.op == ZKV_OP_WRITE;
-  if (!(use_nvme_pieces ? queue_pieces(q, idx, first) : queue_single(q, idx))) {
-    io_uring_submit(&q->ring);
-    return 1;
+/* Issues again, oldest first, the requests whose pieces have all completed and that the kernel
+ * refused (see the file comment), each from its lowest refused piece on, while the CQ has room for
+ * their commands (prepare()'s rule) and the SQ takes them. Called after harvesting, never from
+ * inside it: the completions being harvested still hold their CQ entries. Returns how many went. */
+static uint32_t issue_again(kq *q) {
+  uint32_t done = 0;
+  while (done < q->again_len) {
+    uint32_t idx = q->again[done];
+    kslot *sl = &q->slots[idx];
+    int split = sl->req.op == ZKV_OP_READ || sl->req.op == ZKV_OP_WRITE;
+    size_t pieces = split ? (sl->req.len + q->d->max_xfer - 1) / q->d->max_xfer : 1;
+    size_t first = split ? sl->resubmit_piece : 0;
+    if (q->pieces + (pieces - first) > q->cq_entries) break;
+    if (split ? queue_pieces(q, idx, first) : queue_single(q, idx)) break; /* SQ full: later */
+    sl->resubmit = 0;
+    sl->resubmits++;
+    sl->err = 0; /* only later pieces failed (a write's were cancelled with the refused one) */
+    done++;
   }
-  sl->err = -EAGAIN; /* no room in the ring: cannot happen, the slot's own pieces just left it */
-  return 0;
+  if (done) {
+    memmove(q->again, q->again + done, (q->again_len - done) * sizeof *q->again);
+    q->again_len -= done;
+    io_uring_submit(&q->ring); /* a failed submit leaves them queued for the next one */
+  }
+  return done;
 }
 
 static void complete_piece(kq *q, struct io_uring_cqe *cqe) {
@@ -293,13 +302,19 @@ static void complete_piece(kq *q, struct io_uring_cqe *cqe) {
     code = cqe->res;
   else
     code = sl->req.op != ZKV_OP_FLUSH && (size_t)cqe->res != sl->req.len ? -EIO : 0;
-  if (nvme && (code == -EFAULT || code == -EAGAIN) && sl->resubmits < KQ_RESUBMITS) {
+  if (nvme && code == -EFAULT && sl->resubmits < KQ_RESUBMITS) {
     if (!sl->resubmit || piece < sl->resubmit_piece) sl->resubmit = 1, sl->resubmit_piece = piece;
   } else if (code && (!sl->err || piece < sl->err_piece)) {
     sl->err = code, sl->err_piece = piece;
   }
   if (!code && sl->req.op == ZKV_OP_APPEND) sl->result = (int64_t)(cqe->big_cqe[0] << d->lba_shift);
-  if (--sl->left == 0 && !resubmit(q, idx)) make_ready(q, idx);
+  if (--sl->left == 0) {
+    /* refused whole: issue again, unless an earlier piece's real failure decides the request */
+    if (sl->resubmit && !(sl->err && sl->err_piece < sl->resubmit_piece))
+      q->again[q->again_len++] = idx;
+    else
+      make_ready(q, idx);
+  }
 }
 
 static int harvest(kq *q) {
@@ -345,6 +360,7 @@ int kq_reap(zkv_queue *base, zkv_completion *out, int min, int max, int64_t time
       continue;
     }
     if (harvest(q)) continue;
+    if (q->again_len && issue_again(q)) continue;
     if (n >= min || q->inflight == 0) break;
     /* What a failed submit left queued goes out first; while the kernel refuses it, never block in
      * a wait whose completions could not come. */
@@ -378,6 +394,7 @@ void kq_destroy(zkv_queue *base) {
       continue;
     }
     if (harvest(q)) continue;
+    if (q->again_len && issue_again(q)) continue;
     if (io_uring_sq_ready(&q->ring) && io_uring_submit(&q->ring) < 0) {
       sched_yield();
       continue;
@@ -389,5 +406,6 @@ void kq_destroy(zkv_queue *base) {
   free(q->slots);
   free(q->free_list);
   free(q->ready);
+  free(q->again);
   free(q);
 }

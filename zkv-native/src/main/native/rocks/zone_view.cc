@@ -28,6 +28,8 @@ constexpr uint32_t Align8(size_t v) { return static_cast<uint32_t>((v + 7) / 8 *
 // A compaction output's range is known only as its inputs' union until the file is written; its
 // own smallest key is its first entry's, readable from the first write-out's bytes when the first
 // data block is uncompressed. Taken only inside the union (bytes that parse by chance fail that).
+// A range tombstone (DeleteRange) may start an SST before its first data key: the hint then
+// starts later than the file, by that tombstone's span; ranges deleted ahead are rare in SSTs.
 // Measured in docs/placement.md ("How good the hints are").
 void ZoneView::NarrowToFirstKey(const zfs_alloc_request& req, LsmFileHint* hint) {
   size_t off = 0, len = 0;

@@ -15,7 +15,8 @@ import java.util.Map;
  * comes from RocksDB's live-file metadata once the compaction is installed (the view shows it with
  * job id -1, {@link ZoneView#fileJob}); both are counted against the same L+1 files, the ones live
  * when the output's zone was chosen. An output's range lies within its inputs' union, so its own
- * count never exceeds the hint's.
+ * count does not exceed the union's; a hint started at the first data key can miss a range
+ * tombstone's start before it (DeleteRange), and then count fewer than the file's own range.
  *
  * <p>Counted: outputs below the bottom level only (an output with no L+1 files is left out);
  * outputs deleted or not seen written within {@link #PENDING_LIMIT} later outputs stay unresolved
