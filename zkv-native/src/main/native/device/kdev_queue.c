@@ -127,13 +127,16 @@ static int refuse_piece(kdev *d) {
   return n != 0;
 }
 
+/* The NVMe commands a read or write is split into. */
+static size_t pieces_of(const kdev *d, const zkv_request *r) { return (r->len + d->max_xfer - 1) / d->max_xfer; }
+
 /* Queues the NVMe commands of a read or write from piece `first` on (a write's linked); returns 0
  * or -EBUSY with nothing queued. */
 static int queue_pieces(kq *q, uint32_t idx, size_t first) {
   kslot *sl = &q->slots[idx];
   const zkv_request *r = &sl->req;
   kdev *d = q->d;
-  size_t pieces = (r->len + d->max_xfer - 1) / d->max_xfer;
+  size_t pieces = pieces_of(d, r);
   if (io_uring_sq_space_left(&q->ring) < pieces - first) io_uring_submit(&q->ring); /* a chain in one submit */
   /* Nothing may stay queued on failure: a half chain would go out with the next submit, into a
    * buffer the caller has taken back, and complete another request's slot. */
@@ -201,7 +204,7 @@ static int prepare(kq *q, uint32_t idx) {
     return 0;
   }
   if (r->op == ZKV_OP_FLUSH || r->op == ZKV_OP_APPEND) return queue_single(q, idx);
-  size_t pieces = (r->len + d->max_xfer - 1) / d->max_xfer;
+  size_t pieces = pieces_of(d, r);
   if (pieces >= (1u << PIECE_BITS) || pieces > q->ring.sq.ring_entries) {
     zkv_set_error("%s: a request of %zu bytes needs %zu commands; this queue takes at most %u", d->path, r->len, pieces,
                   q->ring.sq.ring_entries);
@@ -270,7 +273,7 @@ static uint32_t issue_again(kq *q) {
     uint32_t idx = q->again[done];
     kslot *sl = &q->slots[idx];
     int split = sl->req.op == ZKV_OP_READ || sl->req.op == ZKV_OP_WRITE;
-    size_t pieces = split ? (sl->req.len + q->d->max_xfer - 1) / q->d->max_xfer : 1;
+    size_t pieces = split ? pieces_of(q->d, &sl->req) : 1;
     size_t first = split ? sl->resubmit_piece : 0;
     if (q->pieces + (pieces - first) > q->cq_entries) break;
     if (split ? queue_pieces(q, idx, first) : queue_single(q, idx)) break; /* SQ full: later */

@@ -488,16 +488,16 @@ int take_zone(zfs *fs, fobj *f, int safety, uint64_t want, uint32_t *out) {
     fs->st.reserve_refusals++;
     return ALLOC_RESERVED;
   }
+  zfs_alloc_request req = {f->m.id, "", f->m.lifetime, 0, want, 0, {0}};
+  pthread_mutex_lock(&f->wmu);                           /* mu before wmu, as end_write takes them */
+  if (f->m.n_extents == 0 && f->wdone == 0 && f->wbuf) { /* the writer's own buffer: once */
+    req.head_len = (uint32_t)(f->wlen < ZFS_REQUEST_HEAD ? f->wlen : ZFS_REQUEST_HEAD);
+    memcpy(req.head, f->wbuf, req.head_len);
+  }
+  pthread_mutex_unlock(&f->wmu);
   for (;;) {
     /* The policy's call releases fs->mu: a rename meanwhile frees the name read before it. */
-    const char *name = f->m.n_names ? f->m.names[0] : "";
-    zfs_alloc_request req = {f->m.id, name, f->m.lifetime, 0, want, 0, {0}};
-    pthread_mutex_lock(&f->wmu); /* mu before wmu, as end_write takes them */
-    if (f->m.n_extents == 0 && f->wdone == 0 && f->wbuf) {
-      req.head_len = (uint32_t)(f->wlen < ZFS_REQUEST_HEAD ? f->wlen : ZFS_REQUEST_HEAD);
-      memcpy(req.head, f->wbuf, req.head_len);
-    }
-    pthread_mutex_unlock(&f->wmu);
+    req.file_name = f->m.n_names ? f->m.names[0] : "";
     int rc = safety ? fall_back(fs, ZFS_OVERRIDE_NO_SPACE, &req, purpose_of(f, 0), class_of(f), out)
                     : allocate_by_policy(fs, &req, purpose_of(f, 0), class_of(f), out);
     if (rc == ALLOC_NEED_GC) return rc;
