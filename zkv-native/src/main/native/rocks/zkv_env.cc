@@ -361,6 +361,13 @@ JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetOpZones(JNIEnv*, jclass, jlo
   return zfs_set_op_zones(h->zone_fs, static_cast<uint32_t>(zones));
 }
 
+// Data files' NoSpace from the policy stands (zfs_set_strict_no_space).
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetStrictNoSpace(JNIEnv*, jclass, jlong handle, jboolean on) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs) return -EINVAL;
+  return zfs_set_strict_no_space(h->zone_fs, on ? 1 : 0);
+}
+
 // How WAL files are written (zfs_set_wal_mode): -EINVAL out of range, -EOPNOTSUPP for ZWAL on a
 // device whose queues carry out each request at submit.
 JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetWalMode(JNIEnv*, jclass, jlong handle, jint mode, jint depth,

@@ -199,6 +199,46 @@ static void test_external_allocator(void) {
   zkv_dev_close(d);
 }
 
+/* zfs_set_strict_no_space: the policy's NoSpace for a data file stands (ZenFS's answer), with
+ * nothing to collect; RocksDB's metadata files keep the safety rule; turned off, the rule is back. */
+static void test_strict_no_space(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  test_policy p = {.mode = 2}; /* always NoSpace, while every zone has room */
+  zfs_set_allocator(fs, test_allocator, &p);
+  CHECK_EQ(zfs_set_strict_no_space(fs, 1), 0);
+  uint8_t buf[8192] = {7};
+  int rc = 0;
+  zfs_file *f = zfs_create(fs, "/db/000012.sst", 3, &rc);
+  CHECK(f != NULL);
+  CHECK_EQ(zfs_append(f, buf, sizeof buf), 0);
+  CHECK_EQ(zfs_sync(f), -ENOSPC);
+  zfs_close(f);
+  zfs_file *w = zfs_create(fs, "/db/000013.log", 3, &rc);
+  CHECK(w != NULL);
+  CHECK_EQ(zfs_append(w, buf, sizeof buf), 0);
+  CHECK_EQ(zfs_sync(w), -ENOSPC);
+  zfs_close(w);
+  zfs_stats s;
+  CHECK_EQ(zfs_stats_get(fs, &s), 0);
+  CHECK_EQ(s.overrides[ZFS_OVERRIDE_NO_SPACE], 0);
+  zfs_file *m = zfs_create(fs, "/db/MANIFEST-000001", 0, &rc);
+  CHECK(m != NULL);
+  CHECK_EQ(zfs_append(m, buf, sizeof buf), 0);
+  CHECK_EQ(zfs_sync(m), 0);
+  CHECK_EQ(zfs_close(m), 0);
+  CHECK_EQ(zfs_stats_get(fs, &s), 0);
+  CHECK_EQ(s.overrides[ZFS_OVERRIDE_NO_SPACE], 1);
+  CHECK_EQ(zfs_set_strict_no_space(fs, 0), 0);
+  write_file(fs, "/db/000014.sst", 71, 64 << 10, 0);
+  check_file(fs, "/db/000014.sst", 71, 64 << 10);
+  CHECK_EQ(zfs_stats_get(fs, &s), 0);
+  CHECK_EQ(s.overrides[ZFS_OVERRIDE_NO_SPACE], 2);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
 /* A policy sees which file has what in each zone (the zone view's files), and the tag and lifetime
  * it gives a zone it opens stay on the zone, across a remount, until the zone is reset. */
 static void test_callout_sees_files_per_zone_and_keeps_tags(void) {
@@ -692,6 +732,7 @@ int main(void) {
   test_external_allocator();
   test_callout_sees_files_per_zone_and_keeps_tags();
   test_policy_refused_the_reserve();
+  test_strict_no_space();
   test_writers_own_their_zones();
   test_more_writers_than_tokens();
   test_full_zone_is_released();

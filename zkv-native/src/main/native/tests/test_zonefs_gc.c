@@ -287,6 +287,75 @@ static void test_metadata_writes_on_a_full_device(void) {
   zkv_dev_close(d);
 }
 
+/* A device full of live data but for the empty zone kept for GC: GC has nothing to collect, so
+ * RocksDB's metadata files (the MANIFEST edit that deletes files) may start that zone; data files
+ * may not. Seen through RocksDB: flushes used their tier of the space reserve down to that zone,
+ * and `deleteFilesInRange` on the full device failed with NoSpace on its MANIFEST edit. */
+static void test_metadata_takes_gcs_zone_when_nothing_is_collectable(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  enum { ZONE = 3 << 20 };
+  uint8_t *buf = malloc(ZONE);
+  int rc = 0, files = 0;
+  for (; files < 64; files++) { /* whole zones of live data, until data files are refused */
+    char name[32];
+    snprintf(name, sizeof name, "/db/d%02d.sst", files);
+    zfs_file *f = zfs_create(fs, name, 3, &rc);
+    CHECK(f != NULL);
+    fill(buf, 900 + (uint64_t)files, 0, ZONE);
+    rc = zfs_append(f, buf, ZONE);
+    if (!rc) rc = zfs_sync(f);
+    zfs_close(f);
+    if (rc) {
+      CHECK_EQ(zfs_delete(fs, name), 0);
+      break;
+    }
+  }
+  CHECK_EQ(rc, -ENOSPC);
+  /* a metadata file takes all but the last empty zone, and fills it */
+  zfs_file *m = zfs_create(fs, "/db/MANIFEST-000001", 0, &rc);
+  CHECK(m != NULL);
+  fill(buf, 950, 0, ZONE);
+  CHECK_EQ(zfs_append(m, buf, ZONE), 0);
+  CHECK_EQ(zfs_close(m), 0);
+  zfs_stats st;
+  zfs_stats_get(fs, &st);
+  CHECK_EQ(st.empty_zones, 1);
+  /* data: NoSpace, the last empty zone stays GC's */
+  zfs_file *x = zfs_create(fs, "/db/x.sst", 3, &rc);
+  CHECK(x != NULL);
+  fill(buf, 951, 0, 1 << 20);
+  rc = zfs_append(x, buf, 1 << 20);
+  if (!rc) rc = zfs_sync(x);
+  CHECK_EQ(rc, -ENOSPC);
+  zfs_close(x);
+  CHECK_EQ(zfs_delete(fs, "/db/x.sst"), 0);
+  zfs_stats_get(fs, &st);
+  CHECK_EQ(st.empty_zones, 1);
+  /* the MANIFEST edit: nothing to collect, so it starts GC's zone */
+  m = zfs_create(fs, "/db/MANIFEST-000002", 0, &rc);
+  CHECK(m != NULL);
+  fill(buf, 952, 0, 64 << 10);
+  CHECK_EQ(zfs_append(m, buf, 64 << 10), 0);
+  CHECK_EQ(zfs_sync(m), 0);
+  CHECK_EQ(zfs_close(m), 0);
+  zfs_stats s2;
+  zfs_stats_get(fs, &s2);
+  CHECK_EQ(s2.empty_zones, 0);
+  CHECK_EQ(s2.gc_bytes, st.gc_bytes);
+  /* the edit deletes files: their zones reset, and data writes go on */
+  CHECK_EQ(zfs_delete(fs, "/db/d00.sst"), 0);
+  CHECK_EQ(zfs_delete(fs, "/db/d01.sst"), 0);
+  write_file(fs, "/db/y.sst", 953, 1 << 20, 0);
+  check_file(fs, "/db/y.sst", 953, 1 << 20);
+  check_file(fs, "/db/MANIFEST-000002", 952, 64 << 10);
+  check_file(fs, "/db/d02.sst", 902, ZONE);
+  free(buf);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
 /* Closing a database on a full device: an info log's tail that finds no zone is dropped and its
  * close succeeds (RocksDB ignores errors writing it); any other file's close still says NoSpace. */
 static int close_after_append(zfs *fs, const char *name, uint64_t seed, uint8_t *buf, size_t n) {
@@ -524,6 +593,7 @@ int main(void) {
   test_victim_policy_and_gc_level();
   test_gc_trigger_decides();
   test_metadata_writes_on_a_full_device();
+  test_metadata_takes_gcs_zone_when_nothing_is_collectable();
   test_info_log_close_on_a_full_device();
   test_gc_moves_sparse_chunks();
   test_gc_beside_writers_and_readers();

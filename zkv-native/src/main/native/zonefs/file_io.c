@@ -44,11 +44,14 @@ int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
  * written); NoSpace is the answer then. RocksDB's metadata files (the MANIFEST edit that deletes
  * files), the flush that replays a WAL at open (without it a stopped database cannot reopen; its
  * reserve tier counts garbage thinner than 1/8 a zone as room) and zfs_reclaim (resume) take any
- * garbage: their writes are bounded and are what frees space. Returns 0 with the zone and where the
+ * garbage: their writes are bounded and are what frees space. Should GC find nothing for them, they
+ * may start the empty zone kept for GC: it serves nobody while nothing is collectable, and the
+ * flushes' tier of the space reserve can leave that zone the only room (seen: a full device's
+ * `deleteFilesInRange` failing on its MANIFEST edit). Returns 0 with the zone and where the
  * write goes; `want`: the bytes of this write-out still to go (the policy's expected size). Used by
  * the FILE mode's writes and ZWAL's appends (zwal.c). */
 int claim_writer_zone(zfs *fs, fobj *f, uint64_t want, uint64_t min_room, uint32_t *z, uint64_t *at) {
-  int safety = 0;
+  int safety = TAKE_BY_POLICY;
   for (;;) {
     after_unlock work; /* a new zone's records (its labels, a WAL's ACTIVE record): after the lock */
     lock_fs(fs, &work);
@@ -77,12 +80,15 @@ int claim_writer_zone(zfs *fs, fobj *f, uint64_t want, uint64_t min_room, uint32
     if (rc == -EAGAIN) continue;
     if (rc == ALLOC_RESERVED) return -ENOSPC;
     if (rc != -ENOSPC && rc != ALLOC_NEED_GC) return rc;
-    int any_garbage = purpose == FOR_METADATA || purpose == FOR_RECOVERY;
+    int frees_space = purpose == FOR_METADATA || purpose == FOR_RECOVERY;
     int collected =
-        collect_garbage(fs, any_garbage ? UINT64_MAX : fs->g.zone_cap - fs->g.zone_cap / 8, class_of(f), 1) == 0;
-    if (!collected && rc == ALLOC_NEED_GC)
-      safety = 1; /* once: the safety rule decides */
-    else if (!collected)
+        collect_garbage(fs, frees_space ? UINT64_MAX : fs->g.zone_cap - fs->g.zone_cap / 8, class_of(f), 1) == 0;
+    if (collected) continue;
+    if (rc == ALLOC_NEED_GC && safety == TAKE_BY_POLICY && !no_space_is_final(fs, purpose))
+      safety = TAKE_BY_SAFETY_RULE; /* once: the safety rule decides */
+    else if (frees_space && safety != TAKE_GC_ZONE_TOO)
+      safety = TAKE_GC_ZONE_TOO; /* once: GC's empty zone serves nobody while GC finds nothing */
+    else
       return -ENOSPC;
   }
 }

@@ -193,6 +193,17 @@ int zfs_set_op_zones(zfs *fs, uint32_t zones) {
   return 0;
 }
 
+int zfs_set_strict_no_space(zfs *fs, int on) {
+  pthread_mutex_lock(&fs->mu);
+  fs->strict_no_space = on != 0;
+  pthread_mutex_unlock(&fs->mu);
+  return 0;
+}
+
+int no_space_is_final(const zfs *fs, int purpose) {
+  return fs->strict_no_space && purpose != FOR_GC && purpose != FOR_METADATA && purpose != FOR_RECOVERY;
+}
+
 /* Bytes no live data occupies: every data zone's capacity less its live blocks, whether unwritten
  * or garbage that GC gets back. */
 uint64_t unoccupied_bytes(const zfs *fs) {
@@ -318,7 +329,7 @@ void count_override(zfs *fs, int reason) {
 /* The safety rule's allocation in place of the policy's, counted under `reason` when it finds a
  * zone. */
 static int fall_back(zfs *fs, int reason, const zfs_alloc_request *req, int purpose, int cls, uint32_t *out) {
-  int rc = safety_zone(fs, req->lifetime, purpose, cls, out);
+  int rc = safety_zone(fs, req->lifetime, purpose, cls, 0, out);
   if (rc == 0) count_override(fs, reason);
   return rc;
 }
@@ -371,6 +382,7 @@ int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int c
       if ((rc = finish_zones(fs, &d))) return rc;
       /* NeedGc: the writer collects, then asks again (begin_write); GC itself cannot. */
       if (action == ZFS_ALLOC_NEED_GC && purpose != FOR_GC) return ALLOC_NEED_GC;
+      if (no_space_is_final(fs, purpose)) return -ENOSPC;
       return fall_back(fs, ZFS_OVERRIDE_NO_SPACE, req, purpose, cls, out);
     }
     break;
@@ -401,9 +413,10 @@ int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int c
  * another lifetime frees nothing when one of them is deleted: a full device recovered by deleting
  * data got back a fifth of what it did); else the lowest-numbered partly written one (never
  * NoSpace while a zone has room). -ENOSPC if none. It never looks at lifetimes or garbage; an
- * empty zone it starts keeps the request's lifetime hint (unpersisted, for the policies' view). */
-int safety_zone(zfs *fs, uint32_t lifetime, int purpose, int cls, uint32_t *out) {
-  if (may_take_empty_zone(fs, purpose, cls) &&
+ * empty zone it starts keeps the request's lifetime hint (unpersisted, for the policies' view).
+ * gc_zone_too: the writer may start the empty zone kept for GC as well (TAKE_GC_ZONE_TOO). */
+int safety_zone(zfs *fs, uint32_t lifetime, int purpose, int cls, int gc_zone_too, uint32_t *out) {
+  if (may_take_empty_zone(fs, gc_zone_too ? FOR_GC : purpose, cls) &&
       (!fs->active_limit || active_data_zones(fs) < fs->active_limit + (purpose == FOR_GC ? 1u : 0u)))
     for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
       zone_state *s = &fs->zones[z];
@@ -498,8 +511,11 @@ int take_zone(zfs *fs, fobj *f, int safety, uint64_t want, uint32_t *out) {
   for (;;) {
     /* The policy's call releases fs->mu: a rename meanwhile frees the name read before it. */
     req.file_name = f->m.n_names ? f->m.names[0] : "";
-    int rc = safety ? fall_back(fs, ZFS_OVERRIDE_NO_SPACE, &req, purpose_of(f, 0), class_of(f), out)
-                    : allocate_by_policy(fs, &req, purpose_of(f, 0), class_of(f), out);
+    int rc;
+    if (safety == TAKE_BY_POLICY)
+      rc = allocate_by_policy(fs, &req, purpose_of(f, 0), class_of(f), out);
+    else if ((rc = safety_zone(fs, req.lifetime, purpose_of(f, 0), class_of(f), safety == TAKE_GC_ZONE_TOO, out)) == 0)
+      count_override(fs, ZFS_OVERRIDE_NO_SPACE);
     if (rc == ALLOC_NEED_GC) return rc;
     if (rc == 0) {
       take_zone_class(fs, *out, class_of(f));

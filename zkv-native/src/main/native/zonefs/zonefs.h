@@ -271,6 +271,12 @@ int zfs_set_write_behind(zfs *fs, int on);
  * before any write. */
 #define ZFS_MIN_DATA_ZONES 4 /* the automatic compactions' space reserve (three zones) and one to write */
 int zfs_set_op_zones(zfs *fs, uint32_t zones);
+/* ZenFS's answer to a full device, for comparisons against it: where the policy finds no zone for a
+ * data file (WAL, flush, compaction, other; NoSpace, or a NeedGc after which GC found nothing to
+ * collect), the write fails with NoSpace instead of the safety rule placing it in a zone with room.
+ * GC's copies, RocksDB's metadata files and the flush that replays a WAL at open keep the safety
+ * rule (a full device stays recoverable). Off by default. */
+int zfs_set_strict_no_space(zfs *fs, int on);
 /* Bytes a flush may still write: empty zones beyond the two reserved for GC and metadata files and
  * the over-provisioning ones (zfs_set_op_zones),
  * plus the room left in partially written data zones (where zones serve one class,

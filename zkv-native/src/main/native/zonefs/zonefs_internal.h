@@ -180,6 +180,7 @@ struct zfs {
   int meta_failed;
   uint32_t active_limit;       /* data zones that may be partially written at once, 0 = no limit */
   uint32_t op_zones;           /* over-provisioning: empty zones kept for GC's copies (zfs_set_op_zones) */
+  _Atomic int strict_no_space; /* data writers' NoSpace from the policy is NoSpace (zfs_set_strict_no_space) */
   _Atomic uint32_t wal_buffer; /* device bytes of a WAL's write-out (zfs_set_wal_buffer) */
   _Atomic int wal_mode;        /* ZFS_WAL_* (zfs_set_wal_mode), with: */
   _Atomic int write_behind;    /* SST files write behind (zfs_set_write_behind; zwal.c) */
@@ -407,14 +408,18 @@ int victim_helps(const zfs *fs, uint32_t zone, int spare_wal_share);
 uint64_t free_bytes_for_data(const zfs *fs);
 void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out);
 int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int cls, uint32_t *out);
-/* The safety rule (zone_alloc.c): an empty zone beyond the reserves, else the lowest-numbered partly
- * written one with room the writer may use, or -ENOSPC. */
-int safety_zone(zfs *fs, uint32_t lifetime, int purpose, int cls, uint32_t *out);
+/* The safety rule (zone_alloc.c): an empty zone beyond the reserves (gc_zone_too: GC's own too),
+ * else the lowest-numbered partly written one with room the writer may use, or -ENOSPC. */
+int safety_zone(zfs *fs, uint32_t lifetime, int purpose, int cls, int gc_zone_too, uint32_t *out);
 /* Counts an override of a policy (enum zfs_override); the allocation reasons in fallback_allocations too. */
 void count_override(zfs *fs, int reason);
-/* The zone a writer writes next (its own, or a new one from the policy; `safety`: from the
- * safety rule, counted as overriding the policy, after the policy's NeedGc found nothing to
- * collect). Called with fs->mu held; the policy's call releases it meanwhile. */
+/* Who chooses take_zone's new zone: the policy; the safety rule, counted as overriding the policy
+ * (NO_SPACE), after the policy's NeedGc found nothing to collect; the safety rule with the empty
+ * zone kept for GC too, after GC found nothing to collect for a write that frees space (RocksDB's
+ * metadata files, the flush that replays a WAL at open; claim_writer_zone). */
+enum { TAKE_BY_POLICY = 0, TAKE_BY_SAFETY_RULE = 1, TAKE_GC_ZONE_TOO = 2 };
+/* The zone a writer writes next (its own, or a new one chosen as `safety` says). Called with
+ * fs->mu held; the policy's call releases it meanwhile. */
 int take_zone(zfs *fs, fobj *f, int safety, uint64_t want, uint32_t *out);
 void release_zone(zfs *fs, fobj *f);
 int zone_held(const zone_state *s);
@@ -432,6 +437,8 @@ int zone_held(const zone_state *s);
  * collects and asks again, or the safety rule decides if nothing could be collected. */
 #define ALLOC_NEED_GC 3
 int within_space_reserve(const zfs *fs, int purpose);
+/* zfs_set_strict_no_space is on and this writer is a data file's: the policy's NoSpace stands. */
+int no_space_is_final(const zfs *fs, int purpose);
 /* The empty zones an allocation of this purpose and class may not start (zfs_view.empty_kept). */
 uint32_t empty_zones_kept(const zfs *fs, int purpose, int cls);
 uint64_t space_reserve(const zfs *fs, int purpose);

@@ -52,6 +52,7 @@ public final class ZonedEnvOptions {
   private final WalOptions wal;
   private final boolean writeBehind;
   private final int opZones;
+  private final boolean noSpaceFallback;
 
   private ZonedEnvOptions(Builder b) {
     this.placement = b.placement;
@@ -61,6 +62,7 @@ public final class ZonedEnvOptions {
     this.wal = b.wal;
     this.writeBehind = b.writeBehind;
     this.opZones = b.opZones;
+    this.noSpaceFallback = b.noSpaceFallback;
   }
 
   public static Builder builder() {
@@ -113,6 +115,7 @@ public final class ZonedEnvOptions {
         .wal(wal)
         .writeBehind(writeBehind)
         .opZones(opZones)
+        .noSpaceFallback(noSpaceFallback)
         .build();
   }
 
@@ -134,6 +137,14 @@ public final class ZonedEnvOptions {
     return opZones;
   }
 
+  /**
+   * Whether the safety rule places a data file's write the policy found no zone for ({@link
+   * Builder#noSpaceFallback}).
+   */
+  public boolean noSpaceFallback() {
+    return noSpaceFallback;
+  }
+
   /** Whether SST files are written behind their writer ({@link Builder#writeBehind}). */
   public boolean writeBehind() {
     return writeBehind;
@@ -148,7 +159,8 @@ public final class ZonedEnvOptions {
         && Objects.equals(windowScheduler, other.windowScheduler)
         && wal.equals(other.wal)
         && writeBehind == other.writeBehind
-        && opZones == other.opZones;
+        && opZones == other.opZones
+        && noSpaceFallback == other.noSpaceFallback;
   }
 
   @Override
@@ -160,7 +172,8 @@ public final class ZonedEnvOptions {
         windowScheduler,
         wal,
         writeBehind,
-        opZones);
+        opZones,
+        noSpaceFallback);
   }
 
   @Override
@@ -175,6 +188,7 @@ public final class ZonedEnvOptions {
         + (wal.equals(WalOptions.defaults()) ? "" : ", wal=" + wal)
         + (writeBehind ? "" : ", writeBehind=false")
         + (opZones == 0 ? "" : ", opZones=" + opZones)
+        + (noSpaceFallback ? "" : ", noSpaceFallback=false")
         + "}";
   }
 
@@ -187,6 +201,7 @@ public final class ZonedEnvOptions {
     private WalOptions wal = WalOptions.defaults();
     private boolean writeBehind = true;
     private int opZones;
+    private boolean noSpaceFallback = true;
 
     private Builder() {}
 
@@ -361,6 +376,19 @@ public final class ZonedEnvOptions {
         throw new IllegalArgumentException("op-zones must be >= 0, not " + zones);
       }
       this.opZones = zones;
+      return this;
+    }
+
+    /**
+     * Where the placement policy finds no zone for a data file's write (NoSpace, or NeedGc with
+     * nothing to collect): true (default), the file system's safety rule writes it into a zone with
+     * room, counted as a {@code NO_SPACE} override; false, the write fails with NoSpace as under
+     * ZenFS ({@code ZoneFsSettings.Builder#noSpaceFallback}): for measuring what the fallback does
+     * in a comparison. GC's copies, RocksDB's metadata files and the flush that replays a WAL at
+     * open keep it either way.
+     */
+    public Builder noSpaceFallback(boolean on) {
+      this.noSpaceFallback = on;
       return this;
     }
 

@@ -71,6 +71,52 @@ class PlacementPolicyObjectsTest {
     }
   }
 
+  /** LIZA that finds no zone for any SST (NoSpace), while the device has plenty of room. */
+  static final class NoZoneForSsts implements PlacementPolicy {
+    final LizaPolicy liza = new LizaPolicy();
+
+    @Override
+    public String name() {
+      return "no-zone-for-ssts";
+    }
+
+    @Override
+    public Allocation allocate(AllocationRequest request, ZoneTableView zones) {
+      return request.kind() == io.zkv.placement.FileKind.SST
+          ? new Allocation.NoSpace(java.util.List.of(), "refuses SSTs")
+          : liza.allocate(request, zones);
+    }
+  }
+
+  @Test
+  void withTheNoSpaceFallbackOffAPolicysNoSpaceReachesRocksDb() throws Exception {
+    for (boolean fallback : new boolean[] {true, false}) {
+      ZonedEnvOptions options =
+          ZonedEnvOptions.builder()
+              .placement(new NoZoneForSsts())
+              .noSpaceFallback(fallback)
+              .build();
+      try (ZonedEnv env =
+              ZonedEnv.open(
+                  TestDevices.format(dir, "fallback-" + fallback, TestDevices.MEDIUM),
+                  ZonedEnv.Mode.FORMAT,
+                  options);
+          ZkvDb db = ZkvDb.open(env, "/f", small())) {
+        db.put(b("k"), b("v"));
+        if (fallback) { // the safety rule writes the flush's SST into a zone with room, counted
+          db.flush();
+          assertTrue(
+              env.stats().overrides().get(io.zkv.fs.PolicyOverride.NO_SPACE) >= 1,
+              env.stats().toString());
+        } else { // ZenFS's answer: the flush fails with NoSpace, nothing overridden
+          assertThrows(ZkvNoSpaceException.class, db::flush);
+          assertEquals(0L, env.stats().overrides().get(io.zkv.fs.PolicyOverride.NO_SPACE));
+        }
+        assertArrayEquals(b("v"), db.get(b("k")));
+      }
+    }
+  }
+
   @Test
   void aDatabaseNamingAnotherPlacementThanItsEnvsIsRefused() throws Exception {
     ZonedEnvOptions options = ZonedEnvOptions.builder().placement(new CountingLiza()).build();

@@ -72,6 +72,9 @@ public final class ZkvEnv extends Env {
       env.setWalMode(settings.wal(), device);
       env.setWriteBehind(settings.writeBehind());
       env.setOpZones(settings.opZones(), device);
+      if (!settings.noSpaceFallback()) {
+        env.setStrictNoSpace();
+      }
     } catch (RuntimeException e) {
       env.close();
       throw e;
@@ -231,6 +234,14 @@ public final class ZkvEnv extends Env {
               + ": over-provisioning leaves data writers fewer than 4 of the device's "
               + device.geometry().zoneCount()
               + " zones beyond the file system's metadata zones and its two reserved empty zones");
+    }
+  }
+
+  /** Data files' NoSpace from the policy stands (at mount, {@link #onZones}). */
+  private void setStrictNoSpace() {
+    int rc = nSetStrictNoSpace(zkvHandle, true);
+    if (rc < 0) {
+      throw new IllegalStateException("cannot turn the NoSpace fallback off: error " + rc);
     }
   }
 
@@ -671,6 +682,8 @@ public final class ZkvEnv extends Env {
   private static native int nSetWriteBehind(long handle, boolean on);
 
   private static native int nSetOpZones(long handle, int zones);
+
+  private static native int nSetStrictNoSpace(long handle, boolean on);
 
   private static native int nSetWalMode(long handle, int mode, int queueDepth, long barrier);
 

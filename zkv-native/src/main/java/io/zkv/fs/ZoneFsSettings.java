@@ -29,9 +29,11 @@ public final class ZoneFsSettings {
   private final WalOptions wal;
   private final boolean writeBehind;
   private final int opZones;
+  private final boolean noSpaceFallback;
 
   private ZoneFsSettings(Builder b) {
     this.opZones = b.opZones;
+    this.noSpaceFallback = b.noSpaceFallback;
     this.format = b.format;
     this.placement = b.placement;
     this.allocator = b.allocator;
@@ -61,6 +63,7 @@ public final class ZoneFsSettings {
     b.format = format;
     b.placement = placement;
     b.opZones = opZones;
+    b.noSpaceFallback = noSpaceFallback;
     b.allocator = allocator;
     b.victims = victims;
     b.gcTrigger = gcTrigger;
@@ -115,6 +118,14 @@ public final class ZoneFsSettings {
     return opZones;
   }
 
+  /**
+   * Whether the safety rule places a data file's write the policy found no zone for (see {@link
+   * Builder#noSpaceFallback}).
+   */
+  public boolean noSpaceFallback() {
+    return noSpaceFallback;
+  }
+
   @Override
   public String toString() {
     return "ZoneFsSettings{format="
@@ -130,6 +141,7 @@ public final class ZoneFsSettings {
         + ", writeBehind="
         + writeBehind
         + (opZones > 0 ? ", opZones=" + opZones : "")
+        + (noSpaceFallback ? "" : ", noSpaceFallback=false")
         + "}";
   }
 
@@ -143,8 +155,23 @@ public final class ZoneFsSettings {
     private WalOptions wal = WalOptions.defaults();
     private boolean writeBehind = true;
     private int opZones;
+    private boolean noSpaceFallback = true;
 
     private Builder() {}
+
+    /**
+     * Where the placement policy finds no zone for a data file's write (it answers NoSpace, or
+     * NeedGc and garbage collection then finds nothing to collect): true (default), the file
+     * system's safety rule places the write in a zone with room, counted as a {@code NO_SPACE}
+     * override; false, the write fails with NoSpace, as ZenFS's allocator does. For comparisons
+     * against ZenFS's behaviour. Garbage collection's copies, RocksDB's metadata files and the
+     * flush that replays a WAL at open keep the safety rule either way, so a full device stays
+     * recoverable.
+     */
+    public Builder noSpaceFallback(boolean on) {
+      this.noSpaceFallback = on;
+      return this;
+    }
 
     /**
      * Over-provisioning (CAZA's OP zones; default 0): {@code zones} empty zones no writer but

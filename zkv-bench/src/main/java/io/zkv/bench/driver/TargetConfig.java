@@ -78,6 +78,8 @@ import java.util.function.Consumer;
  * @param writeBehind SST files written behind their writer (zkv;
  *     ZoneFsSettings.Builder#writeBehind)
  * @param lsm the LSM tree's shape (both targets)
+ * @param noSpaceFallback the safety rule places a data write the policy found no zone for (zkv;
+ *     {@code fallback=}, ZonedEnvOptions.Builder#noSpaceFallback)
  */
 public record TargetConfig(
     String spec,
@@ -102,7 +104,8 @@ public record TargetConfig(
     double bloomBitsPerKey,
     WalOptions wal,
     boolean writeBehind,
-    LsmShape lsm) {
+    LsmShape lsm,
+    boolean noSpaceFallback) {
 
   /** The stores the driver can measure. */
   public enum Target {
@@ -165,7 +168,8 @@ public record TargetConfig(
         -1,
         WalOptions.defaults(),
         true,
-        lsm);
+        lsm,
+        true);
   }
 
   /** The scratch device's geometry: the default geometry's, with what this configuration sets. */
@@ -198,6 +202,7 @@ public record TargetConfig(
     int timescale = defaults.timescale;
     WalOptions.Builder wal = WalOptions.builder();
     boolean writeBehind = defaults.writeBehind;
+    boolean noSpaceFallback = defaults.noSpaceFallback;
     LsmShape lsm = defaults.lsm;
     WalOptions walDefaults = defaults.wal;
     wal.mode(walDefaults.mode())
@@ -261,6 +266,7 @@ public record TargetConfig(
           case "wal-barrier" ->
               walSetting(spec, () -> wal.barrier(size(spec, key, value, 0, 1L << 40)));
           case "write-behind" -> writeBehind = bool(spec, value);
+          case "fallback" -> noSpaceFallback = onOff(spec, key, value);
           default ->
               throw new UsageException(
                   "configuration '"
@@ -272,7 +278,7 @@ public record TargetConfig(
                       + " windows, timescale,"
                       + " wal, wal-buffer, target-file-size, level-base, dynamic-levels,"
                       + " compression, background-jobs, subcompactions,"
-                      + " wal-qd, wal-barrier, write-behind)");
+                      + " wal-qd, wal-barrier, write-behind, fallback)");
         }
       }
     }
@@ -345,7 +351,8 @@ public record TargetConfig(
         bloom,
         wal.build(),
         writeBehind,
-        lsm);
+        lsm,
+        noSpaceFallback);
   }
 
   /** The WAL's settings where they are not the defaults, and SST writes, for the description. */
@@ -437,6 +444,7 @@ public record TargetConfig(
         + (trigger.equals("zenfs") ? "" : ", GC trigger " + trigger)
         + (ths > 0 ? " THS " + ths + "%" : "")
         + (opZones > 0 ? ", " + opZones + " zones of over-provisioning" : "")
+        + (noSpaceFallback ? "" : ", NoSpace fallback off")
         + (windows != null ? ", windows " + windows : "")
         + walNote()
         + (sync ? ", sync writes" : "")
@@ -487,8 +495,22 @@ public record TargetConfig(
     } else {
       b.placement(placement);
     }
-    b.victimPolicy(victim).opZones(opZones).windowScheduler(windowScheduler());
+    b.victimPolicy(victim)
+        .opZones(opZones)
+        .noSpaceFallback(noSpaceFallback)
+        .windowScheduler(windowScheduler());
     return ths > 0 ? b.gcTrigger(GcTrigger.caza(ths)) : b.gcTrigger(trigger);
+  }
+
+  /** {@code on} or {@code off}, for a switch such as {@code fallback=}. */
+  private static boolean onOff(String spec, String key, String v) {
+    return switch (v.trim().toLowerCase(Locale.ROOT)) {
+      case "on" -> true;
+      case "off" -> false;
+      default ->
+          throw new UsageException(
+              "configuration '" + spec + "': " + key + " is on or off, not '" + v + "'");
+    };
   }
 
   /** A built-in GC by name ({@code gc=}): ZenFS's trigger, CAZA's cleaning, or none. */

@@ -47,6 +47,18 @@ class TargetConfigGcTest {
   }
 
   @Test
+  void fallbackOffReachesTheFileSystemAndTheDescription() {
+    TargetConfig strict = parse("zkv:fallback=off");
+    assertEquals(false, strict.policies().build().noSpaceFallback());
+    assertEquals(false, strict.policies().build().toZoneFsSettings(true).noSpaceFallback());
+    assertTrue(strict.describe().contains("NoSpace fallback off"), strict.describe());
+    TargetConfig usual = parse("zkv:fallback=on");
+    assertEquals(true, usual.policies().build().toZoneFsSettings(true).noSpaceFallback());
+    assertEquals(true, parse("zkv").policies().build().noSpaceFallback());
+    assertTrue(refused("zkv:fallback=maybe").contains("fallback is on or off, not 'maybe'"));
+  }
+
+  @Test
   void badGcSettingsAreRefusedSayingWhy() {
     assertTrue(refused("zkv:gc=lazy").contains("gc must be one of zenfs, caza, off, not lazy"));
     assertTrue(refused("zkv:gc=caza,ths=0").contains("ths"));
