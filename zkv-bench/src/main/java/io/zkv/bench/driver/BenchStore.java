@@ -17,9 +17,9 @@ public interface BenchStore extends AutoCloseable {
 
   /**
    * Flushes the memtable and waits until no flush or compaction is pending or running ({@link
-   * Settling}); returns false if that did not happen within {@link Settling#TIMEOUT_MILLIS}.
+   * Settling}); returns false if that did not happen within {@code timeoutMillis}.
    */
-  boolean settle() throws InterruptedException;
+  boolean settle(long timeoutMillis) throws InterruptedException;
 
   /**
    * What the store runs on, when the configuration did not fix it (the geometry read from a {@code

@@ -72,7 +72,7 @@ final class ConfigRunner {
                 "unmeasured fillseq of %,d keys before %s",
                 keySpace.keys(),
                 p.name()));
-        settle(store, "the prefill", notes);
+        settle(store, "the prefill", notes, Settling.TIMEOUT_MILLIS);
         populated = true;
       }
       ZoneCounters before = store.counters();
@@ -91,7 +91,7 @@ final class ConfigRunner {
         notes.add(p.name() + ": " + late.describe());
       }
       if (p.settles()) {
-        settle(store, p.name(), notes);
+        settle(store, p.name(), notes, Settling.timeoutAfter(r.seconds()));
         addShapeNote(store, label, repeat, p.name(), notes);
       }
       ZoneCounters after = store.counters();
@@ -141,15 +141,16 @@ final class ConfigRunner {
     }
   }
 
-  private static void settle(BenchStore store, String after, List<String> notes)
+  private static void settle(BenchStore store, String after, List<String> notes, long timeoutMillis)
       throws InterruptedException {
-    if (!store.settle()) {
+    if (!store.settle(timeoutMillis)) {
       notes.add(
           String.format(
               Locale.ROOT,
-              "compactions after %s still ran after %d s; the next phase started anyway",
+              "compactions after %s still ran after %d s; its figures and any next phase went on"
+                  + " anyway",
               after,
-              Settling.TIMEOUT_MILLIS / 1000));
+              timeoutMillis / 1000));
     }
   }
 

@@ -89,10 +89,10 @@ final class RocksDefaultStore implements BenchStore {
   }
 
   @Override
-  public boolean settle() throws InterruptedException {
+  public boolean settle(long timeoutMillis) throws InterruptedException {
     try (FlushOptions f = new FlushOptions().setWaitForFlush(true)) {
       db.flush(f);
-      return Settling.awaitIdle(this::longProperty, Settling.TIMEOUT_MILLIS);
+      return Settling.awaitIdle(this::longProperty, timeoutMillis);
     } catch (RocksDBException e) {
       throw new IllegalStateException("RocksDB flush in " + dir + ": " + e.getMessage(), e);
     }

@@ -21,6 +21,16 @@ final class Settling {
   /** Upper bound of one wait, so that a database that never settles cannot hang a run. */
   static final long TIMEOUT_MILLIS = 60_000;
 
+  /**
+   * The bound after a phase that ran {@code phaseSeconds}: at least {@link #TIMEOUT_MILLIS}, and as
+   * long as the phase itself, so that a long phase's compaction debt (ZoneKV's fillrandom of 8
+   * times the fill: minutes) settles before its zone figures are read. Assumes RocksDB's background
+   * jobs clear a phase's debt in no longer than the phase took to build it.
+   */
+  static long timeoutAfter(double phaseSeconds) {
+    return Math.max(TIMEOUT_MILLIS, (long) (phaseSeconds * 1000));
+  }
+
   private static final long POLL_MILLIS = 10;
 
   private Settling() {}

@@ -134,9 +134,9 @@ final class ZkvStore implements BenchStore {
   }
 
   @Override
-  public boolean settle() throws InterruptedException {
+  public boolean settle(long timeoutMillis) throws InterruptedException {
     db.flush();
-    return Settling.awaitIdle(this::longProperty, Settling.TIMEOUT_MILLIS);
+    return Settling.awaitIdle(this::longProperty, timeoutMillis);
   }
 
   @Override

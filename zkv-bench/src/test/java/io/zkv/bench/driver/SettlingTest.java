@@ -22,6 +22,12 @@ class SettlingTest {
   }
 
   @Test
+  void aLongPhaseGetsAsLongToSettle() {
+    assertEquals(Settling.TIMEOUT_MILLIS, Settling.timeoutAfter(3.5));
+    assertEquals(600_000, Settling.timeoutAfter(600));
+  }
+
+  @Test
   void givesUpAfterTheTimeout() throws Exception {
     long t0 = System.nanoTime();
     assertFalse(Settling.awaitIdle(p -> p.equals("rocksdb.compaction-pending") ? 1 : 0, 50));
