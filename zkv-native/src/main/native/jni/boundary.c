@@ -30,7 +30,7 @@ int zkv_boundary_layout(int layout, int32_t *out, int cap) {
     RECORD(zkv_bnd_zone_file), FIELD(zkv_bnd_zone_file, file_id), FIELD(zkv_bnd_zone_file, live),
         FIELD(zkv_bnd_zone_file, zone);
     RECORD(zkv_bnd_request), FIELD(zkv_bnd_request, file_id), FIELD(zkv_bnd_request, lifetime),
-        FIELD(zkv_bnd_request, for_gc), FIELD(zkv_bnd_request, level), FIELD(zkv_bnd_request, active_limit),
+        FIELD(zkv_bnd_request, purpose), FIELD(zkv_bnd_request, level), FIELD(zkv_bnd_request, active_limit),
         FIELD(zkv_bnd_request, job_id), FIELD(zkv_bnd_request, name), FIELD(zkv_bnd_request, smallest),
         FIELD(zkv_bnd_request, largest), FIELD(zkv_bnd_request, expected_size);
     RECORD(zkv_bnd_decision), FIELD(zkv_bnd_decision, action), FIELD(zkv_bnd_decision, zone),
@@ -44,7 +44,8 @@ int zkv_boundary_layout(int layout, int32_t *out, int cap) {
         FIELD(zkv_bnd_zone_stats, overrides), FIELD(zkv_bnd_zone_stats, overrides_total),
         FIELD(zkv_bnd_zone_stats, zwal_idle_reaps), FIELD(zkv_bnd_zone_stats, mount_chunk_reads),
         FIELD(zkv_bnd_zone_stats, gc_runs), FIELD(zkv_bnd_zone_stats, zone_finishes),
-        FIELD(zkv_bnd_zone_stats, gc_totals);
+        FIELD(zkv_bnd_zone_stats, gc_totals), FIELD(zkv_bnd_zone_stats, wal_zone_switches),
+        FIELD(zkv_bnd_zone_stats, wal_reserved_zones);
   } else if (layout == ZKV_BND_SUPERBLOCK) {
     out[n++] = ZKV_SUPERBLOCK_VERSION;
     RECORD(zkv_bnd_superblock), FIELD(zkv_bnd_superblock, version), FIELD(zkv_bnd_superblock, flags),
@@ -195,17 +196,18 @@ const void *zkv_boundary_read_single(const void *src, size_t cap, int layout, in
 }
 
 void zkv_boundary_zone(const zfs_zone_info *z, zkv_bnd_zone *out) {
-  *out = (zkv_bnd_zone){.start = z->start,
-                        .capacity = z->capacity,
-                        .write_pointer = z->wp,
-                        .live = z->live,
-                        .copy = z->copy,
-                        .lifetime = z->lifetime,
-                        .flags = (z->meta ? ZKV_ZONE_META : 0u) | (z->busy ? ZKV_ZONE_BUSY : 0u) |
-                                 (z->victim_ok ? ZKV_ZONE_VICTIM_OK : 0u),
-                        .tag = z->tag,
-                        .io_class = z->io_class,
-                        .owner_file = z->owner_file};
+  *out =
+      (zkv_bnd_zone){.start = z->start,
+                     .capacity = z->capacity,
+                     .write_pointer = z->wp,
+                     .live = z->live,
+                     .copy = z->copy,
+                     .lifetime = z->lifetime,
+                     .flags = (z->meta ? ZKV_ZONE_META : 0u) | (z->busy ? ZKV_ZONE_BUSY : 0u) |
+                              (z->victim_ok ? ZKV_ZONE_VICTIM_OK : 0u) | (z->wal_reserved ? ZKV_ZONE_WAL_RESERVED : 0u),
+                     .tag = z->tag,
+                     .io_class = z->io_class,
+                     .owner_file = z->owner_file};
 }
 
 void zkv_boundary_zone_stats(const zfs_stats *s, zkv_bnd_zone_stats *out) {
@@ -244,7 +246,13 @@ void zkv_boundary_zone_stats(const zfs_stats *s, zkv_bnd_zone_stats *out) {
                               s->gc_runs,
                               s->gc_zones,
                               s->zone_finishes,
-                              {0}};
+                              {0},
+                              s->wal_zone_switches,
+                              s->wal_zone_waits,
+                              s->wal_zone_wait_max_ns,
+                              s->wal_reserve_returns,
+                              s->wal_reserve_declined,
+                              s->wal_reserved_zones};
   for (int i = 0; i < 6; i++) out->gc_totals[i] = s->gc_totals[i];
   for (int i = 0; i < ZFS_OVERRIDES; i++) out->overrides[i] = s->overrides[i];
   for (int i = 0; i < ZFS_OVERRIDES; i++) out->overrides_total[i] = s->overrides_total[i];

@@ -70,7 +70,7 @@ enum zkv_bnd_zone_view_section {
   ZKV_VIEW_RESERVES = 7,   /* zkv_bnd_reserves: one */
   ZKV_VIEW_SECTIONS = 8
 };
-#define ZKV_VIEW_VERSION 3
+#define ZKV_VIEW_VERSION 4
 
 /* The empty zones the file system keeps back (zfs_view.empty_kept, zfs_view.op_zones). */
 typedef struct zkv_bnd_reserves {
@@ -81,6 +81,7 @@ typedef struct zkv_bnd_reserves {
 #define ZKV_ZONE_META 1u
 #define ZKV_ZONE_BUSY 2u
 #define ZKV_ZONE_VICTIM_OK 4u
+#define ZKV_ZONE_WAL_RESERVED 8u /* kept empty for a WAL's next zone (zfs_set_wal_reserve); busy too */
 
 typedef struct zkv_bnd_zone {
   uint64_t start, capacity, write_pointer; /* device bytes */
@@ -117,11 +118,14 @@ typedef struct zkv_bnd_zone_file {
   uint32_t reserved;
 } zkv_bnd_zone_file;
 
+/* Why a request asks for a zone: a file's write, GC's migration, the WAL reserve's fill (view
+ * version 4; version 3 had 1 for GC and 0 otherwise). */
+enum { ZKV_PURPOSE_FILE_WRITE = 0, ZKV_PURPOSE_GC_MIGRATION = 1, ZKV_PURPOSE_WAL_RESERVE = 2 };
 typedef struct zkv_bnd_request {
   uint64_t file_id;
   uint32_t lifetime;
-  uint32_t for_gc;
-  int32_t level; /* -1 unknown */
+  uint32_t purpose; /* ZKV_PURPOSE_* */
+  int32_t level;    /* -1 unknown */
   uint32_t active_limit;
   int64_t job_id; /* -1 unknown */
   zkv_bnd_bytes name, smallest, largest;
@@ -139,12 +143,12 @@ typedef struct zkv_bnd_decision {
   uint32_t finish[ZKV_BND_MAX_FINISH];
 } zkv_bnd_decision;
 
-/* ZKV_BND_ZONE_STATS, version 8: one section of one record, zfs_stats widened to 64 bits, the
+/* ZKV_BND_ZONE_STATS, version 9: one section of one record, zfs_stats widened to 64 bits, the
  * overrides by reason since mount and since format, each in enum zfs_override's order, then ZWAL's
- * and the mount's WAL counters, then GC's (version 2 had no device_errors, version 3 no
- * reserve_refusals, version 4 no stale_decisions, version 5 no overrides, version 6 none of the WAL
- * counters, version 7 none of GC's). */
-#define ZKV_STATS_VERSION 8
+ * and the mount's WAL counters, then GC's, then the WAL reserve's (version 2 had no device_errors,
+ * version 3 no reserve_refusals, version 4 no stale_decisions, version 5 no overrides, version 6
+ * none of the WAL counters, version 7 none of GC's, version 8 none of the WAL reserve's). */
+#define ZKV_STATS_VERSION 9
 typedef struct zkv_bnd_zone_stats {
   uint64_t host_bytes, padding_bytes, gc_bytes, meta_bytes, resets, resets_without_copy, meta_rolls, live_bytes,
       used_zone_bytes, files, data_zones, empty_zones, full_zones, open_zones, owned_zones, policy_decisions,
@@ -154,6 +158,8 @@ typedef struct zkv_bnd_zone_stats {
   uint64_t zwal_idle_reaps, wal_zone_finishes, mount_chunk_scan_ns, mount_chunks, mount_chunk_bytes, mount_chunk_reads;
   uint64_t gc_runs, gc_zones, zone_finishes;
   uint64_t gc_totals[6]; /* zfs_stats.gc_totals */
+  uint64_t wal_zone_switches, wal_zone_waits, wal_zone_wait_max_ns, wal_reserve_returns, wal_reserve_declined,
+      wal_reserved_zones;
 } zkv_bnd_zone_stats;
 
 /* zfs_stats as a zkv_bnd_zone_stats record. */
@@ -170,9 +176,9 @@ typedef struct zkv_bnd_superblock {
   uint8_t uuid[16];
 } zkv_bnd_superblock;
 
-/* ZKV_BND_ZONE_USAGE, version 2: one section, a zkv_bnd_zone per zone (version 1: the zone record
- * of view version 1). */
-#define ZKV_ZONE_USAGE_VERSION 2
+/* ZKV_BND_ZONE_USAGE, version 3: one section, a zkv_bnd_zone per zone (version 2: no WAL reserve flag; version 1: the
+ * zone record of view version 1). */
+#define ZKV_ZONE_USAGE_VERSION 3
 
 /* ZKV_BND_PATH_USAGE, version 1: one section of one record: the names under a path prefix and
  * their bytes, all and those of SST files (".sst"). A file with two names under it counts twice. */

@@ -377,6 +377,14 @@ JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetWalMode(JNIEnv*, jclass, jlo
   return zfs_set_wal_mode(h->zone_fs, mode, static_cast<uint32_t>(depth), static_cast<uint64_t>(barrier));
 }
 
+// WALTZ's +R (zfs_set_wal_reserve): -EINVAL out of range.
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetWalReserve(JNIEnv*, jclass, jlong handle, jint zones,
+                                                               jlong switch_room) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs || zones < 0 || switch_room < 0) return -EINVAL;
+  return zfs_set_wal_reserve(h->zone_fs, static_cast<uint32_t>(zones), static_cast<uint64_t>(switch_room));
+}
+
 // Garbage collection on demand (ZkvDb.resume after NoSpace); returns the free bytes.
 JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nReclaim(JNIEnv*, jclass, jlong handle, jlong want) {
   auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);

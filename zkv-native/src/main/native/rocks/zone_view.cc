@@ -68,7 +68,9 @@ int ZoneView::Build(const zfs_view& view, const LsmHintRegistry* registry, const
     if (known) NarrowToFirstKey(*req, &hint);
     request = zkv_bnd_request{req->file_id,
                               req->lifetime,
-                              static_cast<uint32_t>(req->for_gc != 0),
+                              static_cast<uint32_t>(req->for_wal_reserve ? ZKV_PURPOSE_WAL_RESERVE
+                                                    : req->for_gc        ? ZKV_PURPOSE_GC_MIGRATION
+                                                                         : ZKV_PURPOSE_FILE_WRITE),
                               known ? hint.level : -1,
                               view.active_limit,
                               known ? hint.job_id : -1,

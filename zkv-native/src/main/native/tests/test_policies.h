@@ -4,7 +4,8 @@
  * only (zonefs.h: zfs_view):
  * - tp_allocate: LIZA as ZenFS has it (a partly written zone of the closest longer lifetime, else
  *   an empty zone within the active limit, else any partly written zone), with open tokens (WAIT
- *   while writers hold max_open - 2 zones);
+ *   while writers hold max_open - 2 zones); for the WAL reserve (req->for_wal_reserve) an empty
+ *   zone within the active limit only, as LIZA answers it;
  * - tp_victim: greedy, the marked zone with the fewest bytes to copy (lowest index on a tie);
  * - tp_trigger: from `percent` free space on, zones at least half garbage.
  * mount_ok (zfs_fixture.h) installs all three; tp_set_gc_level changes or removes the trigger. */
@@ -54,7 +55,7 @@ TP_POLICY int tp_allocate(void *ctx, const zfs_alloc_request *req, const zfs_vie
     unsigned d = tp_lifetime_diff(z->lifetime, req->lifetime);
     if (d <= best_diff) best = i, best_diff = d;
   }
-  if (best >= 0 && best_diff < 50) {
+  if (best >= 0 && best_diff < 50 && !req->for_wal_reserve) {
     *out = (zfs_alloc_decision){.action = ZFS_ALLOC_USE, .zone = (uint32_t)best};
     return 0;
   }
@@ -66,7 +67,7 @@ TP_POLICY int tp_allocate(void *ctx, const zfs_alloc_request *req, const zfs_vie
         return 0;
       }
     }
-  if (best >= 0) {
+  if (best >= 0 && !req->for_wal_reserve) {
     *out = (zfs_alloc_decision){.action = ZFS_ALLOC_USE, .zone = (uint32_t)best};
     return 0;
   }

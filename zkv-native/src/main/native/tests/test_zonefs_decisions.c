@@ -7,65 +7,9 @@
  * bounded (a deadlock fails the test instead of hanging it). */
 #include <time.h>
 
+#include "test_blocker.h"
 #include "zfs_fixture.h"
 #include "zonefs_internal.h" /* the log's state: a metadata write held in progress */
-
-#define BLOCK_BOUND_SECONDS 60 /* a call-out waits this long at most for the other writer */
-
-/* A call-out that, once armed, blocks until released; says when it entered and whether its wait
- * ran out (the other writer could not finish: the deadlock this file is about). */
-typedef struct blocker {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int armed, entered, released, timed_out, calls;
-} blocker;
-
-static void blocker_init(blocker *b) {
-  memset(b, 0, sizeof *b);
-  pthread_mutex_init(&b->mu, NULL);
-  pthread_cond_init(&b->cv, NULL);
-}
-
-static void blocker_destroy(blocker *b) {
-  pthread_mutex_destroy(&b->mu);
-  pthread_cond_destroy(&b->cv);
-}
-
-/* In a call-out: counts the call; if armed, blocks (once) until released or the bound. */
-static void blocker_enter(blocker *b) {
-  pthread_mutex_lock(&b->mu);
-  b->calls++;
-  if (b->armed && !b->entered) {
-    b->entered = 1;
-    pthread_cond_broadcast(&b->cv);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += BLOCK_BOUND_SECONDS;
-    while (!b->released && !b->timed_out)
-      if (pthread_cond_timedwait(&b->cv, &b->mu, &until) == ETIMEDOUT) b->timed_out = 1;
-  }
-  pthread_mutex_unlock(&b->mu);
-}
-
-/* From now on the next call-out blocks. */
-static void blocker_arm(blocker *b) {
-  pthread_mutex_lock(&b->mu);
-  b->armed = 1;
-  pthread_mutex_unlock(&b->mu);
-}
-
-static void blocker_wait_entered(blocker *b) {
-  pthread_mutex_lock(&b->mu);
-  while (!b->entered) pthread_cond_wait(&b->cv, &b->mu);
-  pthread_mutex_unlock(&b->mu);
-}
-
-static void blocker_release(blocker *b) {
-  pthread_mutex_lock(&b->mu);
-  b->released = 1;
-  pthread_cond_broadcast(&b->cv);
-  pthread_mutex_unlock(&b->mu);
-}
 
 /* A freshly formatted device, mounted (GC started). */
 static zfs *fresh_mount(zkv_dev **d) {

@@ -13,7 +13,8 @@
  * not at all, every file holds exactly its own bytes, its size lies between what was synced and
  * what was written, and fsck finds nothing. Geometries rotate per cycle, each on its own device
  * that lives across cycles: zones with capacity below and equal to their size, small and large
- * zones, active limits 4 and 14. Exits non-zero at the first violation, naming seed and cycle. */
+ * zones, active limits 4 and 14. Every mount keeps a seeded WAL reserve (wal_reserve.c). Exits non-zero at the first
+ * violation, naming seed and cycle. */
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -295,6 +296,10 @@ static uint64_t zwal_cycles;
 static void mount_child(child *c) {
   c->dev = open_dev();
   c->fs = mount_ok(c->dev);
+  /* WALTZ's WAL reserve (0, 1 or 2 zones; the active limit 4 keeps none), half the time with a
+   * switch room of up to 1 MiB, so that WALs move to reserved zones often and the zones they left
+   * are finished in the background while the cycle ends */
+  CHECK_EQ(zfs_set_wal_reserve(c->fs, (uint32_t)rnd(c, 3), rnd(c, 2) ? 0 : (uint64_t)(1 + rnd(c, 8)) << 17), 0);
   if (cycle_zwal) {
     uint32_t buffers[] = {4096, 8192, 65536, 1u << 20};
     CHECK_EQ(zfs_set_wal_buffer(c->fs, buffers[rnd(c, 4)]), 0);

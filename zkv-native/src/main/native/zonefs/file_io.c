@@ -52,12 +52,31 @@ int add_extent(zfs *fs, fobj *f, uint64_t at, uint64_t logical) {
  * the FILE mode's writes and ZWAL's appends (zwal.c). */
 int claim_writer_zone(zfs *fs, fobj *f, uint64_t want, uint64_t min_room, uint32_t *z, uint64_t *at) {
   int safety = TAKE_BY_POLICY;
+  /* a WAL's zone takes are timed from here (zfs_stats.wal_zone_wait_max_ns) */
+  struct timespec t0 = {0};
+  if (is_sparse(f)) clock_gettime(CLOCK_MONOTONIC, &t0);
+  uint64_t switch_room = wal_switch_room(fs, f);
   for (;;) {
     after_unlock work; /* a new zone's records (its labels, a WAL's ACTIVE record): after the lock */
     lock_fs(fs, &work);
-    if (f->zone >= 0 && zone_end(fs, (uint32_t)f->zone) - fs->zones[f->zone].wp < min_room) release_zone(fs, f);
-    int had_zone = f->zone >= 0;
-    int rc = take_zone(fs, f, safety, want, z);
+    if (f->zone >= 0) {
+      uint64_t room = zone_end(fs, (uint32_t)f->zone) - fs->zones[f->zone].wp;
+      /* WALTZ's proactive switch: below the switch room a WAL leaves its zone for a reserved one
+       * (finished in the background); with none reserved it goes on to the zone's end */
+      if (room >= min_room && room < switch_room && fs->walr_n && within_space_reserve(fs, FOR_WAL))
+        wal_hand_over(fs, f);
+      else if (room < min_room)
+        release_zone(fs, f);
+    }
+    int had_zone = f->zone >= 0, from_reserve = 0;
+    int rc = take_zone(fs, f, safety, want, z, &from_reserve);
+    if (!rc && is_sparse(f) && !had_zone && !from_reserve) {
+      struct timespec t1;
+      clock_gettime(CLOCK_MONOTONIC, &t1);
+      uint64_t ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u + (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
+      fs->st.wal_zone_waits++;
+      if (ns > fs->st.wal_zone_wait_max_ns) fs->st.wal_zone_wait_max_ns = ns;
+    }
     if (!rc && is_sparse(f) && !had_zone && (rc = persist_active(fs, f, fs->zones[*z].wp)) != 0) release_zone(fs, f);
     if (!rc && !zone_claim(&fs->zones[*z])) { /* a write in flight: nobody finishes, collects or takes the zone */
       release_zone(fs, f);                    /* claimed by someone else (never for an owner's zone): ask again */

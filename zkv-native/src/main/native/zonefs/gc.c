@@ -40,7 +40,11 @@ static int copy_extent(zfs *fs, zfs_extent e, fobj *f, int cls, int64_t *gc_zone
     }
     if (*gc_zone < 0) {
       uint32_t z;
-      zfs_alloc_request req = {f->m.id, f->m.n_names ? f->m.names[0] : "", f->m.lifetime, 1, padded - moved, 0, {0}};
+      zfs_alloc_request req = {.file_id = f->m.id,
+                               .file_name = f->m.n_names ? f->m.names[0] : "",
+                               .lifetime = f->m.lifetime,
+                               .for_gc = 1,
+                               .expected_size = padded - moved};
       rc = allocate_by_policy(fs, &req, FOR_GC, cls, &z);
       if (rc == ALLOC_WAIT) rc = -ENOSPC;                  /* GC writes on its own token: a wait means no zone */
       if (!rc && !zone_claim(&fs->zones[z])) rc = -EAGAIN; /* checked unclaimed: never */
@@ -376,7 +380,7 @@ int zfs_start_gc(zfs *fs) {
     fs->gc_running = rc == 0;
   }
   pthread_mutex_unlock(&fs->mu);
-  return rc;
+  return rc ? rc : start_wal_reserve(fs); /* its requests need the policies too */
 }
 
 void stop_gc(zfs *fs) {

@@ -32,6 +32,7 @@ int zfs_stats_get(zfs *fs, zfs_stats *out) {
   s.zone_steals_total = fs->policy_base[2] + s.zone_steals;
   for (int i = 0; i < ZFS_OVERRIDES; i++) s.overrides_total[i] = fs->override_base[i] + s.overrides[i];
   gc_counts_since_format(fs, s.gc_totals);
+  s.wal_reserved_zones = fs->walr_n;
   pthread_mutex_unlock(&fs->mu);
   zkv_dev_stats d;
   zkv_dev_stats_get(fs->dev, &d);

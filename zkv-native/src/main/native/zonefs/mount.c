@@ -38,12 +38,16 @@ static zfs *alloc_fs(zkv_dev *dev) {
   pthread_mutex_init(&fs->meta_mu, NULL);
   pthread_cond_init(&fs->meta_progress, NULL);
   pthread_cond_init(&fs->gc_wake, NULL);
+  pthread_cond_init(&fs->walr_wake, NULL);
   return fs;
 }
 
 static void free_fs(zfs *fs) {
+  stop_wal_reserve(fs);
   stop_gc(fs);
   pthread_cond_destroy(&fs->gc_wake);
+  pthread_cond_destroy(&fs->walr_wake);
+  free(fs->walr_finish);
   clear_files(fs);
   zfs_index_free(&fs->by_name);
   zfs_index_free(&fs->by_id);
@@ -618,6 +622,7 @@ fail:
  * means the next mount treats the log as a crashed one. */
 void zfs_unmount(zfs *fs) {
   if (!fs) return;
+  stop_wal_reserve(fs); /* finishes the zones WALs left first */
   stop_gc(fs);
   if (!fs->readonly) {
     pthread_mutex_lock(&fs->mu);

@@ -10,8 +10,9 @@
 
 #include "zonefs_internal.h"
 
-/* Held: a writer owns it, or a write or GC is under way in it. Nobody else allocates it. */
-int zone_held(const zone_state *s) { return s->owner != NULL || s->busy; }
+/* Held: a writer owns it, a write or GC is under way in it, or the WAL reserve keeps it
+ * (wal_reserve.c). Nobody else allocates it. */
+int zone_held(const zone_state *s) { return s->owner != NULL || s->busy || s->wal_reserved; }
 
 static int partly_written(const zfs *fs, uint32_t z) {
   return fs->zones[z].wp > fs->zones[z].start && fs->zones[z].wp < zone_end(fs, z);
@@ -274,7 +275,8 @@ void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out) {
                          .victim_ok = victim_eligible(fs, zone, UINT64_MAX),
                          .tag = z->tag,
                          .io_class = zones_apart(fs) ? z->io_class : ZKV_CLASS_NONE,
-                         .owner_file = z->owner ? z->owner->m.id : ZFS_NO_OWNER};
+                         .owner_file = z->owner ? z->owner->m.id : ZFS_NO_OWNER,
+                         .wal_reserved = z->wal_reserved};
 }
 
 /* Whether decision d's zones to finish first are data zones other than its target and nobody holds
@@ -329,6 +331,10 @@ void count_override(zfs *fs, int reason) {
 /* The safety rule's allocation in place of the policy's, counted under `reason` when it finds a
  * zone. */
 static int fall_back(zfs *fs, int reason, const zfs_alloc_request *req, int purpose, int cls, uint32_t *out) {
+  /* The WAL reserve's request is speculative: nothing is forced for it and nothing counted; only
+   * without a policy does the safety rule choose (the C suites), its empty zone kept */
+  if (req->for_wal_reserve)
+    return reason == ZFS_OVERRIDE_NO_POLICY ? safety_zone(fs, req->lifetime, purpose, cls, 0, out) : -ENOSPC;
   int rc = safety_zone(fs, req->lifetime, purpose, cls, 0, out);
   if (rc == 0) count_override(fs, reason);
   return rc;
@@ -377,6 +383,8 @@ int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int c
       if (attempt < MAX_STALE_DECISIONS) continue;
       return fall_back(fs, ZFS_OVERRIDE_STALE, req, purpose, cls, out);
     }
+    /* The reserve keeps empty zones only, and never finishes another file's zone for one. */
+    if (req->for_wal_reserve && (action != ZFS_ALLOC_OPEN_EMPTY || d.n_finish)) return -ENOSPC;
     if (action == ZFS_ALLOC_WAIT) return (rc = finish_zones(fs, &d)) ? rc : ALLOC_WAIT;
     if (action == ZFS_ALLOC_NEED_GC || action == ZFS_ALLOC_NO_SPACE) {
       if ((rc = finish_zones(fs, &d))) return rc;
@@ -438,6 +446,16 @@ int safety_zone(zfs *fs, uint32_t lifetime, int purpose, int cls, int gc_zone_to
   return -ENOSPC;
 }
 
+int reserve_wal_zone(zfs *fs, const zfs_alloc_request *req, uint32_t *out) {
+  if (!within_space_reserve(fs, FOR_WAL) || !may_take_empty_zone(fs, FOR_WAL, ZKV_CLASS_WAL) ||
+      (fs->active_limit && active_data_zones(fs) + 1 >= fs->active_limit))
+    return -ENOSPC;
+  int rc = allocate_by_policy(fs, req, FOR_WAL, ZKV_CLASS_WAL, out);
+  if (rc) return rc < 0 ? rc : -ENOSPC;
+  const zone_state *s = &fs->zones[*out];
+  return !zone_held(s) && s->wp == s->start ? 0 : -ENOSPC;
+}
+
 /* The owner's zone goes back to the pool, partly written (still active) or full. A WAL zone kept
  * apart (ZWAL mode) is finished instead: no other file continues it, and its active token is free
  * (a failed finish leaves it active until the WAL's delete resets it). */
@@ -492,7 +510,8 @@ static int release_idle_owner(zfs *fs, const fobj *asking, int spare_wal) {
 
 /* The zone a writer writes next: the one it owns (it is released when full), else a new one from
  * the policy, which it then owns until close or full. Called with fs->mu held. */
-int take_zone(zfs *fs, fobj *f, int safety, uint64_t want, uint32_t *out) {
+int take_zone(zfs *fs, fobj *f, int safety, uint64_t want, uint32_t *out, int *from_reserve) {
+  *from_reserve = 0;
   if (f->zone >= 0) {
     *out = (uint32_t)f->zone;
     return 0;
@@ -501,7 +520,12 @@ int take_zone(zfs *fs, fobj *f, int safety, uint64_t want, uint32_t *out) {
     fs->st.reserve_refusals++;
     return ALLOC_RESERVED;
   }
-  zfs_alloc_request req = {f->m.id, "", f->m.lifetime, 0, want, 0, {0}};
+  /* A WAL's next zone from the reserve: no view, no policy call, no device command, no GC. */
+  if (wal_reserve_take(fs, f, out) == 0) {
+    *from_reserve = 1;
+    return 0;
+  }
+  zfs_alloc_request req = {.file_id = f->m.id, .file_name = "", .lifetime = f->m.lifetime, .expected_size = want};
   pthread_mutex_lock(&f->wmu);                           /* mu before wmu, as end_write takes them */
   if (f->m.n_extents == 0 && f->wdone == 0 && f->wbuf) { /* the writer's own buffer: once */
     req.head_len = (uint32_t)(f->wlen < ZFS_REQUEST_HEAD ? f->wlen : ZFS_REQUEST_HEAD);
@@ -516,7 +540,10 @@ int take_zone(zfs *fs, fobj *f, int safety, uint64_t want, uint32_t *out) {
       rc = allocate_by_policy(fs, &req, purpose_of(f, 0), class_of(f), out);
     else if ((rc = safety_zone(fs, req.lifetime, purpose_of(f, 0), class_of(f), safety == TAKE_GC_ZONE_TOO, out)) == 0)
       count_override(fs, ZFS_OVERRIDE_NO_SPACE);
-    if (rc == ALLOC_NEED_GC) return rc;
+    if (rc == ALLOC_NEED_GC) {
+      if (wal_reserve_give_back(fs)) continue; /* an empty zone before a collection */
+      return rc;
+    }
     if (rc == 0) {
       take_zone_class(fs, *out, class_of(f));
       fs->zones[*out].owner = f;
@@ -524,6 +551,8 @@ int take_zone(zfs *fs, fobj *f, int safety, uint64_t want, uint32_t *out) {
       return 0;
     }
     if (rc != ALLOC_WAIT && rc != -ENOSPC) return rc;
+    /* an idle reserved zone is cheaper to give than an owner's zone or a collection */
+    if (wal_reserve_give_back(fs)) continue;
     if (release_idle_owner(fs, f, rc == ALLOC_WAIT && !is_sparse(f))) {
       run_deferred_now(fs); /* the zone it gave up may be empty once reset: asked for next */
       continue;

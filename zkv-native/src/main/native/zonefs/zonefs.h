@@ -92,6 +92,14 @@ typedef struct zfs_stats {
   /* The same GC counters since the file system was formatted, with GC's copied bytes and the
    * resets, as of the metadata log (like policy_decisions_total): zfs_gc_totals' order. */
   uint64_t gc_totals[6];
+  /* WAL zones since mount (zfs_set_wal_reserve): zones WALs took from the reserve (a switch under
+   * the lock, no policy call), zones WALs took any other way (the policy's or the safety rule's
+   * answer on the put path; counted with the reserve off too, as the baseline), and the longest of
+   * those takes, from the writer's entry into the allocation to its zone (lock waits, policy
+   * calls, GC included); reserved zones given back to writers that found no other, and fills of
+   * the reserve that found no zone; wal_reserved_zones: zones reserved now. */
+  uint64_t wal_zone_switches, wal_zone_waits, wal_zone_wait_max_ns, wal_reserve_returns, wal_reserve_declined;
+  uint32_t wal_reserved_zones;
 } zfs_stats;
 /* zfs_stats.gc_totals: runs, zones emptied, bytes copied, resets, resets without copy, finishes. */
 enum { ZFS_GC_RUNS, ZFS_GC_ZONES, ZFS_GC_BYTES, ZFS_GC_RESETS, ZFS_GC_RESETS_WITHOUT_COPY, ZFS_GC_FINISHES };
@@ -111,7 +119,7 @@ typedef struct zfs_zone_info {
   uint64_t start, capacity, wp, live;
   uint32_t lifetime;
   int meta;
-  int busy;      /* held: a writer owns it, or a write or GC is under way in it */
+  int busy;      /* held: a writer owns it, a write or GC is under way in it, or the WAL reserve keeps it */
   uint64_t copy; /* bytes GC would copy to empty it: the blocks its live data occupies */
   int victim_ok; /* GC may take it now: a full data zone, not busy, holding some garbage */
   int32_t tag;   /* the tag the placement policy gave the zone when it opened it, -1 for none */
@@ -120,6 +128,7 @@ typedef struct zfs_zone_info {
    * file whose writer holds it (ZFS_NO_OWNER for none). */
   uint32_t io_class;
   uint64_t owner_file;
+  int wal_reserved; /* kept empty for a WAL's next zone (zfs_set_wal_reserve); busy too */
 } zfs_zone_info;
 #define ZFS_NO_OWNER UINT64_MAX
 
@@ -139,6 +148,11 @@ typedef struct zfs_alloc_request {
   const char *file_name;
   uint32_t lifetime;
   int for_gc;
+  /* Not a writer's request: the WAL reserve's thread asks for an empty zone to keep for the WAL's
+   * next zone (zfs_set_wal_reserve); file_id, file_name and lifetime are those of the WAL that last
+   * took a zone. Only an empty zone (ZFS_ALLOC_OPEN_EMPTY) is kept; any other answer keeps none,
+   * without an override. */
+  int for_wal_reserve;
   /* Bytes the writer is about to write (the rest of its buffer's write-out, or of the extent GC
    * moves); more may follow in the same zone while it has room. */
   uint64_t expected_size;
@@ -277,6 +291,17 @@ int zfs_set_op_zones(zfs *fs, uint32_t zones);
  * GC's copies, RocksDB's metadata files and the flush that replays a WAL at open keep the safety
  * rule (a full device stays recoverable). Off by default. */
 int zfs_set_strict_no_space(zfs *fs, int on);
+/* WALTZ's +R (docs/wal.md, "Reserved WAL zones"): a background thread keeps `zones` (0-8; 0, the
+ * default, turns it off) empty zones reserved for WAL files, asked of the placement policy off the
+ * put path (zfs_alloc_request.for_wal_reserve); a WAL whose zone has less than `switch_room` bytes
+ * left (0: 1% of the zone capacity, at least one of its largest chunks) takes a reserved zone under
+ * the lock without a policy call, a device command or GC, and its old zone is finished by that
+ * thread. The effective count is smaller where the active limit would leave writers too few tokens
+ * (wal_reserve.c). zfs_stats.wal_zone_switches, wal_zone_waits and wal_zone_wait_max_ns show how
+ * WALs got their zones. The thread starts with zfs_start_gc (after the policies are installed).
+ * -EINVAL above ZFS_WAL_RESERVE_MAX or with a switch room beyond the zone capacity. */
+#define ZFS_WAL_RESERVE_MAX 8
+int zfs_set_wal_reserve(zfs *fs, uint32_t zones, uint64_t switch_room);
 /* Bytes a flush may still write: empty zones beyond the two reserved for GC and metadata files and
  * the over-provisioning ones (zfs_set_op_zones),
  * plus the room left in partially written data zones (where zones serve one class,

@@ -6,6 +6,7 @@
  *   decisions.c  the policies' call-outs: the view they decide on, called without the lock
  *   zone_alloc.c the reserves, checking and carrying out a placement decision
  *   gc.c         garbage collection: victims, moving extents, the background worker
+ *   wal_reserve.c the WAL reserve (WALTZ's +R): empty zones kept for WALs, the zones they leave finished
  *   file_io.c    appends, write-out into zones, syncs, reads
  *   namespace.c  create/open/close, stat, delete, rename, link, list
  *   mount.c      mkfs, mount and log replay, unmount
@@ -62,6 +63,7 @@ typedef struct zone_state {
   _Atomic uint8_t busy;
   _Atomic uint32_t generation; /* resets since mount: read-ahead windows of an older one are stale */
   uint8_t meta;
+  uint8_t wal_reserved; /* kept empty for a WAL's next zone (wal_reserve.c): held, never written while so */
   uint8_t io_class; /* ZKV_CLASS_* its writes carry (take_zone_class; after a mount the device's binding); NONE while
                        empty */
 } zone_state;
@@ -200,6 +202,20 @@ struct zfs {
   pthread_t gc_thread;
   int gc_running, gc_stop;
   pthread_cond_t gc_wake;
+  /* The WAL reserve (wal_reserve.c), under mu: the zones kept (oldest first), the zones WALs left
+   * that its thread finishes (claimed meanwhile), the WAL whose id and lifetime its requests carry,
+   * and zone_events when a fill last found nothing (it waits for a change before asking again). */
+  uint32_t walr_target;
+  _Atomic int walr_on;               /* walr_target > 0: read by writers without mu */
+  _Atomic uint64_t walr_switch_room; /* zfs_set_wal_reserve's, 0 for the default (wal_switch_room) */
+  uint32_t walr_zones[ZFS_WAL_RESERVE_MAX];
+  _Atomic uint32_t walr_n; /* changed under mu; ZWAL's append path reads it without */
+  uint32_t *walr_finish, walr_n_finish;
+  uint64_t walr_file_id, walr_events;
+  uint32_t walr_lifetime;
+  pthread_t walr_thread;
+  int walr_running, walr_stop;
+  pthread_cond_t walr_wake;
   zfs_meta_status meta_status[ZFS_MAX_META_ZONES];
   char log_tail[256];                     /* how the replayed log ended when it did not end cleanly, for fsck */
   _Atomic uint64_t data_gen, durable_gen; /* data writes made / made durable by a flush (make_durable) */
@@ -420,7 +436,8 @@ void count_override(zfs *fs, int reason);
 enum { TAKE_BY_POLICY = 0, TAKE_BY_SAFETY_RULE = 1, TAKE_GC_ZONE_TOO = 2 };
 /* The zone a writer writes next (its own, or a new one chosen as `safety` says). Called with
  * fs->mu held; the policy's call releases it meanwhile. */
-int take_zone(zfs *fs, fobj *f, int safety, uint64_t want, uint32_t *out);
+/* *from_reserve: the zone came from the WAL reserve (wal_reserve_take). */
+int take_zone(zfs *fs, fobj *f, int safety, uint64_t want, uint32_t *out, int *from_reserve);
 void release_zone(zfs *fs, fobj *f);
 int zone_held(const zone_state *s);
 /* allocate_by_policy: the policy says wait for a zone to be released (no open or active token
@@ -466,6 +483,25 @@ void view_free(decision_view *v);
 int call_allocator(zfs *fs, const zfs_alloc_request *req, decision_view *view, zfs_alloc_decision *out);
 int call_victim_chooser(zfs *fs, decision_view *view, uint32_t *victim);
 int call_gc_trigger(zfs *fs, uint64_t *max_live);
+
+/* The WAL reserve (wal_reserve.c), all with fs->mu held. */
+/* Bytes of room under which WAL f leaves its zone for a reserved one; 0 while the reserve is off. */
+uint64_t wal_switch_room(const zfs *fs, const fobj *f);
+/* Gives WAL f a reserved zone (owned, class set, counted as a switch); 0, or -ENOENT if none is. */
+int wal_reserve_take(zfs *fs, fobj *f, uint32_t *out);
+/* WAL f leaves its zone (room below wal_switch_room) to the reserve's thread, which finishes it; the
+ * zone stays claimed until then. */
+void wal_hand_over(zfs *fs, fobj *f);
+/* The reserve's request for an empty zone to keep (zone_alloc.c): the policy's OPEN_EMPTY answer
+ * while the reserves, the space reserve and the active limit (a token left for others) allow;
+ * -ENOSPC for anything else, never an override. mu held, released for the call. */
+int reserve_wal_zone(zfs *fs, const zfs_alloc_request *req, uint32_t *out);
+/* A writer found no zone: one reserved zone goes back to the pool. Returns whether one did. */
+int wal_reserve_give_back(zfs *fs);
+/* A zone is no longer reserved (its flag, labels and class cleared). */
+void wal_reserve_clear(zfs *fs, uint32_t z);
+int start_wal_reserve(zfs *fs);
+void stop_wal_reserve(zfs *fs);
 
 /* garbage collection (gc.c) */
 int collect_garbage(zfs *fs, uint64_t max_live, int for_class, int new_run);

@@ -204,7 +204,9 @@ static int drain(zfs *fs, fobj *f) {
 static int append_zone(zfs *fs, fobj *f, uint64_t want, uint32_t *z) {
   zwal *w = f->zw;
   uint32_t block = fs->g.lba_size, header = header_of(f);
-  if (w->zone >= 0 && zone_end(fs, (uint32_t)w->zone) - w->next_at >= header + block) {
+  uint64_t room = w->zone >= 0 ? zone_end(fs, (uint32_t)w->zone) - w->next_at : 0;
+  /* below the switch room with a zone reserved, the WAL moves to it (claim_writer_zone) */
+  if (w->zone >= 0 && room >= header + block && (room >= wal_switch_room(fs, f) || !atomic_load(&fs->walr_n))) {
     *z = (uint32_t)w->zone;
     return 0;
   }

@@ -70,6 +70,7 @@ public final class ZkvEnv extends Env {
       }
       env.setWalBuffer(settings.wal().bufferBytes(), device);
       env.setWalMode(settings.wal(), device);
+      env.setWalReserve(settings.wal(), device);
       env.setWriteBehind(settings.writeBehind());
       env.setOpZones(settings.opZones(), device);
       if (!settings.noSpaceFallback()) {
@@ -242,6 +243,20 @@ public final class ZkvEnv extends Env {
     int rc = nSetStrictNoSpace(zkvHandle, true);
     if (rc < 0) {
       throw new IllegalStateException("cannot turn the NoSpace fallback off: error " + rc);
+    }
+  }
+
+  /** WALTZ's reserved WAL zones (at mount, {@link #onZones}; the thread starts with GC's). */
+  private void setWalReserve(io.zkv.wal.WalOptions wal, ZonedDevice device) {
+    int rc = nSetWalReserve(zkvHandle, wal.reservedZones(), wal.switchRoom());
+    if (rc < 0) {
+      throw new IllegalArgumentException(
+          wal
+              + " on "
+              + device.uri()
+              + ": the WAL switch room must be at most the zone capacity, "
+              + device.geometry().zoneCapacity()
+              + " bytes");
     }
   }
 
@@ -449,8 +464,9 @@ public final class ZkvEnv extends Env {
    *     {@code policyDecisionsTotal})
    * @param zwalIdleReaps ZWAL: times a writer waiting for a zone ended an idle WAL's appends in
    *     flight for it, so that the WAL's zone could be given up (docs/wal.md), since mount
-   * @param walZoneFinishes ZWAL: WAL zones finished when their WAL gave them up partly written (no
-   *     other file continues a WAL's zone), since mount
+   * @param walZoneFinishes WAL zones finished when their WAL gave them up partly written (ZWAL: no
+   *     other file continues a WAL's zone; either mode: a WAL that moved to a reserved zone), since
+   *     mount
    * @param mountChunkScanNanos this mount's scan for WAL chunks written after their files' last
    *     records: wall time
    * @param mountChunks chunks that scan decoded
@@ -466,6 +482,16 @@ public final class ZkvEnv extends Env {
    * @param gcTotals GC's counters since format, as of the metadata log's last policy counts record
    *     (a roll or a clean unmount) plus this mount's: runs, zones emptied, bytes copied, resets,
    *     resets without copy, finishes ({@link GcTotals})
+   * @param walZoneSwitches zones WAL files took from the WAL reserve since mount: under the lock,
+   *     no policy call ({@code WalOptions.reservedZones}, docs/wal.md "Reserved WAL zones")
+   * @param walZoneWaits zones WAL files took any other way since mount: the policy's or the safety
+   *     rule's answer on the put path (counted with no reserve too, the baseline)
+   * @param walZoneWaitMaxNanos the longest of those takes, from the writer's entry into the
+   *     allocation to its zone (lock waits, policy calls and GC included), since mount
+   * @param walReserveReturns reserved zones given back to writers that found no other zone
+   * @param walReserveDeclined fills of the reserve that found no zone (the policy kept none, or the
+   *     reserves or the active limit left none)
+   * @param walReservedZones zones kept for WAL files now
    */
   public record ZoneStats(
       long hostBytes,
@@ -503,21 +529,34 @@ public final class ZkvEnv extends Env {
       long gcRuns,
       long gcZones,
       long zoneFinishes,
-      GcTotals gcTotals) {
+      GcTotals gcTotals,
+      long walZoneSwitches,
+      long walZoneWaits,
+      long walZoneWaitMaxNanos,
+      long walReserveReturns,
+      long walReserveDeclined,
+      int walReservedZones) {
     /** Counters before the overrides (layout 2: one record of 64-bit fields). */
     static final int NAMED_FIELDS = 24;
 
-    /** Counters after the overrides: ZWAL's and the mount's WAL counters, then GC's. */
-    static final int WAL_FIELDS = 6, GC_FIELDS = 3 + GcTotals.FIELDS;
+    /**
+     * Counters after the overrides: ZWAL's and the mount's WAL counters, then GC's, then the WAL
+     * reserve's.
+     */
+    static final int WAL_FIELDS = 6, GC_FIELDS = 3 + GcTotals.FIELDS, WAL_RESERVE_FIELDS = 6;
 
     /**
      * How many counters cross the native boundary: the named ones, the overrides twice, the rest.
      */
     static final int FIELDS =
-        NAMED_FIELDS + 2 * PolicyOverride.values().length + WAL_FIELDS + GC_FIELDS;
+        NAMED_FIELDS
+            + 2 * PolicyOverride.values().length
+            + WAL_FIELDS
+            + GC_FIELDS
+            + WAL_RESERVE_FIELDS;
 
     static final int LAYOUT = 2;
-    static final int VERSION = 8;
+    static final int VERSION = 9;
 
     /** A buffer this large holds the crossing: header, section table and the record. */
     public static final int BUFFER_BYTES = 64 + FIELDS * Long.BYTES;
@@ -554,6 +593,7 @@ public final class ZkvEnv extends Env {
       long[] v =
           BoundaryBuffer.wrap(buffer, LAYOUT, VERSION, FIELDS * Long.BYTES).getLongs(0, 0, FIELDS);
       int reasons = PolicyOverride.values().length;
+      int walReserve = NAMED_FIELDS + 2 * reasons + WAL_FIELDS + GC_FIELDS;
       return new ZoneStats(
           v[0],
           v[1],
@@ -590,7 +630,13 @@ public final class ZkvEnv extends Env {
           v[NAMED_FIELDS + 2 * reasons + 6],
           v[NAMED_FIELDS + 2 * reasons + 7],
           v[NAMED_FIELDS + 2 * reasons + 8],
-          GcTotals.of(v, NAMED_FIELDS + 2 * reasons + 9));
+          GcTotals.of(v, NAMED_FIELDS + 2 * reasons + 9),
+          v[walReserve],
+          v[walReserve + 1],
+          v[walReserve + 2],
+          v[walReserve + 3],
+          v[walReserve + 4],
+          (int) v[walReserve + 5]);
     }
 
     /** Every time the file system overrode a policy since format (the log's count). */
@@ -686,6 +732,8 @@ public final class ZkvEnv extends Env {
   private static native int nSetStrictNoSpace(long handle, boolean on);
 
   private static native int nSetWalMode(long handle, int mode, int queueDepth, long barrier);
+
+  private static native int nSetWalReserve(long handle, int zones, long switchRoom);
 
   private static native int nSetAllocator(long handle, ZoneAllocator allocator);
 

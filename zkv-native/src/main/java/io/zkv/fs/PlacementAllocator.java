@@ -70,13 +70,16 @@ public final class PlacementAllocator implements ZoneAllocator {
   /** The request with every hint the file system has: level, job, key range, inputs. */
   static AllocationRequest request(ZoneView view) {
     String name = view.requestFileName();
+    boolean walReserve = view.requestForWalReserve(); // for a WAL's next zone: no name
     AllocationRequest.Builder r =
-        AllocationRequest.builder(view.requestFileId(), kindOf(name))
+        AllocationRequest.builder(view.requestFileId(), walReserve ? FileKind.WAL : kindOf(name))
             .lifetime(WriteLifetime.fromValue(view.requestLifetime()))
             .purpose(
-                view.requestForGc()
-                    ? AllocationPurpose.GC_MIGRATION
-                    : AllocationPurpose.FILE_WRITE);
+                walReserve
+                    ? AllocationPurpose.WAL_RESERVE
+                    : view.requestForGc()
+                        ? AllocationPurpose.GC_MIGRATION
+                        : AllocationPurpose.FILE_WRITE);
     if (view.requestExpectedSize() > 0) {
       r.expectedSize(view.requestExpectedSize());
     }

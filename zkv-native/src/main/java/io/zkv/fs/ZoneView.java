@@ -14,7 +14,7 @@ import java.util.List;
  */
 public final class ZoneView {
   public static final int LAYOUT = 1;
-  public static final int VERSION = 3;
+  public static final int VERSION = 4;
 
   // sections
   static final int ZONES = 0, FILES = 1, ZONE_FILES = 2, INPUTS = 3, REQUEST = 4, DECISION = 5;
@@ -25,7 +25,7 @@ public final class ZoneView {
 
   static final int Z_LIFETIME = 40, Z_FLAGS = 44, Z_TAG = 48, Z_CLASS = 52, Z_OWNER = 56;
   static final int ZONE_SIZE = 64;
-  static final int FLAG_META = 1, FLAG_BUSY = 2, FLAG_VICTIM_OK = 4;
+  static final int FLAG_META = 1, FLAG_BUSY = 2, FLAG_VICTIM_OK = 4, FLAG_WAL_RESERVED = 8;
 
   /** zkv_bnd_file. Bytes fields are (offset, length) pairs of ints. */
   static final int F_ID = 0, F_LIFETIME = 8, F_LEVEL = 12, F_JOB = 16, F_NAME = 24;
@@ -36,9 +36,13 @@ public final class ZoneView {
   static final int ZF_FILE = 0, ZF_LIVE = 8, ZF_ZONE = 16, ZONE_FILE_SIZE = 24;
 
   /** zkv_bnd_request. */
-  static final int R_FILE = 0, R_LIFETIME = 8, R_FOR_GC = 12, R_LEVEL = 16, R_ACTIVE_LIMIT = 20;
+  static final int R_FILE = 0, R_LIFETIME = 8, R_PURPOSE = 12, R_LEVEL = 16, R_ACTIVE_LIMIT = 20;
 
   static final int R_JOB = 24, R_NAME = 32, R_SMALLEST = 40, R_LARGEST = 48;
+
+  /** The request's purpose (R_PURPOSE; view version 4). */
+  static final int PURPOSE_FILE_WRITE = 0, PURPOSE_GC_MIGRATION = 1, PURPOSE_WAL_RESERVE = 2;
+
   static final int R_EXPECTED_SIZE = 56, REQUEST_SIZE = 64;
 
   /** zkv_bnd_decision. */
@@ -117,6 +121,11 @@ public final class ZoneView {
   /** Held: a writer owns it, or a write or GC is under way in it. */
   public boolean zoneBusy(int z) {
     return (b.getInt(ZONES, z, Z_FLAGS) & FLAG_BUSY) != 0;
+  }
+
+  /** Kept empty for a WAL's next zone by the WAL reserve (busy too). */
+  public boolean zoneWalReserved(int z) {
+    return (b.getInt(ZONES, z, Z_FLAGS) & FLAG_WAL_RESERVED) != 0;
   }
 
   /** Garbage collection may take it as its victim now. */
@@ -230,9 +239,19 @@ public final class ZoneView {
     return b.getInt(REQUEST, 0, R_LIFETIME);
   }
 
+  /** Why the zone is asked for: a file's write, a GC migration, the WAL reserve (PURPOSE_*). */
+  public int requestPurpose() {
+    return b.getInt(REQUEST, 0, R_PURPOSE);
+  }
+
   /** A GC migration rather than a file's own write. */
   public boolean requestForGc() {
-    return b.getInt(REQUEST, 0, R_FOR_GC) != 0;
+    return requestPurpose() == PURPOSE_GC_MIGRATION;
+  }
+
+  /** The WAL reserve's request for an empty zone to keep for WAL files. */
+  public boolean requestForWalReserve() {
+    return requestPurpose() == PURPOSE_WAL_RESERVE;
   }
 
   public int requestLevel() {

@@ -25,7 +25,15 @@ class HintOverlapsTest {
 
   private static ZoneViewWriter.Request output(long id, int level, String lo, String hi) {
     return new ZoneViewWriter.Request(
-        id, "/db/000" + id + ".sst", 0, false, level, 7, k(lo), k(hi), new long[] {10, 11});
+        id,
+        "/db/000" + id + ".sst",
+        0,
+        ZoneView.PURPOSE_FILE_WRITE,
+        level,
+        7,
+        k(lo),
+        k(hi),
+        new long[] {10, 11});
   }
 
   private static ZoneView view(ZoneViewWriter w) {
@@ -77,11 +85,27 @@ class HintOverlapsTest {
     ZoneViewWriter w = levelTwo();
     w.request =
         new ZoneViewWriter.Request(
-            OUTPUT, "/db/000100.sst", 0, false, 0, 7, null, null, new long[0]); // a flush
+            OUTPUT,
+            "/db/000100.sst",
+            0,
+            ZoneView.PURPOSE_FILE_WRITE,
+            0,
+            7,
+            null,
+            null,
+            new long[0]); // a flush
     h.observe(view(w));
     w.request =
         new ZoneViewWriter.Request(
-            OUTPUT, "/db/000100.sst", 0, true, 1, 7, k("a"), k("z"), new long[] {1});
+            OUTPUT,
+            "/db/000100.sst",
+            0,
+            ZoneView.PURPOSE_GC_MIGRATION,
+            1,
+            7,
+            k("a"),
+            k("z"),
+            new long[] {1});
     h.observe(view(w));
     w.request = output(OUTPUT, 2, "a", "z"); // no L3
     h.observe(view(w));

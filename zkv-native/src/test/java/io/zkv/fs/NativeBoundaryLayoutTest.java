@@ -53,7 +53,7 @@ class NativeBoundaryLayoutTest {
           REQUEST_SIZE,
           R_FILE,
           R_LIFETIME,
-          R_FOR_GC,
+          R_PURPOSE,
           R_LEVEL,
           R_ACTIVE_LIMIT,
           R_JOB,
@@ -80,13 +80,16 @@ class NativeBoundaryLayoutTest {
 
   @Test
   void zoneStats() {
-    // version 8: one record of 61 64-bit counters: the first field, the last named one, the
+    // version 9: one record of 67 64-bit counters: the first field, the last named one, the
     // overrides by reason since mount and since format after it (one per PolicyOverride each),
     // then the six WAL counters (the first and the last), then GC's three (the first and last)
-    // and its six since format
+    // and its six since format, then the WAL reserve's six (the first and the last)
     assertEquals(46, 24 + 2 * PolicyOverride.values().length);
     assertArrayEquals(
-        new int[] {8, 61 * 8, 0, 23 * 8, 24 * 8, 35 * 8, 46 * 8, 51 * 8, 52 * 8, 54 * 8, 55 * 8},
+        new int[] {
+          9, 67 * 8, 0, 23 * 8, 24 * 8, 35 * 8, 46 * 8, 51 * 8, 52 * 8, 54 * 8, 55 * 8, 61 * 8,
+          66 * 8
+        },
         ZkvEnv.nativeBoundaryLayout(2));
   }
 

@@ -209,7 +209,7 @@ class PlacementAllocatorTest {
             20,
             "/db/000020.sst",
             4,
-            false,
+            ZoneView.PURPOSE_FILE_WRITE,
             2,
             7,
             "a".getBytes(),

@@ -35,7 +35,7 @@ final class ZoneViewWriter {
       long fileId,
       String name,
       int lifetime,
-      boolean forGc,
+      int purpose,
       int level,
       long job,
       byte[] lo,
@@ -130,7 +130,7 @@ final class ZoneViewWriter {
       }
       int o = offsets[REQUEST];
       b.putLong(o + R_FILE, r.fileId()).putInt(o + R_LIFETIME, r.lifetime());
-      b.putInt(o + R_FOR_GC, r.forGc() ? 1 : 0).putInt(o + R_LEVEL, r.level());
+      b.putInt(o + R_PURPOSE, r.purpose()).putInt(o + R_LEVEL, r.level());
       b.putLong(o + R_JOB, r.job());
       putBytes(b, o + R_NAME, requestBytes[0], name(r.name()).length);
       putBytes(b, o + R_SMALLEST, requestBytes[1], r.lo() == null ? -1 : r.lo().length);

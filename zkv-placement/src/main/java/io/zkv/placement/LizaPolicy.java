@@ -45,6 +45,9 @@ import java.util.OptionalInt;
  * (even NOT_GOOD), and never opens an empty zone; if none fits, ZenFS skips the extent, here {@link
  * Allocation.NoSpace}.
  *
+ * <p>The WAL reserve's request ({@link AllocationPurpose#WAL_RESERVE}, WALTZ's zone manager): the
+ * first empty zone while an open and an active token are free, else NoSpace; never a finish.
+ *
  * <p>Reserved tokens: the view's limits already exclude the tokens ZenFS keeps for its metadata log
  * and for migration ({@link ZoneTokens#reserved()}); reserved zones ({@link ZoneReservation}) are
  * never candidates, as ZenFS's {@code meta_zones} are not among its {@code io_zones}.
@@ -92,6 +95,9 @@ public final class LizaPolicy implements PlacementPolicy {
   public Allocation allocate(AllocationRequest request, ZoneTableView zones) {
     if (request.purpose() == AllocationPurpose.GC_MIGRATION) {
       return migrationTarget(request, zones);
+    }
+    if (request.purpose() == AllocationPurpose.WAL_RESERVE) {
+      return WalReservation.emptyZone(request, zones, OptionalInt.empty());
     }
     return fileWrite(request, zones);
   }

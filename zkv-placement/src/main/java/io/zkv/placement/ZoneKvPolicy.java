@@ -101,6 +101,9 @@ public final class ZoneKvPolicy implements PlacementPolicy {
     if (request.purpose() == AllocationPurpose.GC_MIGRATION) {
       return migration(request, zones, cls);
     }
+    if (request.purpose() == AllocationPurpose.WAL_RESERVE) { // a zone of the logs' class
+      return WalReservation.emptyZone(request, zones, OptionalInt.of(LOG_CLASS));
+    }
     ZoneTokens tokens = zones.tokens();
     boolean wal = request.kind().isWal();
     int openLimit = wal ? tokens.maxOpenIo() : tokens.maxOpenIo() - 1;

@@ -12,6 +12,14 @@ import java.util.Objects;
  * paper compares WAL modes at equal buffers, from 4 KiB up to ZenFS's best case, 1 MiB. In {@link
  * WalMode#ZWAL} mode up to {@code queueDepth} appends are in flight; every {@code barrier} bytes of
  * appends (default: a zone's capacity) all of them are waited for.
+ *
+ * <p>In both modes the file system keeps {@code reservedZones} empty zones ready for WAL files
+ * (WALTZ's reservation, "+R"; default 2, as WALTZ: a memtable switch writes two WALs at once): a
+ * background thread asks the placement policy for them off the put path, and a WAL whose zone has
+ * less than {@code switchRoom} bytes left (default 0: 1% of the zone capacity) moves to one with no
+ * policy call; the zone it left is finished in the background. 0 reserved zones is ZenFS's
+ * behaviour: every WAL zone is the policy's answer on the put path. The active limit can lower the
+ * count (docs/wal.md, "Reserved WAL zones").
  */
 public final class WalOptions {
   /** The smallest buffer: one 4 KiB block. */
@@ -32,21 +40,31 @@ public final class WalOptions {
   /** The default queue depth (the paper's). */
   public static final int DEFAULT_QUEUE_DEPTH = 32;
 
+  /** The most zones kept for WAL files. */
+  public static final int MAX_RESERVED_ZONES = 8;
+
+  /** WAL zones kept by default: WALTZ's two. */
+  public static final int DEFAULT_RESERVED_ZONES = 2;
+
   private static final WalOptions DEFAULTS = builder().build();
 
   private final WalMode mode;
   private final int bufferBytes;
   private final int queueDepth;
   private final long barrierBytes;
+  private final int reservedZones;
+  private final long switchRoom;
 
   private WalOptions(Builder b) {
     this.mode = b.mode;
     this.bufferBytes = b.bufferBytes;
     this.queueDepth = b.queueDepth;
     this.barrierBytes = b.barrierBytes;
+    this.reservedZones = b.reservedZones;
+    this.switchRoom = b.switchRoom;
   }
 
-  /** FILE mode, a 1 MiB buffer. */
+  /** FILE mode, a 1 MiB buffer, two reserved WAL zones. */
   public static WalOptions defaults() {
     return DEFAULTS;
   }
@@ -85,18 +103,30 @@ public final class WalOptions {
     return barrierBytes;
   }
 
+  /** Empty zones kept for WAL files (0: none, ZenFS's behaviour). */
+  public int reservedZones() {
+    return reservedZones;
+  }
+
+  /** Room under which a WAL moves to a reserved zone; 0 for 1% of the zone capacity. */
+  public long switchRoom() {
+    return switchRoom;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof WalOptions w
         && w.mode == mode
         && w.bufferBytes == bufferBytes
         && w.queueDepth == queueDepth
-        && w.barrierBytes == barrierBytes;
+        && w.barrierBytes == barrierBytes
+        && w.reservedZones == reservedZones
+        && w.switchRoom == switchRoom;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(mode, bufferBytes, queueDepth, barrierBytes);
+    return Objects.hash(mode, bufferBytes, queueDepth, barrierBytes, reservedZones, switchRoom);
   }
 
   @Override
@@ -111,6 +141,8 @@ public final class WalOptions {
                 + ", barrier="
                 + (barrierBytes == 0 ? "zone" : Long.toString(barrierBytes))
             : "")
+        + (reservedZones == DEFAULT_RESERVED_ZONES ? "" : ", reservedZones=" + reservedZones)
+        + (switchRoom == 0 ? "" : ", switchRoom=" + switchRoom)
         + "]";
   }
 
@@ -120,6 +152,8 @@ public final class WalOptions {
     private int bufferBytes = MAX_BUFFER;
     private int queueDepth = DEFAULT_QUEUE_DEPTH;
     private long barrierBytes;
+    private int reservedZones = DEFAULT_RESERVED_ZONES;
+    private long switchRoom;
 
     private Builder() {}
 
@@ -178,6 +212,37 @@ public final class WalOptions {
                 + " bytes: must be 0 (the zone capacity) or a multiple of the device's block");
       }
       this.barrierBytes = bytes;
+      return this;
+    }
+
+    /**
+     * Empty zones the file system keeps for WAL files, 0-8 (default 2; 0: none, every WAL zone is
+     * the placement policy's answer on the put path, as ZenFS).
+     *
+     * @throws IllegalArgumentException outside 0-8
+     */
+    public Builder reservedZones(int zones) {
+      if (zones < 0 || zones > MAX_RESERVED_ZONES) {
+        throw new IllegalArgumentException(
+            "reserved WAL zones " + zones + ": must be 0 to " + MAX_RESERVED_ZONES);
+      }
+      this.reservedZones = zones;
+      return this;
+    }
+
+    /**
+     * Room left in a WAL's zone under which it moves to a reserved zone; 0 (default) for 1% of the
+     * zone capacity; rounded up to the device's block; at most the zone capacity (checked at
+     * mount).
+     *
+     * @throws IllegalArgumentException if negative
+     */
+    public Builder switchRoom(long bytes) {
+      if (bytes < 0) {
+        throw new IllegalArgumentException(
+            "WAL switch room " + bytes + " bytes: must be 0 (1% of a zone) or more");
+      }
+      this.switchRoom = bytes;
       return this;
     }
 

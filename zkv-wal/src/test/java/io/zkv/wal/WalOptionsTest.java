@@ -37,4 +37,23 @@ class WalOptionsTest {
     assertThrows(IllegalArgumentException.class, () -> WalOptions.builder().barrier(1000));
     assertThrows(IllegalArgumentException.class, () -> WalOptions.builder().barrier(-512));
   }
+
+  @Test
+  void twoReservedWalZonesByDefaultZeroToEight() {
+    assertEquals(2, WalOptions.defaults().reservedZones());
+    assertEquals(0, WalOptions.defaults().switchRoom());
+    WalOptions none = WalOptions.builder().reservedZones(0).build();
+    assertEquals(0, none.reservedZones());
+    assertTrue(!none.equals(WalOptions.defaults()));
+    assertEquals("WalOptions[mode=FILE, buffer=1048576, reservedZones=0]", none.toString());
+    WalOptions r = WalOptions.builder().reservedZones(8).switchRoom(1 << 20).build();
+    assertEquals(
+        "WalOptions[mode=FILE, buffer=1048576, reservedZones=8, switchRoom=1048576]", r.toString());
+    assertTrue(
+        assertThrows(IllegalArgumentException.class, () -> WalOptions.builder().reservedZones(9))
+            .getMessage()
+            .contains("must be 0 to 8"));
+    assertThrows(IllegalArgumentException.class, () -> WalOptions.builder().reservedZones(-1));
+    assertThrows(IllegalArgumentException.class, () -> WalOptions.builder().switchRoom(-1));
+  }
 }

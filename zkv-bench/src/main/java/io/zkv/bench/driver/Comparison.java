@@ -281,6 +281,19 @@ public final class Comparison {
                 ci,
                 p.device().policyOverrides());
           }
+          WalZoneCounts wal = d.walZones();
+          if (wal.switches() + wal.waits() > 0) { // WALTZ's +R: WAL zones off the put path
+            add(figs, higherBetter, "WAL zone switches", true, configs.size(), ci, wal.switches());
+            add(figs, higherBetter, "WAL zone waits", false, configs.size(), ci, wal.waits());
+            add(
+                figs,
+                higherBetter,
+                "WAL zone wait max us",
+                false,
+                configs.size(),
+                ci,
+                wal.waitMaxNanos() / 1000.0);
+          }
         }
         if (p.plm() != null) { // the ablation ladder's figures (docs/plm.md)
           PlmCounters c = p.plm();

@@ -32,6 +32,7 @@ package io.zkv.bench.driver;
  *     against those their own ranges overlap (issue 25's hint quality; {@code HintOverlapCounts})
  * @param overridesByReason the phase's policy overrides by reason, those that happened (the file
  *     system's safety rules: docs/zone-fs.md; {@code ZONE_STEALS} zones taken from idle writers)
+ * @param walZones how WAL files got their zones in the phase ({@link WalZoneCounts})
  */
 public record DeviceFigures(
     long userBytes,
@@ -53,7 +54,8 @@ public record DeviceFigures(
     double zoneSpaceAmplification,
     double inputZonesPerCompaction,
     io.zkv.fs.HintOverlapCounts hintOverlaps,
-    java.util.Map<String, Long> overridesByReason) {
+    java.util.Map<String, Long> overridesByReason,
+    WalZoneCounts walZones) {
 
   /** Resets that copied nothing, in percent of all resets in the phase (NaN if none). */
   public double zeroCopyResetPercent() {
@@ -90,7 +92,8 @@ public record DeviceFigures(
             ? Double.NaN
             : (double) (after.compactionInputZones() - before.compactionInputZones()) / compactions,
         after.hintOverlaps().minus(before.hintOverlaps()),
-        delta(before.overrides(), after.overrides()));
+        delta(before.overrides(), after.overrides()),
+        after.walZones().since(before.walZones()));
   }
 
   /** The counts that grew between two snapshots, by reason. */

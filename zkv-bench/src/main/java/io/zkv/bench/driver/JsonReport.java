@@ -171,6 +171,9 @@ public final class JsonReport {
             b.append(", \"unresolved\": ").append(h.unresolved()).append('}');
             b.append(", \"overridesByReason\": ");
             counts(d.overridesByReason());
+            b.append(", \"walZoneSwitches\": ").append(d.walZones().switches());
+            b.append(", \"walZoneWaits\": ").append(d.walZones().waits());
+            b.append(", \"walZoneWaitMaxUs\": ").append(d.walZones().waitMaxNanos() / 1000);
             b.append('}');
           });
       b.append(",\n");

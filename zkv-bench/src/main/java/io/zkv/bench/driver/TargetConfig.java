@@ -40,15 +40,18 @@ import java.util.function.Consumer;
  * WindowScheduler} of your own run with O-Vigil's mechanisms: the scratch device becomes a {@code
  * plmarray:} over an emulated {@code plm} device of 4 NVM Sets, without open or active limits, with
  * that rung's mechanisms and window scheduler; docs/plm.md), {@code timescale} (with {@code
- * windows}: the PLM windows run that many times faster), {@code wal} ({@code file}, ZenFS's, or
- * {@code zwal}), {@code wal-buffer} (the device bytes of one WAL write-out, 4K-1M, default 1M),
- * {@code wal-qd} (ZWAL's queue depth, 1-64, default 32), {@code wal-barrier} (ZWAL's barrier,
- * default the zone capacity): {@link WalOptions}; {@code write-behind} ({@code true}, the default:
- * SST files written behind their writer where the device can; {@code false}: synchronously, as
- * ZenFS). Keys for {@code rocksdb-default}: {@code dir} (where the database lives; default the
- * scratch directory), {@code sync}, {@code label}. Keys for both: {@code threads}, {@code bloom},
- * and the LSM tree's shape ({@link LsmShape#KEYS}: {@code target-file-size}, {@code level-base},
- * {@code dynamic-levels}, {@code compression}, {@code background-jobs}, {@code subcompactions}).
+ * windows}: the PLM windows run that many times faster), {@code wal} ({@code file}, ZenFS's; {@code
+ * file+r}, with WALTZ's two reserved WAL zones; {@code file+r+a}, those and zone appends at queue
+ * depth 1; {@code zwal}, ZWAL's; without it the library's default, FILE mode with two reserved
+ * zones), {@code wal-reserve} (empty zones kept for WAL files, 0-8), {@code wal-buffer} (the device
+ * bytes of one WAL write-out, 4K-1M, default 1M), {@code wal-qd} (ZWAL's queue depth, 1-64, default
+ * 32), {@code wal-barrier} (ZWAL's barrier, default the zone capacity): {@link WalOptions}; {@code
+ * write-behind} ({@code true}, the default: SST files written behind their writer where the device
+ * can; {@code false}: synchronously, as ZenFS). Keys for {@code rocksdb-default}: {@code dir}
+ * (where the database lives; default the scratch directory), {@code sync}, {@code label}. Keys for
+ * both: {@code threads}, {@code bloom}, and the LSM tree's shape ({@link LsmShape#KEYS}: {@code
+ * target-file-size}, {@code level-base}, {@code dynamic-levels}, {@code compression}, {@code
+ * background-jobs}, {@code subcompactions}).
  *
  * @param spec the configuration as written on the command line
  * @param label the name in tables and plots (the spec as written unless {@code label=} is given)
@@ -201,6 +204,9 @@ public record TargetConfig(
     double bloom = defaults.bloomBitsPerKey;
     int timescale = defaults.timescale;
     WalOptions.Builder wal = WalOptions.builder();
+    WalPreset walPreset = null;
+    int walReserve = -1; // not given
+    boolean walQdGiven = false;
     boolean writeBehind = defaults.writeBehind;
     boolean noSpaceFallback = defaults.noSpaceFallback;
     LsmShape lsm = defaults.lsm;
@@ -208,7 +214,9 @@ public record TargetConfig(
     wal.mode(walDefaults.mode())
         .buffer(walDefaults.bufferBytes())
         .queueDepth(walDefaults.queueDepth())
-        .barrier(walDefaults.barrierBytes());
+        .barrier(walDefaults.barrierBytes())
+        .reservedZones(walDefaults.reservedZones())
+        .switchRoom(walDefaults.switchRoom());
     if (colon >= 0) {
       for (String kv : s.substring(colon + 1).split(",")) {
         int eq = kv.indexOf('=');
@@ -258,11 +266,15 @@ public record TargetConfig(
           case "bloom" -> bloom = bloomBits(spec, value);
           case "windows" -> windows = windows(spec, value);
           case "timescale" -> timescale = (int) size(spec, key, value, 1, 1000);
-          case "wal" -> wal.mode(walMode(spec, value));
+          case "wal" -> walPreset = walPreset(spec, value);
+          case "wal-reserve" ->
+              walReserve = (int) size(spec, key, value, 0, WalOptions.MAX_RESERVED_ZONES);
           case "wal-buffer" ->
               walSetting(spec, () -> wal.buffer((int) size(spec, key, value, 1, 1 << 30)));
-          case "wal-qd" ->
-              walSetting(spec, () -> wal.queueDepth((int) size(spec, key, value, 0, 1 << 20)));
+          case "wal-qd" -> {
+            walSetting(spec, () -> wal.queueDepth((int) size(spec, key, value, 0, 1 << 20)));
+            walQdGiven = true;
+          }
           case "wal-barrier" ->
               walSetting(spec, () -> wal.barrier(size(spec, key, value, 0, 1L << 40)));
           case "write-behind" -> writeBehind = bool(spec, value);
@@ -276,11 +288,18 @@ public record TargetConfig(
                       + "' (known: profile, zones, zone-size, zone-cap, geometry, device, placement,"
                       + " victim, trigger, gc, ths, op-zones, dir, sync, threads, bloom, label,"
                       + " windows, timescale,"
-                      + " wal, wal-buffer, target-file-size, level-base, dynamic-levels,"
+                      + " wal, wal-buffer, wal-reserve, target-file-size, level-base,"
+                      + " dynamic-levels,"
                       + " compression, background-jobs, subcompactions,"
                       + " wal-qd, wal-barrier, write-behind, fallback)");
         }
       }
+    }
+    if (walPreset != null) {
+      walPreset.applyTo(wal, walQdGiven);
+    }
+    if (walReserve >= 0) {
+      wal.reservedZones(walReserve);
     }
     if (geometry == null) {
       geometry = profile;
@@ -366,16 +385,57 @@ public record TargetConfig(
       note += " QD " + wal.queueDepth();
       note += wal.barrierBytes() == 0 ? "" : " barrier " + (wal.barrierBytes() >> 10) + " KiB";
     }
+    note += ", " + wal.reservedZones() + " reserved WAL zones";
     return note + sst;
   }
 
-  private static WalMode walMode(String spec, String v) {
+  /**
+   * The {@code wal=} values: the WAL write modes the papers compare (WALTZ's ablation, Fig. 14),
+   * each with the reserve it had. {@code file}: ZenFS's (FILE mode, no reserved WAL zones); {@code
+   * file+r}: FILE mode with WALTZ's two reserved zones; {@code file+r+a}: the chunks written by
+   * zone append at queue depth 1 (ZWAL's path) with the reserve; {@code zwal}: ZWAL's (queue depth
+   * {@code wal-qd}, no reserve, as ZWAL's paper ran it). Without {@code wal=} the library's
+   * defaults hold (FILE mode, two reserved zones); {@code wal-reserve=} overrides any of them.
+   */
+  private enum WalPreset {
+    FILE(WalMode.FILE, 0, 0),
+    FILE_R(WalMode.FILE, WalOptions.DEFAULT_RESERVED_ZONES, 0),
+    FILE_R_A(WalMode.ZWAL, WalOptions.DEFAULT_RESERVED_ZONES, 1),
+    ZWAL(WalMode.ZWAL, 0, 0);
+
+    final WalMode mode;
+    final int reservedZones;
+    final int queueDepth; // 0: as wal-qd or the default
+
+    WalPreset(WalMode mode, int reservedZones, int queueDepth) {
+      this.mode = mode;
+      this.reservedZones = reservedZones;
+      this.queueDepth = queueDepth;
+    }
+
+    void applyTo(WalOptions.Builder wal, boolean queueDepthGiven) {
+      wal.mode(mode).reservedZones(reservedZones);
+      if (queueDepth > 0 && !queueDepthGiven) {
+        wal.queueDepth(queueDepth);
+      }
+    }
+  }
+
+  private static WalPreset walPreset(String spec, String v) {
     return switch (v.toLowerCase(Locale.ROOT)) {
-      case "file" -> WalMode.FILE;
-      case "zwal" -> WalMode.ZWAL;
+      case "file" -> WalPreset.FILE;
+      case "file+r" -> WalPreset.FILE_R;
+      case "file+r+a" -> WalPreset.FILE_R_A;
+      case "zwal" -> WalPreset.ZWAL;
+      case "waltz" ->
+          throw new UsageException(
+              "configuration '"
+                  + spec
+                  + "': wal=waltz (per-writer zone appends above RocksDB) is not available yet;"
+                  + " file, file+r, file+r+a and zwal are");
       default ->
           throw new UsageException(
-              "configuration '" + spec + "': wal must be file or zwal, not " + v);
+              "configuration '" + spec + "': wal must be file, file+r, file+r+a or zwal, not " + v);
     };
   }
 

@@ -25,6 +25,7 @@ import org.rocksdb.ZkvEnv;
  * @param zoneCapacity bytes one zone holds
  * @param overrides the overrides since mount by reason (the {@code PolicyOverride} names, and
  *     {@code ZONE_STEALS} for zones taken from idle writers)
+ * @param walZones how WAL files got their zones since mount
  */
 public record ZoneCounters(
     long hostBytes,
@@ -45,7 +46,8 @@ public record ZoneCounters(
     long compactionInputZones,
     io.zkv.fs.HintOverlapCounts hintOverlaps,
     long zoneCapacity,
-    java.util.Map<String, Long> overrides) {
+    java.util.Map<String, Long> overrides,
+    WalZoneCounts walZones) {
   static ZoneCounters of(
       ZkvEnv.ZoneStats s,
       ZkvEnv.CompactionZones c,
@@ -73,7 +75,8 @@ public record ZoneCounters(
         c.zones(),
         hints,
         zoneCapacity,
-        java.util.Collections.unmodifiableMap(reasons));
+        java.util.Collections.unmodifiableMap(reasons),
+        new WalZoneCounts(s.walZoneSwitches(), s.walZoneWaits(), s.walZoneWaitMaxNanos()));
   }
 
   /** Everything written to the device: host data, padding, GC copies, metadata. */

@@ -86,7 +86,8 @@ class ComparisonTest {
             Double.NaN,
             Double.NaN,
             io.zkv.fs.HintOverlapCounts.NONE,
-            java.util.Map.of());
+            java.util.Map.of(),
+            WalZoneCounts.NONE);
     List<RunResult> runs =
         List.of(SampleReports.run("A", 1, SampleReports.phase("readrandom", 10, 1, 5, noWrites)));
     List<Comparison.Figure> figures = Comparison.figures(List.of("A"), runs);

@@ -60,8 +60,12 @@ class ReportWritersTest {
     List<String> rows = Arrays.stream(md.split("\n")).filter(l -> l.startsWith("|")).toList();
     // header + separator + ops/s + 7 READ latency figures + WA + space amplification + zones used
     // + GC MiB + GC WA + zone space amplification + zero-copy resets % + GC runs + zones per
-    // compaction + hint/own L+1 overlaps + metadata bytes per write + policy overrides + writes
-    assertEquals(2 + 1 + 7 + 12 + 1, rows.size(), md);
+    // compaction + hint/own L+1 overlaps + metadata bytes per write + policy overrides + WAL zone
+    // switches, waits and longest wait + writes
+    assertEquals(2 + 1 + 7 + 12 + 3 + 1, rows.size(), md);
+    String walWait =
+        rows.stream().filter(l -> l.contains("WAL zone wait max us")).findFirst().orElseThrow();
+    assertTrue(walWait.contains("250"), walWait); // 250,000 ns
     String hints =
         rows.stream().filter(l -> l.contains("hint/own L+1 overlaps")).findFirst().orElseThrow();
     assertTrue(hints.contains("1.33"), hints); // 12 hinted against 9 own overlaps

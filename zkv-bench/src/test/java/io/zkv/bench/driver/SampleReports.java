@@ -59,7 +59,8 @@ final class SampleReports {
         1.5,
         2.5,
         new io.zkv.fs.HintOverlapCounts(8, 12, 9, 2, 1),
-        java.util.Map.of("RESERVE", 2L));
+        java.util.Map.of("RESERVE", 2L),
+        new WalZoneCounts(5, 1, 250_000));
   }
 
   /**

@@ -28,9 +28,47 @@ class TargetConfigWalTest {
             .buffer(8192)
             .queueDepth(16)
             .barrier(65536)
+            .reservedZones(0) // ZWAL's paper ran without a reserve
             .build(),
         z.wal());
     assertTrue(z.describe().contains(", WAL ZWAL buffer 8 KiB QD 16 barrier 64 KiB"), z.describe());
+  }
+
+  @Test
+  void walModesOfWaltzsAblationCarryTheirReserve() {
+    WalOptions file = TargetConfig.parse("zkv:wal=file", SampleReports.defaults()).wal();
+    assertEquals(io.zkv.wal.WalMode.FILE, file.mode());
+    assertEquals(0, file.reservedZones()); // ZenFS's
+    WalOptions r = TargetConfig.parse("zkv:wal=file+r", SampleReports.defaults()).wal();
+    assertEquals(io.zkv.wal.WalMode.FILE, r.mode());
+    assertEquals(2, r.reservedZones());
+    TargetConfig ra = TargetConfig.parse("zkv:wal=file+r+a", SampleReports.defaults());
+    assertEquals(io.zkv.wal.WalMode.ZWAL, ra.wal().mode());
+    assertEquals(1, ra.wal().queueDepth());
+    assertEquals(2, ra.wal().reservedZones());
+    assertTrue(ra.describe().contains("QD 1, 2 reserved WAL zones"), ra.describe());
+    // the keys after or before the mode win over its defaults
+    WalOptions qd =
+        TargetConfig.parse("zkv:wal-qd=4,wal=file+r+a,wal-reserve=3", SampleReports.defaults())
+            .wal();
+    assertEquals(4, qd.queueDepth());
+    assertEquals(3, qd.reservedZones());
+    assertEquals(
+        0, TargetConfig.parse("zkv:wal-reserve=0", SampleReports.defaults()).wal().reservedZones());
+    assertEquals(2, TargetConfig.parse("zkv", SampleReports.defaults()).wal().reservedZones());
+    UsageException waltz =
+        assertThrows(
+            UsageException.class,
+            () -> TargetConfig.parse("zkv:wal=waltz", SampleReports.defaults()));
+    assertTrue(waltz.getMessage().contains("not available yet"), waltz.getMessage());
+    UsageException bad =
+        assertThrows(
+            UsageException.class,
+            () -> TargetConfig.parse("zkv:wal=file+x", SampleReports.defaults()));
+    assertTrue(bad.getMessage().contains("file, file+r, file+r+a or zwal"), bad.getMessage());
+    assertThrows(
+        UsageException.class,
+        () -> TargetConfig.parse("zkv:wal-reserve=9", SampleReports.defaults()));
   }
 
   @Test
