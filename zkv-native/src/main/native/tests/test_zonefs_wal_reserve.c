@@ -69,16 +69,18 @@ static void wait_finishes(zfs *fs, uint64_t n) {
   }
 }
 
-/* A WAL of `total` bytes in 64 KiB appends, each synced (RocksDB's synced puts, batched). */
-static void write_wal(zfs_file *f, uint64_t seed, uint64_t total) {
+/* A WAL's bytes [from, to) in 64 KiB appends, each synced (RocksDB's synced puts, batched). */
+static void write_wal_range(zfs_file *f, uint64_t seed, uint64_t from, uint64_t to) {
   uint8_t *buf = malloc(64 << 10);
-  for (uint64_t done = 0; done < total; done += 64 << 10) {
+  for (uint64_t done = from; done < to; done += 64 << 10) {
     fill(buf, seed, done, 64 << 10);
     CHECK_EQ(zfs_append(f, buf, 64 << 10), 0);
     CHECK_EQ(zfs_sync(f), 0);
   }
   free(buf);
 }
+
+static void write_wal(zfs_file *f, uint64_t seed, uint64_t total) { write_wal_range(f, seed, 0, total); }
 
 typedef struct zone_list {
   const char *name;
@@ -103,8 +105,9 @@ static zone_list zones_of_file(zfs *fs, const char *name) {
   return l;
 }
 
-/* A WAL writing its first zone and one switch (4 MiB over 3 MiB zones) gets both from the reserve
- * while the reserve's refill is held inside the policy: no policy call, nothing waited for. The
+/* A WAL writing its first zone and one switch (4 MiB over 3 MiB zones) gets both from the reserve,
+ * the switch while the reserve's refill is held inside the policy: no policy call, nothing waited
+ * for. The
  * zone it left is finished once the refill goes on (the same thread), and everything survives a
  * remount. */
 static void switch_without_policy_call(int zwal) {
@@ -124,8 +127,11 @@ static void switch_without_policy_call(int zwal) {
   pthread_mutex_lock(&r.mu);
   r.wal_id = wal->f->m.id;
   pthread_mutex_unlock(&r.mu);
-  write_wal(wal, 10, 4 << 20);
-  blocker_wait_entered(&r.b); /* the refill after the first take is held in the policy */
+  /* the first zone's take wakes the refill, which the blocker holds inside the policy; the switch
+   * comes while it is held */
+  write_wal_range(wal, 10, 0, 1 << 20);
+  blocker_wait_entered(&r.b);
+  write_wal_range(wal, 10, 1 << 20, 4 << 20);
   zfs_stats s = stats(fs);
   pthread_mutex_lock(&r.mu);
   printf("  %s: switches %llu, waits %llu, WAL requests %d, reserve requests %d, finishes %llu\n",
