@@ -383,8 +383,8 @@ int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int c
       if (attempt < MAX_STALE_DECISIONS) continue;
       return fall_back(fs, ZFS_OVERRIDE_STALE, req, purpose, cls, out);
     }
-    /* The reserve keeps empty zones only, and never finishes another file's zone for one. */
-    if (req->for_wal_reserve && (action != ZFS_ALLOC_OPEN_EMPTY || d.n_finish)) return -ENOSPC;
+    /* The reserve keeps empty zones only (a finish it asks for frees the token, as for a WAL). */
+    if (req->for_wal_reserve && action != ZFS_ALLOC_OPEN_EMPTY) return -ENOSPC;
     if (action == ZFS_ALLOC_WAIT) return (rc = finish_zones(fs, &d)) ? rc : ALLOC_WAIT;
     if (action == ZFS_ALLOC_NEED_GC || action == ZFS_ALLOC_NO_SPACE) {
       if ((rc = finish_zones(fs, &d))) return rc;
@@ -447,9 +447,7 @@ int safety_zone(zfs *fs, uint32_t lifetime, int purpose, int cls, int gc_zone_to
 }
 
 int reserve_wal_zone(zfs *fs, const zfs_alloc_request *req, uint32_t *out) {
-  if (!within_space_reserve(fs, FOR_WAL) || !may_take_empty_zone(fs, FOR_WAL, ZKV_CLASS_WAL) ||
-      (fs->active_limit && active_data_zones(fs) + 1 >= fs->active_limit))
-    return -ENOSPC;
+  if (!within_space_reserve(fs, FOR_WAL) || !may_take_empty_zone(fs, FOR_WAL, ZKV_CLASS_WAL)) return -ENOSPC;
   int rc = allocate_by_policy(fs, req, FOR_WAL, ZKV_CLASS_WAL, out);
   if (rc) return rc < 0 ? rc : -ENOSPC;
   const zone_state *s = &fs->zones[*out];

@@ -150,8 +150,8 @@ typedef struct zfs_alloc_request {
   int for_gc;
   /* Not a writer's request: the WAL reserve's thread asks for an empty zone to keep for the WAL's
    * next zone (zfs_set_wal_reserve); file_id, file_name and lifetime are those of the WAL that last
-   * took a zone. Only an empty zone (ZFS_ALLOC_OPEN_EMPTY) is kept; any other answer keeps none,
-   * without an override. */
+   * took a zone. Only an empty zone (ZFS_ALLOC_OPEN_EMPTY, its finishes carried out) is kept; any
+   * other answer keeps none, without an override. */
   int for_wal_reserve;
   /* Bytes the writer is about to write (the rest of its buffer's write-out, or of the extent GC
    * moves); more may follow in the same zone while it has room. */

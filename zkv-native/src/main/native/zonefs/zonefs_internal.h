@@ -493,7 +493,7 @@ int wal_reserve_take(zfs *fs, fobj *f, uint32_t *out);
  * zone stays claimed until then. */
 void wal_hand_over(zfs *fs, fobj *f);
 /* The reserve's request for an empty zone to keep (zone_alloc.c): the policy's OPEN_EMPTY answer
- * while the reserves, the space reserve and the active limit (a token left for others) allow;
+ * (its finishes carried out, as for a writer) while the reserves and the space reserve allow;
  * -ENOSPC for anything else, never an override. mu held, released for the call. */
 int reserve_wal_zone(zfs *fs, const zfs_alloc_request *req, uint32_t *out);
 /* A writer found no zone: one reserved zone goes back to the pool. Returns whether one did. */

@@ -112,8 +112,8 @@ class WalReserveRocksDbTest {
         Allocation a = policy.decisions.get(i);
         assertTrue(
             a instanceof Allocation.OpenEmptyZone || a instanceof Allocation.NoSpace, a.toString());
-        if (a instanceof Allocation.OpenEmptyZone e) {
-          assertTrue(e.finishFirst().isEmpty(), a.toString());
+        if (a instanceof Allocation.OpenEmptyZone e) { // at most the cheapest zone finished
+          assertTrue(e.finishFirst().size() <= 1, a.toString());
         }
       }
       assertTrue(reserveRequests >= s.walZoneSwitches(), reserveRequests + " vs " + s);

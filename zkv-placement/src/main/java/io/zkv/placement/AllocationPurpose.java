@@ -17,9 +17,10 @@ public enum AllocationPurpose {
   /**
    * The file system keeps an empty zone ready for a WAL's next zone (WALTZ's reservation, asked by
    * a background thread off the put path; the request's kind is {@link FileKind#WAL}, its file the
-   * WAL that last took a zone). Only an {@link Allocation.OpenEmptyZone} without zones to finish is
-   * kept; any other answer keeps none (and is not an override). A policy that does not know this
-   * purpose and treats it as a WAL's file write costs at most a declined reservation.
+   * WAL that last took a zone). Only an {@link Allocation.OpenEmptyZone} is kept (the zones it
+   * names are finished first, as for a file write); any other answer keeps none (and is not an
+   * override). A policy that does not know this purpose and treats it as a WAL's file write costs
+   * at most a declined reservation.
    */
   WAL_RESERVE
 }

@@ -46,7 +46,8 @@ import java.util.OptionalInt;
  * Allocation.NoSpace}.
  *
  * <p>The WAL reserve's request ({@link AllocationPurpose#WAL_RESERVE}, WALTZ's zone manager): the
- * first empty zone while an open and an active token are free, else NoSpace; never a finish.
+ * first empty zone, finishing the cheapest zone first when no active token is free (as the WAL's
+ * own allocation would, now off the put path); NoSpace without an open token or an empty zone.
  *
  * <p>Reserved tokens: the view's limits already exclude the tokens ZenFS keeps for its metadata log
  * and for migration ({@link ZoneTokens#reserved()}); reserved zones ({@link ZoneReservation}) are
@@ -237,7 +238,7 @@ public final class LizaPolicy implements PlacementPolicy {
   }
 
   /** {@code FinishCheapestIOZone}'s victim: least capacity left, first on a tie; -1 if none. */
-  private static int cheapestToFinish(ZoneTableView zones, List<Integer> finished) {
+  static int cheapestToFinish(ZoneTableView zones, List<Integer> finished) {
     int victim = -1;
     long victimRemaining = Long.MAX_VALUE;
     for (int i = 0; i < zones.zoneCount(); i++) {

@@ -174,6 +174,8 @@ public final class JsonReport {
             b.append(", \"walZoneSwitches\": ").append(d.walZones().switches());
             b.append(", \"walZoneWaits\": ").append(d.walZones().waits());
             b.append(", \"walZoneWaitMaxUs\": ").append(d.walZones().waitMaxNanos() / 1000);
+            b.append(", \"walReserveReturns\": ").append(d.walZones().returns());
+            b.append(", \"walReserveDeclined\": ").append(d.walZones().declined());
             b.append('}');
           });
       b.append(",\n");

@@ -10,13 +10,22 @@ package io.zkv.bench.driver;
  * @param waits zones WAL files took any other way
  * @param waitMaxNanos the longest of those takes since the file system was mounted (a maximum has
  *     no difference between two snapshots: a phase reports the one at its end)
+ * @param returns reserved zones given back to writers that found no other zone
+ * @param declined fills of the reserve that found no zone (the policy kept none, or the reserves or
+ *     the active limit left none)
  */
-public record WalZoneCounts(long switches, long waits, long waitMaxNanos) {
+public record WalZoneCounts(
+    long switches, long waits, long waitMaxNanos, long returns, long declined) {
   /** No zoned device (the default Env). */
-  public static final WalZoneCounts NONE = new WalZoneCounts(0, 0, 0);
+  public static final WalZoneCounts NONE = new WalZoneCounts(0, 0, 0, 0, 0);
 
-  /** The takes since {@code before}, with the maximum since mount. */
+  /** The counts since {@code before}, with the maximum since mount. */
   WalZoneCounts since(WalZoneCounts before) {
-    return new WalZoneCounts(switches - before.switches, waits - before.waits, waitMaxNanos);
+    return new WalZoneCounts(
+        switches - before.switches,
+        waits - before.waits,
+        waitMaxNanos,
+        returns - before.returns,
+        declined - before.declined);
   }
 }

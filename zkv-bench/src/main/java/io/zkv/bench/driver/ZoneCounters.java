@@ -76,7 +76,12 @@ public record ZoneCounters(
         hints,
         zoneCapacity,
         java.util.Collections.unmodifiableMap(reasons),
-        new WalZoneCounts(s.walZoneSwitches(), s.walZoneWaits(), s.walZoneWaitMaxNanos()));
+        new WalZoneCounts(
+            s.walZoneSwitches(),
+            s.walZoneWaits(),
+            s.walZoneWaitMaxNanos(),
+            s.walReserveReturns(),
+            s.walReserveDeclined()));
   }
 
   /** Everything written to the device: host data, padding, GC copies, metadata. */

@@ -60,7 +60,7 @@ final class SampleReports {
         2.5,
         new io.zkv.fs.HintOverlapCounts(8, 12, 9, 2, 1),
         java.util.Map.of("RESERVE", 2L),
-        new WalZoneCounts(5, 1, 250_000));
+        new WalZoneCounts(5, 1, 250_000, 0, 3));
   }
 
   /**
