@@ -211,10 +211,46 @@ static void reserved_zones_given_back_when_full(void) {
   CHECK(free_bytes > 2 * GEO.zone_cap);
   write_file(fs, "/db/000021.sst", 21, free_bytes - GEO.zone_cap - GEO.lba_size, 0); /* a flush's tier: a zone */
   zfs_stats s = stats(fs);
-  printf("  full: %llu reserved zones given back, %u reserved now\n", (unsigned long long)s.wal_reserve_returns,
-         s.wal_reserved_zones);
+  printf("  full: %llu reserved zones given back, %u reserved now, %llu reserve overrides\n",
+         (unsigned long long)s.wal_reserve_returns, s.wal_reserved_zones,
+         (unsigned long long)s.overrides[ZFS_OVERRIDE_RESERVE]);
   CHECK(s.wal_reserve_returns >= 1);
   check_file(fs, "/db/000021.sst", 21, free_bytes - GEO.zone_cap - GEO.lba_size);
+  CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+/* A policy that asks for an empty zone the reserves keep from the writer gets a reserved WAL zone
+ * back and is asked again, instead of the safety rule overriding it (RESERVE): the data zones are
+ * filled until only the two kept empty zones, the two reserved ones and one partly written zone
+ * remain; the next file's OPEN_EMPTY answer (the tests' LIZA ignores the kept zones) then takes
+ * the returned zone, not the partly written one. */
+static void kept_zone_answer_takes_a_reserved_zone(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  tp_set_gc_level(fs, 0);
+  CHECK_EQ(zfs_set_wal_reserve(fs, 2, 0), 0);
+  wait_reserved(fs, 2);
+  uint32_t full = GEO.nr_zones - fs->sb.meta_zones - 2 - 2 - 1;
+  for (uint32_t i = 0; i < full; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "/db/%06u.sst", 100 + i);
+    write_file(fs, name, 100 + i, GEO.zone_cap, 0);
+  }
+  write_file(fs, "/db/000200.sst", 200, 1 << 20, 0); /* the partly written zone */
+  zfs_stats s = stats(fs);
+  CHECK_EQ(s.empty_zones, 4); /* two kept, two reserved */
+  CHECK_EQ(s.wal_reserved_zones, 2);
+  CHECK_EQ(s.wal_reserve_returns, 0);
+  write_file(fs, "/db/000201.sst", 201, 1 << 20, 0);
+  s = stats(fs);
+  printf("  kept zone asked: %llu given back, %llu reserve overrides\n", (unsigned long long)s.wal_reserve_returns,
+         (unsigned long long)s.overrides[ZFS_OVERRIDE_RESERVE]);
+  CHECK_EQ(s.wal_reserve_returns, 1);
+  CHECK_EQ(s.overrides[ZFS_OVERRIDE_RESERVE], 0);
+  check_file(fs, "/db/000201.sst", 201, 1 << 20);
   CHECK_EQ(zfs_check(fs, print_problem, NULL), 0);
   zfs_unmount(fs);
   zkv_dev_close(d);
@@ -263,6 +299,7 @@ int main(void) {
   switch_without_policy_call(1);
   waits_counted_without_reserve();
   reserved_zones_given_back_when_full();
+  kept_zone_answer_takes_a_reserved_zone();
   active_limit_caps_the_reserve();
   settings_refused();
   remove_temp_dir();

@@ -393,6 +393,11 @@ int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int c
       if (no_space_is_final(fs, purpose)) return -ENOSPC;
       return fall_back(fs, ZFS_OVERRIDE_NO_SPACE, req, purpose, cls, out);
     }
+    /* An empty zone the reserves keep from this writer: one the WAL reserve holds goes back first
+     * and the policy is asked again (the reserve never costs a writer its placement) */
+    if (action == ZFS_ALLOC_OPEN_EMPTY && !req->for_wal_reserve && !may_take_empty_zone(fs, purpose, cls) &&
+        wal_reserve_give_back(fs))
+      continue;
     break;
   }
   /* The reserves hold whatever the policy says: GC may take any empty zone, metadata files all but
