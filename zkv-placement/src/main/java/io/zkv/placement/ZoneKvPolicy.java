@@ -102,7 +102,7 @@ public final class ZoneKvPolicy implements PlacementPolicy {
       return migration(request, zones, cls);
     }
     if (request.purpose() == AllocationPurpose.WAL_RESERVE) { // a zone of the logs' class
-      return WalReservation.emptyZone(request, zones, OptionalInt.of(LOG_CLASS));
+      return WalReservation.emptyZone(request, zones, OptionalInt.of(tagOf(LOG_CLASS)));
     }
     ZoneTokens tokens = zones.tokens();
     boolean wal = request.kind().isWal();

@@ -70,6 +70,24 @@ class ZoneKvPolicyTest {
   }
 
   @Test
+  void theWalReserveGetsAnEmptyZoneOfTheLogsClassAndAtTheActiveLimitFinishesTheCheapest() {
+    AllocationRequest reserve =
+        AllocationRequest.builder(7, FileKind.WAL).purpose(AllocationPurpose.WAL_RESERVE).build();
+    ZoneTable.Builder b = table();
+    classZone(b, 1, 2, 500); // a class zone with room: never kept for the WAL
+    Allocation.OpenEmptyZone o = opened(zoneKv.allocate(reserve, b.build()));
+    assertEquals(OptionalInt.of(ZoneKvPolicy.tagOf(ZoneKvPolicy.LOG_CLASS)), o.tag());
+    assertEquals(0, o.target());
+    assertTrue(o.finishFirst().isEmpty());
+    // at the active limit (2 of 4 tokens left to file writes after the 2 reserved)
+    ZoneTable.Builder tight = ZoneTable.builder(8, CAP).deviceLimits(4, 4);
+    classZone(tight, 1, 2, 500);
+    classZone(tight, 2, 3, 900);
+    Allocation.OpenEmptyZone f = opened(zoneKv.allocate(reserve, tight.build()));
+    assertEquals(java.util.List.of(2), f.finishFirst()); // the least room
+  }
+
+  @Test
   void l0AndL1ShareZones() {
     ZoneTable.Builder b = table();
     classZone(b, 3, 1, 100);
