@@ -18,7 +18,8 @@
 #include "zonefs_internal.h"
 
 /* Zones kept: the setting, at most the active limit less two (a token for the WAL's own zone and
- * one for every other writer), and, where zones serve one class, within the WAL's share. */
+ * one for every other writer). Where zones serve one class, the fill's may_take_empty_zone keeps
+ * it within the WAL's share while that has room (reserve_wal_zone). */
 static uint32_t reserve_target(const zfs *fs) {
   uint32_t n = fs->walr_target;
   if (fs->active_limit) {
