@@ -70,7 +70,7 @@ enum zkv_bnd_zone_view_section {
   ZKV_VIEW_RESERVES = 7,   /* zkv_bnd_reserves: one */
   ZKV_VIEW_SECTIONS = 8
 };
-#define ZKV_VIEW_VERSION 4
+#define ZKV_VIEW_VERSION 5
 
 /* The empty zones the file system keeps back (zfs_view.empty_kept, zfs_view.op_zones). */
 typedef struct zkv_bnd_reserves {
@@ -82,6 +82,7 @@ typedef struct zkv_bnd_reserves {
 #define ZKV_ZONE_BUSY 2u
 #define ZKV_ZONE_VICTIM_OK 4u
 #define ZKV_ZONE_WAL_RESERVED 8u /* kept empty for a WAL's next zone (zfs_set_wal_reserve); busy too */
+#define ZKV_ZONE_LEASED 16u      /* leased to an owner's appends (zfs_lease_zone; since view 5, usage 4); busy too */
 
 typedef struct zkv_bnd_zone {
   uint64_t start, capacity, write_pointer; /* device bytes */
@@ -178,7 +179,7 @@ typedef struct zkv_bnd_superblock {
 
 /* ZKV_BND_ZONE_USAGE, version 3: one section, a zkv_bnd_zone per zone (version 2: no WAL reserve flag; version 1: the
  * zone record of view version 1). */
-#define ZKV_ZONE_USAGE_VERSION 3
+#define ZKV_ZONE_USAGE_VERSION 4
 
 /* ZKV_BND_PATH_USAGE, version 1: one section of one record: the names under a path prefix and
  * their bytes, all and those of SST files (".sst"). A file with two names under it counts twice. */

@@ -8,6 +8,7 @@
 
 #include <jni.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -92,8 +93,13 @@ class LsmHintListener : public JniCallbackLayout, public rocksdb::EventListener 
   // Not hints: the full-device rule (stalled_no_space.h) rides on the one listener zkv installs.
   void OnStallConditionsChanged(const rocksdb::WriteStallInfo& info) override;
   void OnBackgroundError(rocksdb::BackgroundErrorReason reason, rocksdb::Status* bg_error) override;
+  // The largest sequence number a completed flush persisted (0 before the first): every write up
+  // to it is in an SST (one column family; flushes complete in memtable order). WALTZ's log
+  // releases a zone once its records are all at or below it.
+  uint64_t FlushedSequence() const { return flushed_seqno_.load(std::memory_order_acquire); }
 
  private:
+  std::atomic<uint64_t> flushed_seqno_{0};
   StalledNoSpaceRule no_space_rule_;
   std::shared_ptr<LsmHintRegistry> Registry();
   std::mutex mu_;

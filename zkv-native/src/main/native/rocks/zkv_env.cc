@@ -385,6 +385,79 @@ JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nSetWalReserve(JNIEnv*, jclass, 
   return zfs_set_wal_reserve(h->zone_fs, static_cast<uint32_t>(zones), static_cast<uint64_t>(switch_room));
 }
 
+// WALTZ's leased zones (zfs_lease_*): thin, -errno, never throwing; zkv-core says what failed.
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nLeaseZone(JNIEnv*, jclass, jlong handle, jlong owner) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs) return -EINVAL;
+  uint32_t zone = 0;
+  int rc = zfs_lease_zone(h->zone_fs, static_cast<uint64_t>(owner), &zone);
+  return rc ? rc : static_cast<jint>(zone);
+}
+
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nReturnLease(JNIEnv*, jclass, jlong handle, jlong owner, jint zone) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs || zone < 0) return -EINVAL;
+  return zfs_lease_return(h->zone_fs, static_cast<uint64_t>(owner), static_cast<uint32_t>(zone));
+}
+
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nLeasedZones(JNIEnv* env, jclass, jlong handle, jlong owner,
+                                                            jintArray out) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs) return -EINVAL;
+  jsize cap = env->GetArrayLength(out);
+  std::vector<uint32_t> zones(static_cast<size_t>(cap) + 1);
+  int n = zfs_leased_zones(h->zone_fs, static_cast<uint64_t>(owner), zones.data(), static_cast<uint32_t>(cap));
+  if (n > 0) {
+    jsize copy = n < cap ? n : cap;
+    env->SetIntArrayRegion(out, 0, copy, reinterpret_cast<const jint*>(zones.data()));
+  }
+  return n;
+}
+
+// The hot path: a direct buffer's first len bytes, no copy; the landed offset in the zone or -errno.
+JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nLeaseAppend(JNIEnv* env, jclass, jlong handle, jlong owner, jint zone,
+                                                             jobject buf, jint len, jboolean fua) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  void* p = env->GetDirectBufferAddress(buf);
+  if (!h->zone_fs || zone < 0 || len <= 0 || !p || env->GetDirectBufferCapacity(buf) < len) return -EINVAL;
+  return zfs_lease_append(h->zone_fs, static_cast<uint64_t>(owner), static_cast<uint32_t>(zone), p,
+                          static_cast<size_t>(len), fua ? 1 : 0);
+}
+
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nLeaseRead(JNIEnv* env, jclass, jlong handle, jlong owner, jint zone,
+                                                          jlong offset, jobject buf, jint len) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  void* p = env->GetDirectBufferAddress(buf);
+  if (!h->zone_fs || zone < 0 || offset < 0 || len < 0 || !p || env->GetDirectBufferCapacity(buf) < len)
+    return -EINVAL;
+  return zfs_lease_read(h->zone_fs, static_cast<uint64_t>(owner), static_cast<uint32_t>(zone),
+                        static_cast<uint64_t>(offset), p, static_cast<size_t>(len));
+}
+
+// {written, capacity, full} or -errno in [0].
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nLeaseInfo(JNIEnv* env, jclass, jlong handle, jlong owner, jint zone,
+                                                          jlongArray out) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs || zone < 0 || env->GetArrayLength(out) < 3) return -EINVAL;
+  zfs_lease_state st;
+  int rc = zfs_lease_info(h->zone_fs, static_cast<uint64_t>(owner), static_cast<uint32_t>(zone), &st);
+  if (rc) return rc;
+  jlong v[3] = {static_cast<jlong>(st.written), static_cast<jlong>(st.capacity), st.full};
+  env->SetLongArrayRegion(out, 0, 3, v);
+  return 0;
+}
+
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nFinishLease(JNIEnv*, jclass, jlong handle, jlong owner, jint zone) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs || zone < 0) return -EINVAL;
+  return zfs_lease_finish(h->zone_fs, static_cast<uint64_t>(owner), static_cast<uint32_t>(zone));
+}
+
+// The largest RocksDB sequence number the database's flushes have persisted (WALTZ's releases).
+JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvLsmListener_nFlushedSequence(JNIEnv*, jclass, jlong listener) {
+  return listener ? static_cast<jlong>(zkv::FromHandle(listener)->FlushedSequence()) : 0;
+}
+
 // Garbage collection on demand (ZkvDb.resume after NoSpace); returns the free bytes.
 JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nReclaim(JNIEnv*, jclass, jlong handle, jlong want) {
   auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);

@@ -13,7 +13,7 @@ extern "C" {
 
 /* Version 2 added the FILE_EXTEND record, version 3 sparse files (chunked data, the FILE_ACTIVE
  * record); an older log is a valid newer log, and a mount (which rolls the log) upgrades it. */
-#define ZFS_FORMAT_VERSION 6u
+#define ZFS_FORMAT_VERSION 7u
 #define ZFS_OLDEST_FORMAT_VERSION 1u
 #define ZFS_SUPERBLOCK_SIZE 4096u
 #define ZFS_RECORD_HEADER 24u
@@ -43,6 +43,8 @@ enum zfs_record_type {
   ZFS_REC_POLICY_COUNTS = 8, /* placement decisions, fallbacks, steals since format (3 x u64), then
                                 the overrides by reason (ZFS_OVERRIDES x u64, since version 5), then
                                 GC's counters (6 x u64, zfs_stats.gc_totals, since version 6) */
+  ZFS_REC_ZONE_LEASES = 9,   /* leased zones (since version 7): count, then (zone u32, 0 u32, owner u64);
+                                owner 0: the lease was returned */
 };
 
 /* File flags. */

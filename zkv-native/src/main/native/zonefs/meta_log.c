@@ -184,6 +184,31 @@ static int append_zone_labels(zfs *fs, uint32_t only, int raw) {
 
 int persist_zone_labels(zfs *fs, uint32_t zone) { return append_zone_labels(fs, zone, 0); }
 
+/* A ZONE_LEASES record: zone `only`'s lease (owner 0 once returned), or (UINT32_MAX) every leased
+ * zone's, none if there is none. raw: the roll's, written at once. */
+int persist_leases(zfs *fs, uint32_t only, int raw) {
+  uint32_t n = 0;
+  for (uint32_t z = 0; z < fs->g.nr_zones; z++)
+    n += only == UINT32_MAX ? atomic_load(&fs->zones[z].lease_owner) != 0 : z == only;
+  if (n == 0) return 0;
+  size_t len = 4 + 16 * (size_t)n;
+  uint8_t *p = malloc(len);
+  if (!p) return -ENOMEM;
+  put32(p, n);
+  size_t at = 4;
+  for (uint32_t z = 0; z < fs->g.nr_zones; z++) {
+    uint64_t owner = atomic_load(&fs->zones[z].lease_owner);
+    if (only == UINT32_MAX ? owner == 0 : z != only) continue;
+    put32(p + at, z);
+    put32(p + at + 4, 0);
+    put64(p + at + 8, owner);
+    at += 16;
+  }
+  int rc = raw ? append_record_raw(fs, ZFS_REC_ZONE_LEASES, p, len) : append_record(fs, ZFS_REC_ZONE_LEASES, p, len);
+  free(p);
+  return rc;
+}
+
 void gc_counts_since_format(const zfs *fs, uint64_t out[6]) {
   const uint64_t mine[6] = {
       fs->st.gc_runs,      fs->st.gc_zones, fs->st.gc_bytes, fs->st.resets, fs->st.resets_without_copy,
@@ -248,8 +273,9 @@ static int roll_steps(zfs *fs) {
   size_t len;
   uint8_t *snap = encode_snapshot(fs, &len);
   if (!snap) return -ENOMEM;
-  uint64_t labels =
-      zfs_record_size(4 + 12 * fs->g.nr_zones, fs->g.lba_size) + zfs_record_size(ZFS_POLICY_COUNTS_LEN, fs->g.lba_size);
+  uint64_t labels = zfs_record_size(4 + 12 * fs->g.nr_zones, fs->g.lba_size) +
+                    zfs_record_size(ZFS_POLICY_COUNTS_LEN, fs->g.lba_size) +
+                    zfs_record_size(4 + 16 * fs->g.nr_zones, fs->g.lba_size);
   if (zfs_record_size((uint32_t)len, fs->g.lba_size) + ZFS_SUPERBLOCK_SIZE + labels > fs->g.zone_cap) {
     free(snap);
     return -EFBIG; /* the file table no longer fits a meta zone */
@@ -259,6 +285,7 @@ static int roll_steps(zfs *fs) {
   if (rc) return rc;
   if ((rc = append_zone_labels(fs, UINT32_MAX, 1))) return rc;
   if ((rc = append_policy_counts(fs, 1))) return rc;
+  if ((rc = persist_leases(fs, UINT32_MAX, 1))) return rc;
   fs->st.meta_rolls++;
   return old == next ? 0 : zkv_dev_zone_mgmt(fs->dev, old, ZKV_ZONE_RESET);
 }

@@ -324,6 +324,17 @@ static int replay(zfs *fs, const uint8_t *log, size_t len, uint64_t base, char *
         fs->zones[z].lifetime = get32(e + 8);
         fs->zones[z].labelled = 1;
       }
+    } else if (r.type == ZFS_REC_ZONE_LEASES) {
+      uint32_t n = r.len >= 4 ? get32(r.payload) : UINT32_MAX;
+      if (n == UINT32_MAX || r.len != 4 + 16 * (uint64_t)n)
+        return fail(-EUCLEAN, err, errlen, "zone lease record of %u bytes", r.len);
+      for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *e = r.payload + 4 + 16 * i;
+        uint32_t z = get32(e);
+        if (z < fs->sb.meta_zones || z >= fs->g.nr_zones)
+          return fail(-EUCLEAN, err, errlen, "zone lease record names zone %u", z);
+        atomic_store(&fs->zones[z].lease_owner, get64(e + 8));
+      }
     } else if (r.type == ZFS_REC_POLICY_COUNTS) {
       /* 24 bytes in a version 4 log (no overrides by reason), ZFS_POLICY_COUNTS_V5_LEN in a
        * version 5 one (no GC counters), ZFS_POLICY_COUNTS_LEN since */
@@ -590,13 +601,15 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
       if (fs->zones[z].io_class == ZKV_CLASS_NONE && z >= fs->sb.meta_zones && !not_wal[z])
         fs->zones[z].io_class = ZKV_CLASS_WAL;
     }
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
+    if (atomic_load(&fs->zones[z].lease_owner)) fs->zones[z].io_class = ZKV_CLASS_WAL; /* its owner's log */
   free(not_wal);
   for (size_t i = 0; i < fs->n_files; i++) index_extents(fs->files[i]);
   fs->readonly = flags & ZFS_MOUNT_READONLY;
   if (fs->readonly) return fs; /* inspection: change nothing on the device */
   /* Data written but never synced has no file: its zones are reset. */
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
-    if (fs->zones[z].live == 0 && fs->zones[z].wp > fs->zones[z].start) {
+    if (fs->zones[z].live == 0 && fs->zones[z].wp > fs->zones[z].start && !atomic_load(&fs->zones[z].lease_owner)) {
       if ((*rc = zkv_dev_zone_mgmt(dev, z, ZKV_ZONE_RESET))) goto fail;
       fs->zones[z].wp = fs->zones[z].start;
       fs->st.resets++;

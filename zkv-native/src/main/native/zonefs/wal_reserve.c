@@ -18,8 +18,8 @@
 #include "zonefs_internal.h"
 
 /* Zones kept: the setting, at most the active limit less two (a token for the WAL's own zone and
- * one for every other writer). Where zones serve one class, the fill's may_take_empty_zone keeps
- * it within the WAL's share while that has room (reserve_wal_zone). */
+ * one for every other writer). A fill also leaves the writers as many empty zones beyond the
+ * reserves as this target (reserve_wal_zone): on a nearly full device it stops refilling first. */
 static uint32_t reserve_target(const zfs *fs) {
   uint32_t n = fs->walr_target;
   if (fs->active_limit) {
@@ -136,7 +136,7 @@ static int fill_one(zfs *fs) {
                              .lifetime = fs->walr_lifetime,
                              .for_wal_reserve = 1,
                              .expected_size = fs->g.zone_cap};
-    if (reserve_wal_zone(fs, &req, &z) == 0) {
+    if (reserve_wal_zone(fs, &req, reserve_target(fs), &z) == 0) {
       fs->zones[z].wal_reserved = 1;
       take_zone_class(fs, z, ZKV_CLASS_WAL);
       fs->walr_zones[fs->walr_n++] = z;

@@ -12,7 +12,9 @@
 
 /* Held: a writer owns it, a write or GC is under way in it, or the WAL reserve keeps it
  * (wal_reserve.c). Nobody else allocates it. */
-int zone_held(const zone_state *s) { return s->owner != NULL || s->busy || s->wal_reserved; }
+int zone_held(const zone_state *s) {
+  return s->owner != NULL || s->busy || s->wal_reserved || atomic_load_explicit(&s->lease_owner, memory_order_relaxed);
+}
 
 static int partly_written(const zfs *fs, uint32_t z) {
   return fs->zones[z].wp > fs->zones[z].start && fs->zones[z].wp < zone_end(fs, z);
@@ -276,7 +278,8 @@ void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out) {
                          .tag = z->tag,
                          .io_class = zones_apart(fs) ? z->io_class : ZKV_CLASS_NONE,
                          .owner_file = z->owner ? z->owner->m.id : ZFS_NO_OWNER,
-                         .wal_reserved = z->wal_reserved};
+                         .wal_reserved = z->wal_reserved,
+                         .leased = atomic_load_explicit(&z->lease_owner, memory_order_relaxed) != 0};
 }
 
 /* Whether decision d's zones to finish first are data zones other than its target and nobody holds
@@ -318,6 +321,14 @@ static int finish_zones(zfs *fs, const zfs_alloc_decision *d) {
     fs->st.zone_finishes++;
   }
   return 0;
+}
+
+/* Whether the view showed more empty zones than it kept from the writer (view.v.empty_kept). */
+static int view_allowed_empty(const zfs *fs, const decision_view *view) {
+  uint32_t empty = 0;
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
+    empty += !view->zones[z].busy && view->zones[z].wp == view->zones[z].start;
+  return empty > view->v.empty_kept;
 }
 
 /* Decisions retried on a fresh view before the safety rule decides (counted, both). */
@@ -373,9 +384,13 @@ int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int c
     }
     fs->st.policy_decisions++;
     int invalid = !decision_holds(fs, &d, view.zones), action = d.action;
-    /* a Wait is stale too when a zone came free while it decided */
+    /* a Wait is stale too when a zone came free while it decided; an empty zone its view let it
+     * start (more empty zones than kept) but the reserves keep now, since others (the WAL reserve's
+     * fill, a WAL's switch, another writer) started empty zones meanwhile, is stale as well */
     int stale = !invalid &&
-                (!decision_holds(fs, &d, NULL) || (action == ZFS_ALLOC_WAIT && fs->zone_events != view.zone_events));
+                (!decision_holds(fs, &d, NULL) || (action == ZFS_ALLOC_WAIT && fs->zone_events != view.zone_events) ||
+                 (action == ZFS_ALLOC_OPEN_EMPTY && !req->for_wal_reserve && view_allowed_empty(fs, &view) &&
+                  !may_take_empty_zone(fs, purpose, cls) && fs->walr_n == 0));
     view_free(&view);
     if (invalid) return fall_back(fs, ZFS_OVERRIDE_INVALID, req, purpose, cls, out);
     if (stale) {
@@ -451,8 +466,21 @@ int safety_zone(zfs *fs, uint32_t lifetime, int purpose, int cls, int gc_zone_to
   return -ENOSPC;
 }
 
-int reserve_wal_zone(zfs *fs, const zfs_alloc_request *req, uint32_t *out) {
-  if (!within_space_reserve(fs, FOR_WAL) || !may_take_empty_zone(fs, FOR_WAL, ZKV_CLASS_WAL)) return -ENOSPC;
+/* Whether the WAL reserve may keep one more empty zone: within the WAL's own share while it has
+ * room (zones serving one class), else only while the empty zones beyond the reserves (GC's, the
+ * metadata files', over-provisioning) outnumber the reserve's target, so that the writers keep as
+ * many to start as the reserve holds. Without that margin a reserve filled on a nearly full device
+ * took the last empty zones a flush's policy asked for, once the WALs had used the reserved ones
+ * and nothing was left to give back: a forced placement (RESERVE override) where the policy's own
+ * answer had held before. */
+static int reserve_may_keep_one_more(const zfs *fs, uint32_t target) {
+  share_room r = room_by_share(fs);
+  if (classes_bind_zones(fs) && r.wal > 0) return 1;
+  return r.other > empty_zones_to_leave(fs, FOR_WAL) + target;
+}
+
+int reserve_wal_zone(zfs *fs, const zfs_alloc_request *req, uint32_t target, uint32_t *out) {
+  if (!within_space_reserve(fs, FOR_WAL) || !reserve_may_keep_one_more(fs, target)) return -ENOSPC;
   int rc = allocate_by_policy(fs, req, FOR_WAL, ZKV_CLASS_WAL, out);
   if (rc) return rc < 0 ? rc : -ENOSPC;
   const zone_state *s = &fs->zones[*out];

@@ -129,6 +129,7 @@ typedef struct zfs_zone_info {
   uint32_t io_class;
   uint64_t owner_file;
   int wal_reserved; /* kept empty for a WAL's next zone (zfs_set_wal_reserve); busy too */
+  int leased;       /* leased to an owner (zfs_lease_zone): its own appends, no file's data; busy too */
 } zfs_zone_info;
 #define ZFS_NO_OWNER UINT64_MAX
 
@@ -302,6 +303,31 @@ int zfs_set_strict_no_space(zfs *fs, int on);
  * -EINVAL above ZFS_WAL_RESERVE_MAX or with a switch room beyond the zone capacity. */
 #define ZFS_WAL_RESERVE_MAX 8
 int zfs_set_wal_reserve(zfs *fs, uint32_t zones, uint64_t switch_room);
+
+/* Leased zones (lease.c; docs/zone-fs.md, "Leased zones"): an empty zone given to `owner` (any
+ * nonzero id it chooses) for its own zone appends, outside every file: recorded in the metadata log
+ * before this returns, kept by every mount, never placed, collected or reset by the file system,
+ * counted against the active limit, returned (and reset) by zfs_lease_return. The zone is the
+ * placement policy's answer for an empty WAL zone. -ENOSPC when no empty zone beyond the reserves
+ * is left (or the policy gives none). */
+int zfs_lease_zone(zfs *fs, uint64_t owner, uint32_t *zone);
+int zfs_lease_return(zfs *fs, uint64_t owner, uint32_t zone);
+/* The zones leased to owner, ascending; returns how many there are (may exceed cap). */
+int zfs_leased_zones(zfs *fs, uint64_t owner, uint32_t *zones, uint32_t cap);
+/* Zone append of len bytes (blocks) to a zone leased to owner, with no file system lock; FUA if
+ * asked. Returns the byte offset in the zone where they landed, -ENOENT if the zone is not
+ * owner's, or the device's error (a full zone: -(ZKV_ZNS_BASE | ZKV_NVME_ZONE_IS_FULL) or
+ * ZKV_NVME_ZONE_BOUNDARY_ERROR). */
+int64_t zfs_lease_append(zfs *fs, uint64_t owner, uint32_t zone, const void *buf, size_t len, int fua);
+int zfs_lease_read(zfs *fs, uint64_t owner, uint32_t zone, uint64_t offset, void *buf, size_t len);
+typedef struct zfs_lease_state {
+  uint64_t written;  /* bytes from the zone's start to its write pointer (the device's) */
+  uint64_t capacity; /* writable bytes */
+  int full;
+} zfs_lease_state;
+int zfs_lease_info(zfs *fs, uint64_t owner, uint32_t zone, zfs_lease_state *out);
+/* Finishes a leased zone (its active token is free; appends still in flight fail as full). */
+int zfs_lease_finish(zfs *fs, uint64_t owner, uint32_t zone);
 /* Bytes a flush may still write: empty zones beyond the two reserved for GC and metadata files and
  * the over-provisioning ones (zfs_set_op_zones),
  * plus the room left in partially written data zones (where zones serve one class,

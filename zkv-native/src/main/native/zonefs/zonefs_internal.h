@@ -63,7 +63,8 @@ typedef struct zone_state {
   _Atomic uint8_t busy;
   _Atomic uint32_t generation; /* resets since mount: read-ahead windows of an older one are stale */
   uint8_t meta;
-  uint8_t wal_reserved; /* kept empty for a WAL's next zone (wal_reserve.c): held, never written while so */
+  uint8_t wal_reserved;         /* kept empty for a WAL's next zone (wal_reserve.c): held, never written while so */
+  _Atomic uint64_t lease_owner; /* leased to this owner (lease.c), 0 if not: held, the owner's alone */
   uint8_t io_class; /* ZKV_CLASS_* its writes carry (take_zone_class; after a mount the device's binding); NONE while
                        empty */
 } zone_state;
@@ -492,10 +493,13 @@ int wal_reserve_take(zfs *fs, fobj *f, uint32_t *out);
 /* WAL f leaves its zone (room below wal_switch_room) to the reserve's thread, which finishes it; the
  * zone stays claimed until then. */
 void wal_hand_over(zfs *fs, fobj *f);
+/* Leased zones (lease.c): every lease as a ZONE_LEASES record, for the roll (raw) or a change. */
+int persist_leases(zfs *fs, uint32_t only, int raw);
 /* The reserve's request for an empty zone to keep (zone_alloc.c): the policy's OPEN_EMPTY answer
- * (its finishes carried out, as for a writer) while the reserves and the space reserve allow;
- * -ENOSPC for anything else, never an override. mu held, released for the call. */
-int reserve_wal_zone(zfs *fs, const zfs_alloc_request *req, uint32_t *out);
+ * (its finishes carried out, as for a writer) while the space reserve allows and more empty zones
+ * than `target` are left beyond the reserves; -ENOSPC for anything else, never an override. mu
+ * held, released for the call. */
+int reserve_wal_zone(zfs *fs, const zfs_alloc_request *req, uint32_t target, uint32_t *out);
 /* A writer found no zone: one reserved zone goes back to the pool. Returns whether one did. */
 int wal_reserve_give_back(zfs *fs);
 /* A zone is no longer reserved (its flag, labels and class cleared). */

@@ -47,6 +47,20 @@ final class CallGate {
     }
   }
 
+  /** A shared hold if nobody holds or waits for the exclusive one; false (nothing held) if so. */
+  boolean tryEnterShared() {
+    int[] d = depth.get();
+    int c = cell();
+    calls.getAndIncrement(c);
+    Thread o = owner;
+    if (o == null || o == Thread.currentThread() || d[0] > 0) {
+      d[0]++;
+      return true;
+    }
+    calls.getAndDecrement(c);
+    return false;
+  }
+
   void exitShared() {
     depth.get()[0]--;
     calls.getAndDecrement(cell());

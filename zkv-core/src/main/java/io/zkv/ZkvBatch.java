@@ -60,6 +60,20 @@ public final class ZkvBatch {
     return Objects.requireNonNull(key, "key must not be null");
   }
 
+  /** The operations as WALTZ's log records them. */
+  java.util.List<io.zkv.waltz.WaltzOp> waltzOps() {
+    java.util.List<io.zkv.waltz.WaltzOp> out = new ArrayList<>(ops.size());
+    for (Op op : ops) {
+      out.add(
+          switch (op.kind) {
+            case PUT -> io.zkv.waltz.WaltzOp.put(op.a, op.b);
+            case DELETE -> io.zkv.waltz.WaltzOp.delete(op.a);
+            case DELETE_RANGE -> io.zkv.waltz.WaltzOp.deleteRange(op.a, op.b);
+          });
+    }
+    return out;
+  }
+
   /** Fills a RocksDB batch with the operations. */
   void fill(WriteBatch b) throws RocksDBException {
     for (Op op : ops) {

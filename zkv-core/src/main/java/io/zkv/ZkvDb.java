@@ -1,5 +1,7 @@
 package io.zkv;
 
+import io.zkv.wal.WalMode;
+import io.zkv.waltz.WaltzOp;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -59,6 +61,7 @@ public final class ZkvDb implements AutoCloseable {
   private final CallGate gate = new CallGate(); // calls shared, close and resume exclusive
   private final Set<ZkvIterator> iterators = new LinkedHashSet<>(); // guarded by itself
   private RocksDB db; // null while stopped after a failed resume(); guarded by gate
+  private final WaltzMode waltz; // null unless ZkvOptions.walMode is WALTZ
   private ZkvException stopped; // why db is null
   private volatile boolean closed;
 
@@ -70,8 +73,10 @@ public final class ZkvDb implements AutoCloseable {
       Options rocksOptions,
       AbstractEventListener hintListener,
       org.rocksdb.WriteOptions writeOptions,
-      RocksDB db) {
+      RocksDB db,
+      WaltzMode waltz) {
     this.env = env;
+    this.waltz = waltz;
     this.path = path;
     this.options = options;
     this.attachment = attachment;
@@ -109,6 +114,7 @@ public final class ZkvDb implements AutoCloseable {
     ZkvEnv rocksEnv = env.rocksEnv(); // throws ZkvClosedException when env is closed
     checkWriteBuffer(env, options);
     checkPlacement(env, options);
+    checkWalMode(env, options);
     ZonedEnv.Attachment a = env.attachDatabase(p, false);
     Options o = null;
     AbstractEventListener hints = null;
@@ -122,7 +128,30 @@ public final class ZkvDb implements AutoCloseable {
       w = options.toWriteOptions();
       RocksDB db = RocksDB.open(o, p);
       rocksEnv.refreshLsmHints(db);
-      return new ZkvDb(env, p, options, a, o, hints, w, db);
+      WaltzMode waltz = null;
+      ZkvDb[] self = new ZkvDb[1]; // the log's manager reaches the database through its gate
+      if (options.waltz()) {
+        try {
+          waltz =
+              WaltzMode.open(
+                  env,
+                  p,
+                  db,
+                  () -> self[0] == null ? 0 : self[0].flushedSequence(),
+                  options.writeBufferSize(),
+                  () -> {
+                    if (self[0] != null) {
+                      self[0].requestFlush();
+                    }
+                  });
+        } catch (RuntimeException e) {
+          db.close();
+          throw e;
+        }
+      }
+      ZkvDb opened = new ZkvDb(env, p, options, a, o, hints, w, db, waltz);
+      self[0] = opened;
+      return opened;
     } catch (RocksDBException e) {
       closeAll(o, hints, w, a);
       throw ZkvException.of("cannot open database " + p + " on " + env.uri(), e);
@@ -158,6 +187,7 @@ public final class ZkvDb implements AutoCloseable {
     ZonedEnv.Attachment a = env.attachDatabase(p, true); // refuses an open database
     try (Options o = new Options().setEnv(rocksEnv)) {
       RocksDB.destroyDB(p, o);
+      WaltzMode.destroy(env, p); // a WALTZ log's leased zones go with it
       env.forgetUncleanClose(p);
     } catch (RocksDBException e) {
       throw ZkvException.of("cannot destroy database " + p + " on " + env.uri(), e);
@@ -221,6 +251,26 @@ public final class ZkvDb implements AutoCloseable {
                       + " is mounted with "
                       + envPlacement
                       + " (placement is per device: set it in the ZonedEnvOptions of the env)");
+            });
+  }
+
+  /** FILE or ZWAL must be the env's (the file system's mode); WALTZ is the database's own. */
+  private static void checkWalMode(ZonedEnv env, ZkvOptions options) {
+    WalMode envMode = env.options().wal().mode();
+    options
+        .walMode()
+        .filter(m -> m != WalMode.WALTZ && m != envMode)
+        .ifPresent(
+            m -> {
+              throw new IllegalArgumentException(
+                  "WAL mode "
+                      + m
+                      + " requested, but "
+                      + env.uri()
+                      + " is mounted with "
+                      + envMode
+                      + " (the mode of RocksDB's WAL files is per device: set it in the"
+                      + " ZonedEnvOptions' WalOptions; WALTZ is per database)");
             });
   }
 
@@ -306,6 +356,10 @@ public final class ZkvDb implements AutoCloseable {
   public void put(byte[] key, byte[] value) {
     Objects.requireNonNull(key, "key must not be null");
     Objects.requireNonNull(value, "value must not be null");
+    if (waltz != null) {
+      logged("put", List.of(WaltzOp.put(key, value)));
+      return;
+    }
     call(
         "put",
         d -> {
@@ -323,6 +377,10 @@ public final class ZkvDb implements AutoCloseable {
   /** Deletes {@code key} (no error if absent). */
   public void delete(byte[] key) {
     Objects.requireNonNull(key, "key must not be null");
+    if (waltz != null) {
+      logged("delete", List.of(WaltzOp.delete(key)));
+      return;
+    }
     call(
         "delete",
         d -> {
@@ -338,6 +396,10 @@ public final class ZkvDb implements AutoCloseable {
   public void deleteRange(byte[] fromInclusive, byte[] toExclusive) {
     Objects.requireNonNull(fromInclusive, "fromInclusive must not be null");
     Objects.requireNonNull(toExclusive, "toExclusive must not be null");
+    if (waltz != null) {
+      logged("deleteRange", List.of(WaltzOp.deleteRange(fromInclusive, toExclusive)));
+      return;
+    }
     call(
         "deleteRange",
         d -> {
@@ -352,6 +414,10 @@ public final class ZkvDb implements AutoCloseable {
     if (batch.isEmpty()) {
       return;
     }
+    if (waltz != null) {
+      logged("write batch of " + batch.size() + " operations", batch.waltzOps());
+      return;
+    }
     call(
         "write batch of " + batch.size() + " operations",
         d -> {
@@ -361,6 +427,61 @@ public final class ZkvDb implements AutoCloseable {
           }
           return null;
         });
+  }
+
+  /**
+   * For WALTZ's manager thread: the largest sequence a flush persisted, by the current listener (a
+   * resume replaces it); 0 (nothing given back this round) while the database closes or reopens.
+   */
+  private long flushedSequence() {
+    if (!gate.tryEnterShared()) {
+      return 0;
+    }
+    try {
+      return closed || db == null ? 0 : ZkvEnv.flushedSequence(hintListener);
+    } finally {
+      gate.exitShared();
+    }
+  }
+
+  /**
+   * For WALTZ's manager thread: starts a flush without waiting (the log outgrew its budget), unless
+   * the database closes, reopens or is stopped.
+   */
+  private void requestFlush() {
+    if (!gate.tryEnterShared()) {
+      return;
+    }
+    try (FlushOptions noWait = new FlushOptions().setWaitForFlush(false).setAllowWriteStall(true)) {
+      RocksDB d = db;
+      if (!closed && d != null) {
+        d.flush(noWait);
+      }
+    } catch (RocksDBException e) {
+      // a flush that cannot run: the writes see RocksDB's error themselves
+    } finally {
+      gate.exitShared();
+    }
+  }
+
+  /** A write through the WALTZ log: durable in its zone, then applied with RocksDB's WAL off. */
+  private void logged(String what, List<WaltzOp> ops) {
+    call(
+        what,
+        d -> {
+          waltz.write(what + " in " + path, d, writeOptions, ops);
+          return null;
+        });
+  }
+
+  /** The WALTZ log's counters; empty unless the database runs in WALTZ mode. */
+  public Optional<io.zkv.waltz.WaltzLog.Stats> waltzStats() {
+    return Optional.ofNullable(waltz).map(WaltzMode::stats);
+  }
+
+  /** What the WALTZ log's recovery found at open; empty unless in WALTZ mode. */
+  public Optional<io.zkv.waltz.WaltzRecovery.Result> waltzRecovery() {
+    return Optional.ofNullable(waltz).map(WaltzMode::recovered);
   }
 
   /** All entries in key order; close the iterator. */
@@ -429,6 +550,9 @@ public final class ZkvDb implements AutoCloseable {
    * @throws IllegalStateException if the database writes no WAL ({@link ZkvOptions#disableWal()})
    */
   public void syncWal() {
+    if (waltz != null) {
+      return; // every WALTZ write is durable when it returns
+    }
     if (options.disableWal()) {
       throw new IllegalStateException("syncWal " + path + ": the database writes no WAL");
     }
@@ -626,6 +750,9 @@ public final class ZkvDb implements AutoCloseable {
         freshListener();
         db = RocksDB.open(rocksOptions, path);
         env.rocksEnv().refreshLsmHints(db);
+        if (waltz != null) {
+          waltz.replayInto(db, writeOptions); // the dropped memtables' writes, from the log
+        }
         stopped = null;
       } catch (RocksDBException e) {
         stopped = ZkvException.of("resume " + path + ": reopening failed", e);
@@ -722,6 +849,20 @@ public final class ZkvDb implements AutoCloseable {
       }
       closed = true;
       releaseIterators(" (its database was closed)");
+      if (waltz != null) {
+        // The log's zones go back once its records are in SSTs; a failed flush keeps them for
+        // the next open's replay.
+        boolean flushed = false;
+        if (db != null) {
+          try {
+            db.flush(flushOptions);
+            flushed = true;
+          } catch (RocksDBException e) {
+            failure = e;
+          }
+        }
+        waltz.close(flushed);
+      }
       if (db != null) {
         try {
           db.closeE();

@@ -1,6 +1,7 @@
 package io.zkv;
 
 import io.zkv.nativelib.ZkvNative;
+import io.zkv.wal.WalMode;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,6 +19,8 @@ import org.rocksdb.WriteOptions;
  *
  * <p>Defaults: create if missing, 64 MiB write buffer (RocksDB's), asynchronous writes with the WAL
  * on, {@link Placement#LIZA}, {@link Compression#SNAPPY} (RocksDB's), no Bloom filter (RocksDB's).
+ * With {@link Builder#walMode walMode(WALTZ)} every write is durable when it returns, whatever
+ * {@code syncWrites} says (docs/wal.md, "WALTZ mode").
  */
 public final class ZkvOptions {
   /** Smallest accepted write buffer (memtable) size. */
@@ -50,6 +53,7 @@ public final class ZkvOptions {
   private final long writeBufferSize;
   private final boolean syncWrites;
   private final boolean disableWal;
+  private final WalMode walMode;
   private final Placement placement;
   private final Compression compression;
   private final double bloomFilterBitsPerKey;
@@ -60,6 +64,7 @@ public final class ZkvOptions {
     this.writeBufferSize = b.writeBufferSize;
     this.syncWrites = b.syncWrites;
     this.disableWal = b.disableWal;
+    this.walMode = b.walMode;
     this.placement = b.placement;
     this.compression = b.compression;
     this.bloomFilterBitsPerKey = b.bloomFilterBitsPerKey;
@@ -82,6 +87,7 @@ public final class ZkvOptions {
     b.writeBufferSize = writeBufferSize;
     b.syncWrites = syncWrites;
     b.disableWal = disableWal;
+    b.walMode = walMode;
     b.placement = placement;
     b.compression = compression;
     b.bloomFilterBitsPerKey = bloomFilterBitsPerKey;
@@ -103,6 +109,20 @@ public final class ZkvOptions {
 
   public boolean disableWal() {
     return disableWal;
+  }
+
+  /**
+   * The database's WAL mode: empty (the default) for RocksDB's WAL files in the env's mode ({@link
+   * ZonedEnvOptions#wal()}), {@link WalMode#WALTZ} for zkv's own per-writer log (docs/wal.md,
+   * "WALTZ mode"), or FILE/ZWAL to insist on the env's.
+   */
+  public java.util.Optional<WalMode> walMode() {
+    return java.util.Optional.ofNullable(walMode);
+  }
+
+  /** Whether writes go through WALTZ's log (RocksDB's WAL then stays off). */
+  public boolean waltz() {
+    return walMode == WalMode.WALTZ;
   }
 
   /** The placement this database asks for; empty (the default) takes the env's. */
@@ -181,7 +201,10 @@ public final class ZkvOptions {
   /** RocksDB write options for {@link #syncWrites()} and {@link #disableWal()}; caller closes. */
   public WriteOptions toWriteOptions() {
     ZkvNative.ensureLoaded();
-    return new WriteOptions().setSync(syncWrites).setDisableWAL(disableWal);
+    // WALTZ: RocksDB's WAL off, the log above it makes each write durable before it is applied
+    return waltz()
+        ? new WriteOptions().setDisableWAL(true)
+        : new WriteOptions().setSync(syncWrites).setDisableWAL(disableWal);
   }
 
   @Override
@@ -194,6 +217,7 @@ public final class ZkvOptions {
         + syncWrites
         + ", disableWal="
         + disableWal
+        + (walMode != null ? ", walMode=" + walMode : "")
         + ", placement="
         + (placement == null ? "env's" : placement)
         + ", compression="
@@ -209,6 +233,7 @@ public final class ZkvOptions {
     private long writeBufferSize = 64L << 20;
     private boolean syncWrites;
     private boolean disableWal;
+    private WalMode walMode; // null: the env's
     private Placement placement; // null: whatever the env's placement is
     private Compression compression = Compression.SNAPPY;
     private double bloomFilterBitsPerKey;
@@ -263,6 +288,11 @@ public final class ZkvOptions {
      * ZkvOptions)} refuses options naming another placement than the env's ({@link
      * ZonedEnvOptions#placement()}).
      */
+    public Builder walMode(WalMode mode) {
+      this.walMode = java.util.Objects.requireNonNull(mode, "walMode must not be null");
+      return this;
+    }
+
     public Builder placement(Placement p) {
       this.placement = Objects.requireNonNull(p, "placement must not be null");
       return this;
@@ -308,6 +338,10 @@ public final class ZkvOptions {
      * @throws IllegalArgumentException for combinations that cannot work
      */
     public ZkvOptions build() {
+      if (walMode == WalMode.WALTZ && disableWal) {
+        throw new IllegalArgumentException(
+            "walMode WALTZ is a write-ahead log: it cannot be combined with disableWal(true)");
+      }
       if (syncWrites && disableWal) {
         throw new IllegalArgumentException(
             "syncWrites needs the WAL: syncWrites(true) and disableWal(true) cannot be combined");

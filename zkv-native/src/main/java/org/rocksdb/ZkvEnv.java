@@ -398,6 +398,97 @@ public final class ZkvEnv extends Env {
   }
 
   /**
+   * The largest RocksDB sequence number a completed flush of the database using {@code hints} (a
+   * listener from {@link #newLsmHintListener}) persisted; 0 before its first flush. Every write up
+   * to it is in an SST (WALTZ's log releases its zones by it).
+   *
+   * @throws IllegalArgumentException if {@code hints} is not one of zkv's listeners
+   */
+  public static long flushedSequence(AbstractEventListener hints) {
+    if (!(hints instanceof ZkvLsmListener)) {
+      throw new IllegalArgumentException("not a listener from ZkvEnv.newLsmHintListener: " + hints);
+    }
+    return ((ZkvLsmListener) hints).flushedSequence();
+  }
+
+  // WALTZ's leased zones (zonefs/lease.c; docs/zone-fs.md, "Leased zones"). Thin: each returns
+  // what the file system says, -errno included; zkv-core's WALTZ log says what failed and why.
+
+  /**
+   * Leases an empty zone to {@code owner} (nonzero), recorded before it returns: the zone or
+   * -errno.
+   */
+  public int leaseZone(long owner) {
+    checkOpen();
+    return nLeaseZone(zkvHandle, owner);
+  }
+
+  /** Returns (and resets) a zone leased to {@code owner}: 0 or -errno (-ENOENT: not owner's). */
+  public int returnLease(long owner, int zone) {
+    checkOpen();
+    return nReturnLease(zkvHandle, owner, zone);
+  }
+
+  /** The zones leased to {@code owner}, ascending. */
+  public int[] leasedZones(long owner) {
+    checkOpen();
+    for (int cap = 16; ; cap *= 4) {
+      int[] out = new int[cap];
+      int n = nLeasedZones(zkvHandle, owner, out);
+      if (n < 0) {
+        throw new IllegalStateException(
+            "cannot list the zones leased to " + owner + ": error " + n);
+      }
+      if (n <= cap) {
+        return java.util.Arrays.copyOf(out, n);
+      }
+    }
+  }
+
+  /**
+   * Zone-appends the first {@code len} bytes (whole blocks) of the direct buffer {@code buf} to a
+   * zone leased to {@code owner}, with FUA if asked, and waits for it: the byte offset in the zone
+   * where they landed, or -errno (a full zone: the device's Zone Is Full or Zone Boundary Error,
+   * {@link #isZoneFull}).
+   */
+  public long leaseAppend(long owner, int zone, ByteBuffer buf, int len, boolean fua) {
+    checkOpen();
+    return nLeaseAppend(zkvHandle, owner, zone, buf, len, fua);
+  }
+
+  /** Whether an append's result says its zone had no room for it. */
+  public static boolean isZoneFull(long result) {
+    return result == -(ZNS_STATUS_BASE | ZONE_IS_FULL)
+        || result == -(ZNS_STATUS_BASE | ZONE_BOUNDARY_ERROR);
+  }
+
+  private static final long ZNS_STATUS_BASE = 0x10000; // ZKV_ZNS_BASE (include/zkv/device.h)
+  private static final long ZONE_BOUNDARY_ERROR = 0x1B8;
+  private static final long ZONE_IS_FULL = 0x1B9;
+
+  /**
+   * Reads {@code len} bytes at {@code offset} of a leased zone into the direct buffer: 0 or -errno.
+   */
+  public int leaseRead(long owner, int zone, long offset, ByteBuffer buf, int len) {
+    checkOpen();
+    return nLeaseRead(zkvHandle, owner, zone, offset, buf, len);
+  }
+
+  /** A leased zone's written bytes (the device's write pointer), or -errno. */
+  public long leaseWritten(long owner, int zone) {
+    checkOpen();
+    long[] v = new long[3];
+    int rc = nLeaseInfo(zkvHandle, owner, zone, v);
+    return rc < 0 ? rc : v[0];
+  }
+
+  /** Finishes a leased zone (frees its active token; appends in flight then fail as full). */
+  public int finishLease(long owner, int zone) {
+    checkOpen();
+    return nFinishLease(zkvHandle, owner, zone);
+  }
+
+  /**
    * Learns the level and key range of every live SST of {@code db} (once after open: the listener
    * keeps them current afterwards); returns how many SSTs this Env knows of now.
    */
@@ -734,6 +825,22 @@ public final class ZkvEnv extends Env {
   private static native int nSetWalMode(long handle, int mode, int queueDepth, long barrier);
 
   private static native int nSetWalReserve(long handle, int zones, long switchRoom);
+
+  private static native int nLeaseZone(long handle, long owner);
+
+  private static native int nReturnLease(long handle, long owner, int zone);
+
+  private static native int nLeasedZones(long handle, long owner, int[] out);
+
+  private static native long nLeaseAppend(
+      long handle, long owner, int zone, ByteBuffer buf, int len, boolean fua);
+
+  private static native int nLeaseRead(
+      long handle, long owner, int zone, long offset, ByteBuffer buf, int len);
+
+  private static native int nLeaseInfo(long handle, long owner, int zone, long[] out);
+
+  private static native int nFinishLease(long handle, long owner, int zone);
 
   private static native int nSetAllocator(long handle, ZoneAllocator allocator);
 

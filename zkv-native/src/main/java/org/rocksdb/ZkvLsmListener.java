@@ -26,7 +26,14 @@ final class ZkvLsmListener extends AbstractEventListener {
     nDispose(nativeHandle_);
   }
 
+  /** The largest RocksDB sequence number a completed flush of its database persisted (0: none). */
+  long flushedSequence() {
+    return nFlushedSequence(nativeHandle_);
+  }
+
   private native long nNewListener();
+
+  private static native long nFlushedSequence(long listener);
 
   private static native void nBind(long listener, long envHandle);
 

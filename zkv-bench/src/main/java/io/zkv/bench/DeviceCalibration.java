@@ -55,7 +55,11 @@ public final class DeviceCalibration implements ZkvCommand {
           new Paper("confzns", Op.WRITE, 8192, 1, 2_064, 482.5, NONE),
           new Paper("confzns", Op.APPEND, 65536, 1, NONE, NONE, NONE),
           new Paper("confzns", Op.WRITE, 65536, 1, NONE, NONE, NONE),
-          new Paper("pm1731a", Op.APPEND, 4096, 1, 1e6 / 93, 93, NONE));
+          new Paper("pm1731a", Op.APPEND, 4096, 1, 1e6 / 93, 93, NONE),
+          // WALTZ's question to the model (docs/wal.md): four writers' own 4 KiB appends to one
+          // zone against one group-commit writer's 16 KiB writes
+          new Paper("pm1731a", Op.APPEND, 4096, 4, NONE, NONE, NONE),
+          new Paper("pm1731a", Op.WRITE, 16384, 1, NONE, NONE, NONE));
 
   /** A row of the table: profile, operation, block size, queue depth. */
   record Key(String profile, Op op, int bs, int qd) {}

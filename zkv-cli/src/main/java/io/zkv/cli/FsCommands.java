@@ -437,7 +437,8 @@ final class FsCommands {
 
     @Override
     public String summary() {
-      return "a table of zones: condition, written, live, garbage, lifetime, role (metadata, wal, data)";
+      return "a table of zones: condition, written, live, garbage, lifetime, role (metadata, wal,"
+          + " leased, data)";
     }
 
     @Override
@@ -457,7 +458,9 @@ final class FsCommands {
             z.liveBytes(),
             z.garbage(),
             z.lifetime(),
-            z.meta() ? "metadata" : wal.contains(z.index()) ? "wal" : "data");
+            z.meta()
+                ? "metadata"
+                : z.leased() ? "leased (WALTZ log)" : wal.contains(z.index()) ? "wal" : "data");
       }
       return 0;
     }

@@ -65,6 +65,36 @@ class FsCommandsTest {
     assertTrue(java.nio.file.Files.notExists(dir.resolve("ns1.zkvemu")));
   }
 
+  /** A zone leased to a WALTZ log shows as such, its blocks neither a file's nor garbage. */
+  @Test
+  void zonesShowsLeasedZones() throws Exception {
+    assertEquals(
+        0,
+        cli.run(
+            "mkfs", "--device", uri(), "--zones", "16", "--zone-size", "8M", "--zone-cap", "6M"),
+        cli.err());
+    int zone;
+    try (ZonedDevice dev = ZonedDevice.open(uri());
+        ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.mount())) {
+      zone = env.leaseZone(42);
+      assertTrue(zone > 0, "lease: " + zone);
+      java.nio.ByteBuffer block = java.nio.ByteBuffer.allocateDirect(8192).alignedSlice(4096);
+      block.put(0, (byte) 7);
+      assertEquals(0, env.leaseAppend(42, zone, block, 4096, true));
+    }
+    assertEquals(0, cli.run("zones", "--device", uri()));
+    String row =
+        cli.out()
+            .lines()
+            .filter(l -> l.trim().startsWith(zone + " "))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError(cli.out()));
+    assertTrue(row.endsWith("leased (WALTZ log)"), row);
+    assertTrue(row.matches(".* 4,096 +0 +0 .*"), row); // written 4 KiB, no live, no garbage
+    assertEquals(0, cli.run("fsck", "--device", uri()));
+    assertTrue(cli.out().contains("0 problem(s)"), cli.out());
+  }
+
   private String uri() {
     return "emu:" + dir.resolve("dev.zkvemu");
   }

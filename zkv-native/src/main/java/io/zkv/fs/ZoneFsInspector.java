@@ -94,7 +94,7 @@ public final class ZoneFsInspector extends NativeHandle {
   static final int SB_META_ZONES = 40, SB_FINISH_THRESHOLD = 44, SB_UUID = 48, SB_SIZE = 64;
 
   /** Boundary layout 4: every zone, in the zone view's zone record. */
-  static final int ZONE_USAGE_LAYOUT = 4, ZONE_USAGE_VERSION = 3;
+  static final int ZONE_USAGE_LAYOUT = 4, ZONE_USAGE_VERSION = 4;
 
   private static void check(int rc, String what) {
     if (rc < 0) {
@@ -151,7 +151,8 @@ public final class ZoneFsInspector extends NativeHandle {
               b.getLong(0, i, ZoneView.Z_WRITE_POINTER),
               b.getLong(0, i, ZoneView.Z_LIVE),
               b.getInt(0, i, ZoneView.Z_LIFETIME),
-              (b.getInt(0, i, ZoneView.Z_FLAGS) & ZoneView.FLAG_META) != 0));
+              (b.getInt(0, i, ZoneView.Z_FLAGS) & ZoneView.FLAG_META) != 0,
+              (b.getInt(0, i, ZoneView.Z_FLAGS) & ZoneView.FLAG_LEASED) != 0));
     }
     return out;
   }

@@ -14,7 +14,7 @@ import java.util.List;
  */
 public final class ZoneView {
   public static final int LAYOUT = 1;
-  public static final int VERSION = 4;
+  public static final int VERSION = 5;
 
   // sections
   static final int ZONES = 0, FILES = 1, ZONE_FILES = 2, INPUTS = 3, REQUEST = 4, DECISION = 5;
@@ -25,7 +25,11 @@ public final class ZoneView {
 
   static final int Z_LIFETIME = 40, Z_FLAGS = 44, Z_TAG = 48, Z_CLASS = 52, Z_OWNER = 56;
   static final int ZONE_SIZE = 64;
-  static final int FLAG_META = 1, FLAG_BUSY = 2, FLAG_VICTIM_OK = 4, FLAG_WAL_RESERVED = 8;
+  static final int FLAG_META = 1,
+      FLAG_BUSY = 2,
+      FLAG_VICTIM_OK = 4,
+      FLAG_WAL_RESERVED = 8,
+      FLAG_LEASED = 16;
 
   /** zkv_bnd_file. Bytes fields are (offset, length) pairs of ints. */
   static final int F_ID = 0, F_LIFETIME = 8, F_LEVEL = 12, F_JOB = 16, F_NAME = 24;
@@ -126,6 +130,11 @@ public final class ZoneView {
   /** Kept empty for a WAL's next zone by the WAL reserve (busy too). */
   public boolean zoneWalReserved(int z) {
     return (b.getInt(ZONES, z, Z_FLAGS) & FLAG_WAL_RESERVED) != 0;
+  }
+
+  /** Leased to an owner's own appends (WALTZ's log; busy too): no file's data, never a victim. */
+  public boolean zoneLeased(int z) {
+    return (b.getInt(ZONES, z, Z_FLAGS) & FLAG_LEASED) != 0;
   }
 
   /** Garbage collection may take it as its victim now. */

@@ -157,9 +157,19 @@ public final class WalOptions {
 
     private Builder() {}
 
-    /** FILE (default) or ZWAL. */
+    /**
+     * FILE (default) or ZWAL.
+     *
+     * @throws IllegalArgumentException for WALTZ, a database's own log, not a file system mode
+     */
     public Builder mode(WalMode mode) {
-      this.mode = Objects.requireNonNull(mode, "mode must not be null");
+      Objects.requireNonNull(mode, "mode must not be null");
+      if (mode == WalMode.WALTZ) {
+        throw new IllegalArgumentException(
+            "WAL mode WALTZ is set per database (ZkvOptions.builder().walMode(WalMode.WALTZ)):"
+                + " it replaces RocksDB's WAL files, whose mode this is (FILE or ZWAL)");
+      }
+      this.mode = mode;
       return this;
     }
 

@@ -42,16 +42,16 @@ import java.util.function.Consumer;
  * that rung's mechanisms and window scheduler; docs/plm.md), {@code timescale} (with {@code
  * windows}: the PLM windows run that many times faster), {@code wal} ({@code file}, ZenFS's; {@code
  * file+r}, with WALTZ's two reserved WAL zones; {@code file+r+a}, those and zone appends at queue
- * depth 1; {@code zwal}, ZWAL's; without it the library's default, FILE mode with two reserved
- * zones), {@code wal-reserve} (empty zones kept for WAL files, 0-8), {@code wal-buffer} (the device
- * bytes of one WAL write-out, 4K-1M, default 1M), {@code wal-qd} (ZWAL's queue depth, 1-64, default
- * 32), {@code wal-barrier} (ZWAL's barrier, default the zone capacity): {@link WalOptions}; {@code
- * write-behind} ({@code true}, the default: SST files written behind their writer where the device
- * can; {@code false}: synchronously, as ZenFS). Keys for {@code rocksdb-default}: {@code dir}
- * (where the database lives; default the scratch directory), {@code sync}, {@code label}. Keys for
- * both: {@code threads}, {@code bloom}, and the LSM tree's shape ({@link LsmShape#KEYS}: {@code
- * target-file-size}, {@code level-base}, {@code dynamic-levels}, {@code compression}, {@code
- * background-jobs}, {@code subcompactions}).
+ * depth 1; {@code zwal}, ZWAL's; {@code waltz}, WALTZ's per-writer log above RocksDB; without it
+ * the library's default, FILE mode with two reserved zones), {@code wal-reserve} (empty zones kept
+ * for WAL files, 0-8), {@code wal-buffer} (the device bytes of one WAL write-out, 4K-1M, default
+ * 1M), {@code wal-qd} (ZWAL's queue depth, 1-64, default 32), {@code wal-barrier} (ZWAL's barrier,
+ * default the zone capacity): {@link WalOptions}; {@code write-behind} ({@code true}, the default:
+ * SST files written behind their writer where the device can; {@code false}: synchronously, as
+ * ZenFS). Keys for {@code rocksdb-default}: {@code dir} (where the database lives; default the
+ * scratch directory), {@code sync}, {@code label}. Keys for both: {@code threads}, {@code bloom},
+ * and the LSM tree's shape ({@link LsmShape#KEYS}: {@code target-file-size}, {@code level-base},
+ * {@code dynamic-levels}, {@code compression}, {@code background-jobs}, {@code subcompactions}).
  *
  * @param spec the configuration as written on the command line
  * @param label the name in tables and plots (the spec as written unless {@code label=} is given)
@@ -108,7 +108,8 @@ public record TargetConfig(
     WalOptions wal,
     boolean writeBehind,
     LsmShape lsm,
-    boolean noSpaceFallback) {
+    boolean noSpaceFallback,
+    boolean waltz) {
 
   /** The stores the driver can measure. */
   public enum Target {
@@ -172,7 +173,15 @@ public record TargetConfig(
         WalOptions.defaults(),
         true,
         lsm,
-        true);
+        true,
+        false);
+  }
+
+  /**
+   * The database's options with this configuration's WAL mode: WALTZ's log for {@code wal=waltz}.
+   */
+  public io.zkv.ZkvOptions withWalMode(io.zkv.ZkvOptions o) {
+    return waltz ? o.toBuilder().walMode(WalMode.WALTZ).build() : o;
   }
 
   /** The scratch device's geometry: the default geometry's, with what this configuration sets. */
@@ -371,12 +380,16 @@ public record TargetConfig(
         wal.build(),
         writeBehind,
         lsm,
-        noSpaceFallback);
+        noSpaceFallback,
+        walPreset == WalPreset.WALTZ);
   }
 
   /** The WAL's settings where they are not the defaults, and SST writes, for the description. */
   private String walNote() {
     String sst = writeBehind ? "" : ", SST writes synchronous (write-behind off)";
+    if (waltz) {
+      return ", WAL WALTZ (per-writer zone appends to leased zones, RocksDB's WAL off)" + sst;
+    }
     if (wal.equals(WalOptions.defaults())) {
       return sst;
     }
@@ -394,14 +407,19 @@ public record TargetConfig(
    * each with the reserve it had. {@code file}: ZenFS's (FILE mode, no reserved WAL zones); {@code
    * file+r}: FILE mode with WALTZ's two reserved zones; {@code file+r+a}: the chunks written by
    * zone append at queue depth 1 (ZWAL's path) with the reserve; {@code zwal}: ZWAL's (queue depth
-   * {@code wal-qd}, no reserve, as ZWAL's paper ran it). Without {@code wal=} the library's
-   * defaults hold (FILE mode, two reserved zones); {@code wal-reserve=} overrides any of them.
+   * {@code wal-qd}, no reserve, as ZWAL's paper ran it); {@code waltz}: WALTZ's log above RocksDB
+   * (per-writer zone appends to leased zones, RocksDB's WAL off, no reserved WAL zones). Without
+   * {@code wal=} the library's defaults hold (FILE mode, two reserved zones); {@code wal-reserve=}
+   * overrides any of them.
    */
   private enum WalPreset {
     FILE(WalMode.FILE, 0, 0),
     FILE_R(WalMode.FILE, WalOptions.DEFAULT_RESERVED_ZONES, 0),
     FILE_R_A(WalMode.ZWAL, WalOptions.DEFAULT_RESERVED_ZONES, 1),
-    ZWAL(WalMode.ZWAL, 0, 0);
+    ZWAL(WalMode.ZWAL, 0, 0),
+    // RocksDB writes no WAL file: the file system's mode is moot, and reserved WAL zones would
+    // only hold active tokens the log's leased zones need
+    WALTZ(WalMode.FILE, 0, 0);
 
     final WalMode mode;
     final int reservedZones;
@@ -427,15 +445,13 @@ public record TargetConfig(
       case "file+r" -> WalPreset.FILE_R;
       case "file+r+a" -> WalPreset.FILE_R_A;
       case "zwal" -> WalPreset.ZWAL;
-      case "waltz" ->
+      case "waltz" -> WalPreset.WALTZ;
+      default ->
           throw new UsageException(
               "configuration '"
                   + spec
-                  + "': wal=waltz (per-writer zone appends above RocksDB) is not available yet;"
-                  + " file, file+r, file+r+a and zwal are");
-      default ->
-          throw new UsageException(
-              "configuration '" + spec + "': wal must be file, file+r, file+r+a or zwal, not " + v);
+                  + "': wal must be file, file+r, file+r+a, zwal or waltz, not "
+                  + v);
     };
   }
 

@@ -81,8 +81,9 @@ final class ZkvStore implements BenchStore {
     try {
       ZonedEnvOptions envOptions = c.policies().wal(c.wal()).writeBehind(c.writeBehind()).build();
       env = ZonedEnv.open(device, ZonedEnv.Mode.FORMAT, envOptions);
-      ZkvOptions dbOptions = s.dbOptions(c.sync(), c.lsm());
-      ZkvOptions reopen = s.dbOptions(c.sync(), c.lsm(), o -> o.setAvoidFlushDuringRecovery(true));
+      ZkvOptions dbOptions = c.withWalMode(s.dbOptions(c.sync(), c.lsm()));
+      ZkvOptions reopen =
+          c.withWalMode(s.dbOptions(c.sync(), c.lsm(), o -> o.setAvoidFlushDuringRecovery(true)));
       return new ZkvStore(
           device, env, ZkvDb.open(env, DB_PATH, dbOptions), file, uri, envOptions, reopen);
     } catch (RuntimeException e) {
@@ -234,8 +235,10 @@ final class ZkvStore implements BenchStore {
 
   @Override
   public ZoneCounters counters() {
-    return ZoneCounters.of(
-        env.stats(), env.compactionZones(), env.hintOverlaps(), env.geometry().zoneCapacity());
+    ZoneCounters z =
+        ZoneCounters.of(
+            env.stats(), env.compactionZones(), env.hintOverlaps(), env.geometry().zoneCapacity());
+    return db.waltzStats().map(z::withWaltz).orElse(z);
   }
 
   @Override

@@ -84,6 +84,40 @@ public record ZoneCounters(
             s.walReserveDeclined()));
   }
 
+  /**
+   * With a WALTZ log's counters: its appended bytes are host data (RocksDB writes no WAL then), its
+   * zone switches and put-path leases are how the log got its zones.
+   */
+  ZoneCounters withWaltz(io.zkv.waltz.WaltzLog.Stats w) {
+    WalZoneCounts z = walZones;
+    return new ZoneCounters(
+        hostBytes + w.appendedBytes(),
+        paddingBytes,
+        gcBytes,
+        metaBytes,
+        liveBytes,
+        usedZoneBytes,
+        dataZones,
+        emptyZones,
+        policyDecisions,
+        policyOverrides,
+        gcRuns,
+        resets,
+        resetsWithoutCopy,
+        zoneFinishes,
+        compactions,
+        compactionInputZones,
+        hintOverlaps,
+        zoneCapacity,
+        overrides,
+        new WalZoneCounts(
+            z.switches() + w.switches(),
+            z.waits() + w.leaseWaits(),
+            Math.max(z.waitMaxNanos(), w.leaseWaitMaxNanos()),
+            z.returns(),
+            z.declined()));
+  }
+
   /** Everything written to the device: host data, padding, GC copies, metadata. */
   long deviceBytes() {
     return hostBytes + paddingBytes + gcBytes + metaBytes;

@@ -56,16 +56,19 @@ class TargetConfigWalTest {
     assertEquals(
         0, TargetConfig.parse("zkv:wal-reserve=0", SampleReports.defaults()).wal().reservedZones());
     assertEquals(2, TargetConfig.parse("zkv", SampleReports.defaults()).wal().reservedZones());
-    UsageException waltz =
-        assertThrows(
-            UsageException.class,
-            () -> TargetConfig.parse("zkv:wal=waltz", SampleReports.defaults()));
-    assertTrue(waltz.getMessage().contains("not available yet"), waltz.getMessage());
+    TargetConfig waltz = TargetConfig.parse("zkv:wal=waltz", SampleReports.defaults());
+    assertTrue(waltz.waltz());
+    assertEquals(0, waltz.wal().reservedZones()); // RocksDB writes no WAL file in WALTZ mode
+    assertEquals(
+        io.zkv.wal.WalMode.WALTZ,
+        waltz.withWalMode(io.zkv.ZkvOptions.defaults()).walMode().orElseThrow());
+    assertTrue(waltz.describe().contains("WAL WALTZ"), waltz.describe());
     UsageException bad =
         assertThrows(
             UsageException.class,
             () -> TargetConfig.parse("zkv:wal=file+x", SampleReports.defaults()));
-    assertTrue(bad.getMessage().contains("file, file+r, file+r+a or zwal"), bad.getMessage());
+    assertTrue(
+        bad.getMessage().contains("file, file+r, file+r+a, zwal or waltz"), bad.getMessage());
     assertThrows(
         UsageException.class,
         () -> TargetConfig.parse("zkv:wal-reserve=9", SampleReports.defaults()));

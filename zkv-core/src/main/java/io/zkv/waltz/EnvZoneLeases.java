@@ -1,0 +1,81 @@
+package io.zkv.waltz;
+
+import io.zkv.device.DeviceGeometry;
+import java.nio.ByteBuffer;
+import org.rocksdb.ZkvEnv;
+
+/** {@link ZoneLeases} of a mounted zone file system ({@link ZkvEnv}), for one owner. */
+public final class EnvZoneLeases implements ZoneLeases {
+  private final ZkvEnv env;
+  private final long owner;
+  private final DeviceGeometry geometry;
+
+  public EnvZoneLeases(ZkvEnv env, long owner, DeviceGeometry geometry) {
+    if (owner == 0) {
+      throw new IllegalArgumentException("owner 0 means no owner");
+    }
+    this.env = env;
+    this.owner = owner;
+    this.geometry = geometry;
+  }
+
+  /** The owner id the leases are recorded with. */
+  public long owner() {
+    return owner;
+  }
+
+  @Override
+  public int lease() {
+    return env.leaseZone(owner);
+  }
+
+  @Override
+  public int giveBack(int zone) {
+    return env.returnLease(owner, zone);
+  }
+
+  @Override
+  public int[] leased() {
+    return env.leasedZones(owner);
+  }
+
+  @Override
+  public long append(int zone, ByteBuffer buf, int len) {
+    return env.leaseAppend(owner, zone, buf, len, true); // FUA: durable with a volatile cache too
+  }
+
+  @Override
+  public boolean isZoneFull(long result) {
+    return ZkvEnv.isZoneFull(result);
+  }
+
+  @Override
+  public int read(int zone, long offset, ByteBuffer buf, int len) {
+    return env.leaseRead(owner, zone, offset, buf, len);
+  }
+
+  @Override
+  public long written(int zone) {
+    return env.leaseWritten(owner, zone);
+  }
+
+  @Override
+  public int finish(int zone) {
+    return env.finishLease(owner, zone);
+  }
+
+  @Override
+  public int blockSize() {
+    return geometry.lbaSize();
+  }
+
+  @Override
+  public int maxAppend() {
+    return geometry.zasl();
+  }
+
+  @Override
+  public long zoneCapacity() {
+    return geometry.zoneCapacity();
+  }
+}

@@ -1,0 +1,436 @@
+package io.zkv.waltz;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+
+/**
+ * WALTZ's zones and appends (docs/wal.md, "WALTZ mode"): writers zone-append their records to the
+ * current leased zone, each from its own thread, waiting for its own append only; a zone manager
+ * keeps spare leased empty zones and gives zones back once their records are flushed.
+ *
+ * <ul>
+ *   <li><b>Switch.</b> After an append, if the room left after it is under the switch room, one
+ *       writer (try-lock) makes a spare the current zone while the others keep appending, then
+ *       finishes the old zone: its active token is free, and an append still in flight there fails
+ *       as full and is retried in the new zone (the paper's dummy append finds the old zone's end;
+ *       here the device's write pointer says it, read at recovery). A writer whose append found the
+ *       zone full switches (waiting for the lock). No spare: the zone is leased on the put path,
+ *       counted ({@link Stats#leaseWaits}).
+ *   <li><b>Release.</b> Each writer notes, per zone its record landed in, an upper bound of the
+ *       RocksDB sequence its apply took (RocksDB's latest after the apply). A zone left behind is
+ *       given back, oldest first, once nobody's record there is unapplied and its bound is at most
+ *       the largest sequence a completed flush persisted: every record in it is then in an SST.
+ *   <li><b>Persisted</b>: only the leases (the file system's log, at lease and return). Which zone
+ *       is current, the order of zones and the records' places are found again by recovery ({@link
+ *       WaltzRecovery}), which reads every leased zone.
+ * </ul>
+ */
+public final class WaltzLog implements AutoCloseable {
+  /** Appends retried in a new zone before a write fails (every one found its zone full). */
+  static final int MAX_ZONE_TRIES = 64;
+
+  private final ZoneLeases leases;
+  private final long switchRoom;
+  private final int spareTarget;
+  private final LongSupplier flushedSequence;
+  private final long heldBudget;
+  private final Runnable flushRequest;
+
+  private final ReentrantLock switchLock = new ReentrantLock();
+  private volatile LogZone current;
+  // guarded by mu: spares, retired, closing, refillFailedAt
+  private final ReentrantLock mu = new ReentrantLock();
+  private final Condition wake = mu.newCondition();
+  private final ArrayDeque<LogZone> spares = new ArrayDeque<>();
+  private final ArrayDeque<LogZone> retired = new ArrayDeque<>(); // oldest first
+  private boolean closing;
+  private final Thread manager;
+
+  private final LongAdder appends = new LongAdder();
+  private final LongAdder appendedBytes = new LongAdder();
+  private final LongAdder appendRetries = new LongAdder();
+  private final LongAdder switches = new LongAdder();
+  private final LongAdder leaseWaits = new LongAdder();
+  private final AtomicLong leaseWaitMaxNanos = new AtomicLong();
+  private final LongAdder finishes = new LongAdder();
+  private final LongAdder releases = new LongAdder();
+  private final LongAdder leases0 = new LongAdder();
+  private final LongAdder flushRequests = new LongAdder();
+
+  /** One leased zone in use. */
+  static final class LogZone {
+    final int index;
+    // writers with a record here not yet applied; -1 once released (nobody enters again)
+    private final AtomicInteger users = new AtomicInteger();
+    private final AtomicLong bound = new AtomicLong(); // largest RocksDB sequence noted
+
+    LogZone(int index) {
+      this.index = index;
+    }
+
+    boolean enter() {
+      for (; ; ) {
+        int u = users.get();
+        if (u < 0) {
+          return false;
+        }
+        if (users.compareAndSet(u, u + 1)) {
+          return true;
+        }
+      }
+    }
+
+    void exit(long applied) {
+      bound.accumulateAndGet(applied, Math::max); // before the exit: a release sees it
+      users.decrementAndGet();
+    }
+
+    boolean closeIfFlushed(long flushed) {
+      return bound.get() <= flushed && users.compareAndSet(0, -1);
+    }
+  }
+
+  /** The zones a record's parts landed in, entered until {@link #applied}. */
+  public static final class Ticket {
+    private final List<LogZone> zones = new ArrayList<>(1);
+  }
+
+  /**
+   * Counters since the log started: records appended and their device bytes (padding included),
+   * appends retried in a new zone, zone switches, leases taken on the put path (no spare) and the
+   * longest, zones finished and given back, leases taken, zones held now.
+   */
+  public record Stats(
+      long appends,
+      long appendedBytes,
+      long appendRetries,
+      long switches,
+      long leaseWaits,
+      long leaseWaitMaxNanos,
+      long finishes,
+      long releases,
+      long leases,
+      long flushRequests,
+      int zonesHeld) {}
+
+  /**
+   * Starts a log on {@code leases}: leases its first zone and {@code spares} spares now.
+   *
+   * @param switchRoom bytes of room under which a writer switches to a spare
+   * @param flushedSequence the largest RocksDB sequence a completed flush persisted
+   * @param heldBudget bytes of zones left behind (not yet given back) above which the manager asks
+   *     for a flush: records smaller than a block are padded to it, so the log can outgrow the
+   *     memtables it protects many times over (RocksDB bounds its own WAL likewise, {@code
+   *     max_total_wal_size})
+   * @param flushRequest starts a flush without waiting for it; called by the manager thread
+   * @throws WaltzLogException if the zones cannot be leased (the ones leased are given back)
+   */
+  public WaltzLog(
+      ZoneLeases leases,
+      long switchRoom,
+      int spares,
+      LongSupplier flushedSequence,
+      long heldBudget,
+      Runnable flushRequest) {
+    if (spares < 1 || spares > 8) {
+      throw new IllegalArgumentException("spare zones must be 1-8: " + spares);
+    }
+    this.leases = leases;
+    this.switchRoom = switchRoom;
+    this.spareTarget = spares;
+    this.flushedSequence = flushedSequence;
+    this.heldBudget = heldBudget;
+    this.flushRequest = flushRequest;
+    List<LogZone> got = new ArrayList<>();
+    try {
+      for (int i = 0; i <= spares; i++) {
+        got.add(leaseNow());
+      }
+    } catch (WaltzLogException e) {
+      for (LogZone z : got) {
+        leases.giveBack(z.index);
+      }
+      throw e;
+    }
+    current = got.get(0);
+    this.spares.addAll(got.subList(1, got.size()));
+    manager = new Thread(this::manage, "zkv-waltz-zones");
+    manager.setDaemon(true);
+    manager.start();
+  }
+
+  private LogZone leaseNow() {
+    int z = leases.lease();
+    if (z < 0) {
+      throw new WaltzLogException("cannot lease a zone for the log", z);
+    }
+    leases0.increment();
+    return new LogZone(z);
+  }
+
+  /**
+   * Appends a record's parts ({@code sizes}, one after another from position 0 of the direct buffer
+   * {@code record}) and waits for them; the ticket goes to {@link #applied} once RocksDB has the
+   * write.
+   *
+   * @throws WaltzLogException if an append fails (nothing is acknowledged)
+   */
+  public Ticket append(ByteBuffer record, int[] sizes) {
+    Ticket t = new Ticket();
+    int at = 0;
+    try {
+      for (int size : sizes) {
+        appendPart(record.slice(at, size), size, t);
+        at += size;
+      }
+    } catch (RuntimeException e) {
+      applied(t, Long.MAX_VALUE); // its zones keep it for recovery: never released in this run
+      throw e;
+    }
+    appends.increment();
+    return t;
+  }
+
+  private void appendPart(ByteBuffer part, int size, Ticket t) {
+    for (int tries = 0; tries < MAX_ZONE_TRIES; tries++) {
+      LogZone z = current;
+      if (z == null) {
+        throw new WaltzLogException("the log is closed", 0);
+      }
+      boolean entered = t.zones.contains(z);
+      if (!entered && !z.enter()) {
+        continue; // released since read: current has moved on
+      }
+      long off = leases.append(z.index, part, size);
+      if (off >= 0) {
+        appendedBytes.add(size);
+        if (!entered) {
+          t.zones.add(z);
+        }
+        if (leases.zoneCapacity() - (off + size) < switchRoom) {
+          switchFrom(z, false);
+        }
+        return;
+      }
+      if (!entered) {
+        z.exit(0); // nothing of this record there
+      }
+      if (!leases.isZoneFull(off)) {
+        throw new WaltzLogException("append to leased zone " + z.index + " failed", (int) off);
+      }
+      appendRetries.increment();
+      switchFrom(z, true);
+    }
+    throw new WaltzLogException("every zone tried was full (" + MAX_ZONE_TRIES + " tries)", 0);
+  }
+
+  /** RocksDB applied the ticket's record; {@code rocksSequence} bounds its sequence from above. */
+  public void applied(Ticket t, long rocksSequence) {
+    for (LogZone z : t.zones) {
+      z.exit(rocksSequence);
+    }
+    t.zones.clear();
+  }
+
+  /** Makes a spare the current zone if {@code from} still is; must: wait for another switcher. */
+  private void switchFrom(LogZone from, boolean must) {
+    if (must) {
+      switchLock.lock();
+    } else if (!switchLock.tryLock()) {
+      return;
+    }
+    try {
+      if (current != from) {
+        return;
+      }
+      LogZone next = takeSpare();
+      current = next;
+      mu.lock();
+      try {
+        retired.addLast(from);
+        wake.signal();
+      } finally {
+        mu.unlock();
+      }
+      switches.increment();
+      if (leases.finish(from.index) == 0) { // frees its active token; a failure leaves it active
+        finishes.increment();
+      }
+    } finally {
+      switchLock.unlock();
+    }
+  }
+
+  private LogZone takeSpare() {
+    mu.lock();
+    try {
+      LogZone s = spares.pollFirst();
+      if (s != null) {
+        return s;
+      }
+    } finally {
+      mu.unlock();
+    }
+    long t0 = System.nanoTime();
+    LogZone z = leaseNow(); // on the put path: counted
+    long waited = System.nanoTime() - t0;
+    leaseWaits.increment();
+    leaseWaitMaxNanos.accumulateAndGet(waited, Math::max);
+    return z;
+  }
+
+  /** The manager: spares back to their target, flushed zones given back; off the put path. */
+  private void manage() {
+    long retryAfter = 0;
+    for (; ; ) {
+      mu.lock();
+      try {
+        if (closing) {
+          return;
+        }
+        try {
+          wake.await(20, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          return;
+        }
+        if (closing) {
+          return;
+        }
+      } finally {
+        mu.unlock();
+      }
+      if (System.nanoTime() >= retryAfter && !refill()) {
+        retryAfter = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100); // full device
+      }
+      releaseFlushed();
+      if (System.nanoTime() >= nextFlushRequest && overBudget()) {
+        flushRequests.increment();
+        flushRequest.run();
+        nextFlushRequest = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+      }
+    }
+  }
+
+  private long nextFlushRequest;
+
+  /** Whether the zones left behind hold more than the budget. */
+  private boolean overBudget() {
+    mu.lock();
+    try {
+      return (long) retired.size() * leases.zoneCapacity() > heldBudget;
+    } finally {
+      mu.unlock();
+    }
+  }
+
+  private boolean refill() {
+    for (; ; ) {
+      mu.lock();
+      try {
+        if (closing || spares.size() >= spareTarget) {
+          return true;
+        }
+      } finally {
+        mu.unlock();
+      }
+      int z = leases.lease();
+      if (z < 0) {
+        return false;
+      }
+      leases0.increment();
+      mu.lock();
+      try {
+        if (closing) { // close gives back what the log holds; this one is not listed yet
+          leases.giveBack(z);
+          return true;
+        }
+        spares.addLast(new LogZone(z));
+      } finally {
+        mu.unlock();
+      }
+    }
+  }
+
+  /** Gives back, oldest first, the zones left behind whose records are all flushed. */
+  public void releaseFlushed() {
+    long flushed = flushedSequence.getAsLong();
+    for (; ; ) {
+      LogZone oldest;
+      mu.lock();
+      try {
+        oldest = retired.peekFirst();
+        if (oldest == null || !oldest.closeIfFlushed(flushed)) {
+          return;
+        }
+        retired.pollFirst();
+      } finally {
+        mu.unlock();
+      }
+      leases.giveBack(oldest.index); // a failure leaves the lease: recovery reads it, harmless
+      releases.increment();
+    }
+  }
+
+  public Stats stats() {
+    mu.lock();
+    try {
+      int held = spares.size() + retired.size() + (current != null ? 1 : 0);
+      return new Stats(
+          appends.sum(),
+          appendedBytes.sum(),
+          appendRetries.sum(),
+          switches.sum(),
+          leaseWaits.sum(),
+          leaseWaitMaxNanos.get(),
+          finishes.sum(),
+          releases.sum(),
+          leases0.sum(),
+          flushRequests.sum(),
+          held);
+    } finally {
+      mu.unlock();
+    }
+  }
+
+  /**
+   * Stops the manager. With {@code giveBack} (every record is flushed: the caller flushed RocksDB
+   * after the last write) every zone is given back; without, the leases stay for recovery.
+   */
+  @Override
+  public void close() {
+    close(false);
+  }
+
+  public void close(boolean giveBack) {
+    mu.lock();
+    try {
+      if (closing) {
+        return;
+      }
+      closing = true;
+      wake.signal();
+    } finally {
+      mu.unlock();
+    }
+    try {
+      manager.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (giveBack) {
+      for (int z : leases.leased()) {
+        leases.giveBack(z);
+      }
+    }
+    current = null;
+  }
+}

@@ -1,0 +1,250 @@
+package io.zkv.waltz;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * WALTZ's record format, version 1 ({@code docs/formats/zkv-wal.md} is the reference): a record is
+ * one logged write, split into parts of at most the device's largest zone append; each part is one
+ * append, block aligned, with its own header and CRC-32C, so a torn, lost or foreign part is found
+ * on its own and a record counts only when all its parts are there.
+ *
+ * <pre>
+ * offset size  field (little-endian)
+ *  0     4     magic 0x544C575A ("ZWLT")
+ *  4     2     version (1)
+ *  6     2     header size (40)
+ *  8     8     database id (the log's owner)
+ * 16     8     sequence number (the writer's, from 1)
+ * 24     2     part index (0..parts-1)
+ * 26     2     parts
+ * 28     4     payload bytes in this part
+ * 32     4     payload bytes of the whole record
+ * 36     4     CRC-32C of bytes 0..35 and this part's payload
+ * 40     ...   payload bytes, then zeros to the block
+ * </pre>
+ *
+ * The payload (all parts' bytes joined): u32 operation count, then per operation u8 kind (1 put, 2
+ * delete, 3 delete range), u32 length and bytes of the key (range start), and for a put or a range
+ * u32 length and bytes of the value (range end).
+ */
+public final class WaltzRecordCodec {
+  public static final int MAGIC = 0x544C575A;
+  public static final int VERSION = 1;
+  public static final int HEADER = 40;
+
+  /** A record's parts: at most this many (a u16 in the header, kept well below it). */
+  public static final int MAX_PARTS = 4096;
+
+  private WaltzRecordCodec() {}
+
+  /** Payload bytes of {@code ops}. */
+  public static long payloadSize(List<WaltzOp> ops) {
+    long n = 4;
+    for (WaltzOp op : ops) {
+      n += op.encodedSize();
+    }
+    return n;
+  }
+
+  /** Payload bytes one part carries when appends are at most {@code maxAppend} bytes. */
+  static int partPayload(int block, int maxAppend) {
+    return (maxAppend / block) * block - HEADER;
+  }
+
+  /** Device bytes the record of {@code payload} bytes takes, all parts padded. */
+  public static long encodedSize(long payload, int block, int maxAppend) {
+    int per = partPayload(block, maxAppend);
+    long full = payload / per; // each exactly HEADER + per bytes: a whole number of blocks
+    long rest = payload % per;
+    long size = full * (HEADER + per);
+    if (rest > 0 || full == 0) {
+      size += (HEADER + rest + block - 1) / block * block;
+    }
+    return size;
+  }
+
+  /**
+   * Encodes the record at {@code out}'s position onward (its parts one after another) and returns
+   * each part's padded size. {@code out} must hold {@link #encodedSize}.
+   *
+   * @throws IllegalArgumentException if the record would need more than {@link #MAX_PARTS} parts
+   */
+  public static int[] encode(
+      long dbId, long seq, List<WaltzOp> ops, int block, int maxAppend, ByteBuffer out) {
+    long payloadLong = payloadSize(ops);
+    int per = partPayload(block, maxAppend);
+    if (per <= 0 || payloadLong > (long) per * MAX_PARTS || payloadLong > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          "a write of "
+              + payloadLong
+              + " bytes is too large for the log (at most "
+              + (long) per * MAX_PARTS
+              + ")");
+    }
+    int payload = (int) payloadLong;
+    ByteBuffer p = ByteBuffer.allocate(payload).order(ByteOrder.LITTLE_ENDIAN);
+    p.putInt(ops.size());
+    for (WaltzOp op : ops) {
+      p.put((byte) op.kind().code).putInt(op.a().length).put(op.a());
+      if (op.b() != null) {
+        p.putInt(op.b().length).put(op.b());
+      }
+    }
+    byte[] body = p.array();
+    int parts = Math.max(1, (payload + per - 1) / per);
+    int[] sizes = new int[parts];
+    ByteBuffer o = out.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    int at = out.position();
+    for (int k = 0; k < parts; k++) {
+      int from = k * per;
+      int len = Math.min(per, payload - from);
+      int padded = (HEADER + len + block - 1) / block * block;
+      o.position(at);
+      o.putInt(MAGIC).putShort((short) VERSION).putShort((short) HEADER);
+      o.putLong(dbId).putLong(seq);
+      o.putShort((short) k).putShort((short) parts).putInt(len).putInt(payload);
+      CRC32C crc = new CRC32C();
+      ByteBuffer head = o.duplicate();
+      head.position(at).limit(at + 36);
+      crc.update(head);
+      crc.update(body, from, len);
+      o.putInt((int) crc.getValue());
+      o.put(body, from, len);
+      for (int i = HEADER + len; i < padded; i++) {
+        o.put((byte) 0);
+      }
+      sizes[k] = padded;
+      at += padded;
+    }
+    return sizes;
+  }
+
+  /** One decoded part: its header's fields, its payload bytes and its padded size. */
+  public record Part(
+      long dbId, long seq, int part, int parts, int totalPayload, byte[] payload, int paddedSize) {}
+
+  /** Why bytes are not a valid part (zone and offset are the caller's to add). */
+  public static final class FormatException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    public FormatException(String message) {
+      super(message);
+    }
+  }
+
+  /** Whether the {@code n} bytes at {@code pos} are all zero (unwritten, or a lost append). */
+  public static boolean allZero(ByteBuffer in, int pos, int n) {
+    for (int i = 0; i < n; i++) {
+      if (in.get(pos + i) != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Decodes the part at {@code pos}, of which {@code avail} bytes are readable.
+   *
+   * @throws FormatException for anything but a whole, valid part of this version
+   */
+  public static Part decodePart(ByteBuffer in, int pos, int avail, int block)
+      throws FormatException {
+    if (avail < HEADER) {
+      throw new FormatException("cut short: " + avail + " bytes left, a header takes " + HEADER);
+    }
+    ByteBuffer b = in.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    int magic = b.getInt(pos);
+    if (magic != MAGIC) {
+      throw new FormatException(String.format("bad magic 0x%08x", magic));
+    }
+    int version = b.getShort(pos + 4) & 0xffff;
+    if (version != VERSION) {
+      throw new FormatException("version " + version + " (this zkv reads " + VERSION + ")");
+    }
+    int header = b.getShort(pos + 6) & 0xffff;
+    int part = b.getShort(pos + 24) & 0xffff;
+    int parts = b.getShort(pos + 26) & 0xffff;
+    int len = b.getInt(pos + 28);
+    int total = b.getInt(pos + 32);
+    if (header != HEADER
+        || parts == 0
+        || parts > MAX_PARTS
+        || part >= parts
+        || len < 0
+        || total < 4
+        || len > total
+        || len > avail - HEADER) {
+      throw new FormatException(
+          "impossible header (header "
+              + header
+              + ", part "
+              + part
+              + "/"
+              + parts
+              + ", "
+              + len
+              + " of "
+              + total
+              + " bytes)");
+    }
+    CRC32C crc = new CRC32C();
+    ByteBuffer head = b.duplicate();
+    head.position(pos).limit(pos + 36);
+    crc.update(head);
+    ByteBuffer body = b.duplicate();
+    body.position(pos + HEADER).limit(pos + HEADER + len);
+    crc.update(body);
+    if ((int) crc.getValue() != b.getInt(pos + 36)) {
+      throw new FormatException("checksum mismatch");
+    }
+    byte[] payload = new byte[len];
+    b.get(pos + HEADER, payload);
+    int padded = (HEADER + len + block - 1) / block * block;
+    return new Part(b.getLong(pos + 8), b.getLong(pos + 16), part, parts, total, payload, padded);
+  }
+
+  /**
+   * The operations of a whole record's payload (its parts' bytes joined in part order).
+   *
+   * @throws FormatException if it does not parse to exactly its length
+   */
+  public static List<WaltzOp> decodePayload(byte[] payload) throws FormatException {
+    ByteBuffer p = ByteBuffer.wrap(payload).order(ByteOrder.LITTLE_ENDIAN);
+    try {
+      int n = p.getInt();
+      if (n < 0 || n > payload.length) {
+        throw new FormatException("operation count " + n + " in " + payload.length + " bytes");
+      }
+      List<WaltzOp> ops = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        WaltzOp.Kind kind = WaltzOp.Kind.of(p.get());
+        if (kind == null) {
+          throw new FormatException("unknown operation kind at payload byte " + (p.position() - 1));
+        }
+        byte[] a = bytes(p);
+        byte[] b = kind == WaltzOp.Kind.DELETE ? null : bytes(p);
+        ops.add(new WaltzOp(kind, a, b));
+      }
+      if (p.hasRemaining()) {
+        throw new FormatException(p.remaining() + " bytes after the last operation");
+      }
+      return ops;
+    } catch (java.nio.BufferUnderflowException e) {
+      throw new FormatException("payload cut short");
+    }
+  }
+
+  private static byte[] bytes(ByteBuffer p) throws FormatException {
+    int len = p.getInt();
+    if (len < 0 || len > p.remaining()) {
+      throw new FormatException("field of " + len + " bytes with " + p.remaining() + " left");
+    }
+    byte[] v = new byte[len];
+    p.get(v);
+    return v;
+  }
+}

@@ -1,0 +1,163 @@
+package io.zkv.waltz;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads WALTZ's leased zones back (docs/wal.md, "WALTZ recovery"): every block from each zone's
+ * start to its write pointer, every valid record kept, not only a prefix, since appends land in any
+ * order and a later acknowledged write may follow a lost unacknowledged one. A part that fails its
+ * checksum or does not parse is reported with its zone and offset and the scan goes on at the next
+ * block; a record counts only with all its parts. The records come back in sequence order, the
+ * order the caller replays them in: the stripes held from sequence to apply make that each key's
+ * write order, and replaying is idempotent (puts, deletes and range deletes only).
+ */
+public final class WaltzRecovery {
+  private WaltzRecovery() {}
+
+  /** A whole record. */
+  public record Record(long seq, List<WaltzOp> ops) {}
+
+  /**
+   * What the scan found.
+   *
+   * @param records whole records, in sequence order
+   * @param problems one line per bad part or incomplete record: zone, offset, reason
+   * @param zones leased zones read
+   * @param bytesRead bytes read from them
+   * @param zeroBlocks all-zero blocks below a write pointer (appends lost in a power cut)
+   */
+  public record Result(
+      List<Record> records, List<String> problems, int zones, long bytesRead, long zeroBlocks) {
+    /** The largest sequence found, 0 if none. */
+    public long maxSeq() {
+      return records.isEmpty() ? 0 : records.get(records.size() - 1).seq();
+    }
+  }
+
+  private static final class Assembly {
+    final byte[][] parts;
+    int found;
+
+    Assembly(int n) {
+      parts = new byte[n][];
+    }
+  }
+
+  /** Scans every zone leased to the log's owner. */
+  public static Result scan(ZoneLeases leases, long dbId) {
+    int block = leases.blockSize();
+    int window = (int) Math.min(leases.zoneCapacity(), Math.max(4 << 20, 2L * leases.maxAppend()));
+    window = Math.max(block, window / block * block);
+    ByteBuffer buf = ByteBuffer.allocateDirect(window + 4096).alignedSlice(4096);
+    Map<Long, Assembly> bySeq = new HashMap<>();
+    List<String> problems = new ArrayList<>();
+    long bytesRead = 0;
+    long zeroBlocks = 0;
+    int[] zones = leases.leased();
+    for (int zone : zones) {
+      long written = leases.written(zone);
+      if (written < 0) {
+        problems.add("zone " + zone + ": cannot read its write pointer (error " + written + ")");
+        continue;
+      }
+      long winStart = 0;
+      int winLen = 0;
+      long at = 0;
+      while (at < written) {
+        if (at + WaltzRecordCodec.HEADER > winStart + winLen
+            || at + block > winStart + winLen
+            || needsMore(buf, at, winStart, winLen, written)) {
+          winStart = at;
+          winLen = (int) Math.min(window, written - at);
+          int rc = leases.read(zone, winStart, buf, winLen);
+          if (rc < 0) {
+            problems.add("zone " + zone + " offset " + at + ": read failed (error " + rc + ")");
+            break;
+          }
+          bytesRead += winLen;
+        }
+        int pos = (int) (at - winStart);
+        int avail = (int) (winStart + winLen - at);
+        try {
+          WaltzRecordCodec.Part p = WaltzRecordCodec.decodePart(buf, pos, avail, block);
+          if (p.dbId() != dbId) {
+            problems.add(
+                "zone "
+                    + zone
+                    + " offset "
+                    + at
+                    + ": a record of database id "
+                    + p.dbId()
+                    + ", skipped");
+          } else {
+            Assembly a = bySeq.computeIfAbsent(p.seq(), s -> new Assembly(p.parts()));
+            if (a.parts.length == p.parts() && a.parts[p.part()] == null) {
+              a.parts[p.part()] = p.payload();
+              a.found++;
+            }
+          }
+          at += p.paddedSize();
+        } catch (WaltzRecordCodec.FormatException e) {
+          if (WaltzRecordCodec.allZero(buf, pos, Math.min(block, avail))) {
+            zeroBlocks++;
+          } else {
+            problems.add(
+                "zone "
+                    + zone
+                    + " offset "
+                    + at
+                    + ": "
+                    + e.getMessage()
+                    + ", skipped to the next block");
+          }
+          at += block;
+        }
+      }
+    }
+    List<Record> records = new ArrayList<>();
+    for (Map.Entry<Long, Assembly> e : bySeq.entrySet()) {
+      Assembly a = e.getValue();
+      if (a.found < a.parts.length) {
+        problems.add(
+            "record "
+                + e.getKey()
+                + ": "
+                + a.found
+                + " of "
+                + a.parts.length
+                + " parts found, not replayed");
+        continue;
+      }
+      ByteArrayOutputStream joined = new ByteArrayOutputStream();
+      for (byte[] p : a.parts) {
+        joined.writeBytes(p);
+      }
+      try {
+        records.add(new Record(e.getKey(), WaltzRecordCodec.decodePayload(joined.toByteArray())));
+      } catch (WaltzRecordCodec.FormatException ex) {
+        problems.add("record " + e.getKey() + ": " + ex.getMessage() + ", not replayed");
+      }
+    }
+    records.sort(Comparator.comparingLong(Record::seq));
+    return new Result(records, problems, zones.length, bytesRead, zeroBlocks);
+  }
+
+  /**
+   * Whether the part at {@code at} announces more payload than the window holds but the zone has.
+   */
+  private static boolean needsMore(
+      ByteBuffer buf, long at, long winStart, int winLen, long written) {
+    int pos = (int) (at - winStart);
+    if (winStart + winLen >= written || pos + WaltzRecordCodec.HEADER > winLen) {
+      return false;
+    }
+    int len = buf.duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(pos + 28);
+    return len > 0 && (long) pos + WaltzRecordCodec.HEADER + len > winLen && pos > 0;
+  }
+}

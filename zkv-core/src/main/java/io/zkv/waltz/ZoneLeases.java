@@ -1,0 +1,49 @@
+package io.zkv.waltz;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Zones leased from the zone file system for one owner's appends (native {@code zonefs/lease.c};
+ * docs/zone-fs.md, "Leased zones"): what WALTZ's log needs of it. Results are -errno on failure, as
+ * the native calls give them; the log says what failed. {@link EnvZoneLeases} is the file system's;
+ * tests may bring their own.
+ */
+public interface ZoneLeases {
+  /** Leases an empty zone (recorded before it returns): its index, or -errno (-ENOSPC). */
+  int lease();
+
+  /** Returns and resets a leased zone: 0 or -errno. */
+  int giveBack(int zone);
+
+  /** The zones leased to this owner now, ascending (after a crash: the log's). */
+  int[] leased();
+
+  /**
+   * Zone-appends {@code len} bytes of the direct buffer {@code buf} (from its position 0, whole
+   * blocks), FUA, and waits: the offset in the zone where they landed, or -errno.
+   */
+  long append(int zone, ByteBuffer buf, int len);
+
+  /** Whether an append's result says the zone had no room (Zone Is Full, Zone Boundary Error). */
+  boolean isZoneFull(long result);
+
+  /**
+   * Reads {@code len} bytes at {@code offset} of a leased zone into the direct buffer: 0 or -errno.
+   */
+  int read(int zone, long offset, ByteBuffer buf, int len);
+
+  /** Bytes written to a leased zone (the device's write pointer), or -errno. */
+  long written(int zone);
+
+  /** Finishes a leased zone: its active token is free, appends still in flight fail as full. */
+  int finish(int zone);
+
+  /** The device's block (the LBA size): records are padded to it. */
+  int blockSize();
+
+  /** The largest zone append, bytes (ZASL): a record's part is at most this. */
+  int maxAppend();
+
+  /** Writable bytes of a zone. */
+  long zoneCapacity();
+}

@@ -1,0 +1,131 @@
+package io.zkv.waltz;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.TreeMap;
+
+/**
+ * Leased zones in memory, for the log's unit tests: appends land at a zone's write pointer under a
+ * lock (a device serialises them per zone); a zone is full at its capacity; finish fills it.
+ */
+final class MemoryZoneLeases implements ZoneLeases {
+  static final int FULL = -(0x10000 | 0x1B9);
+
+  private final int block;
+  private final int maxAppend;
+  private final int capacity;
+  private final int zoneCount;
+  private final TreeMap<Integer, byte[]> data = new TreeMap<>();
+  private final TreeMap<Integer, Integer> wp = new TreeMap<>();
+  int leases;
+  int returns;
+  int finishes;
+
+  MemoryZoneLeases(int block, int maxAppend, int capacity, int zoneCount) {
+    this.block = block;
+    this.maxAppend = maxAppend;
+    this.capacity = capacity;
+    this.zoneCount = zoneCount;
+  }
+
+  @Override
+  public synchronized int lease() {
+    for (int z = 0; z < zoneCount; z++) {
+      if (!wp.containsKey(z)) {
+        wp.put(z, 0);
+        data.put(z, new byte[capacity]);
+        leases++;
+        return z;
+      }
+    }
+    return -28;
+  }
+
+  @Override
+  public synchronized int giveBack(int zone) {
+    if (wp.remove(zone) == null) {
+      return -2;
+    }
+    data.remove(zone);
+    returns++;
+    return 0;
+  }
+
+  @Override
+  public synchronized int[] leased() {
+    return wp.keySet().stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  @Override
+  public synchronized long append(int zone, ByteBuffer buf, int len) {
+    Integer at = wp.get(zone);
+    if (at == null) {
+      return -2;
+    }
+    if (len % block != 0 || len > maxAppend) {
+      return -22;
+    }
+    if (at + len > capacity) {
+      return FULL;
+    }
+    buf.get(0, data.get(zone), at, len);
+    wp.put(zone, at + len);
+    return at;
+  }
+
+  @Override
+  public boolean isZoneFull(long result) {
+    return result == FULL;
+  }
+
+  @Override
+  public synchronized int read(int zone, long offset, ByteBuffer buf, int len) {
+    byte[] d = data.get(zone);
+    if (d == null) {
+      return -2;
+    }
+    buf.put(0, d, (int) offset, len);
+    return 0;
+  }
+
+  @Override
+  public synchronized long written(int zone) {
+    Integer at = wp.get(zone);
+    return at == null ? -2 : at;
+  }
+
+  @Override
+  public synchronized int finish(int zone) {
+    if (!wp.containsKey(zone)) {
+      return -2;
+    }
+    wp.put(zone, capacity);
+    finishes++;
+    return 0;
+  }
+
+  /** Damages byte {@code at} of a zone (a flipped bit on the medium). */
+  synchronized void flip(int zone, int at) {
+    data.get(zone)[at] ^= 0x5A;
+  }
+
+  /** Zeroes {@code len} bytes at {@code at}: an append a power cut lost. */
+  synchronized void zero(int zone, int at, int len) {
+    Arrays.fill(data.get(zone), at, at + len, (byte) 0);
+  }
+
+  @Override
+  public int blockSize() {
+    return block;
+  }
+
+  @Override
+  public int maxAppend() {
+    return maxAppend;
+  }
+
+  @Override
+  public long zoneCapacity() {
+    return capacity;
+  }
+}

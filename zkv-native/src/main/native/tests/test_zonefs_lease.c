@@ -1,0 +1,210 @@
+/* Leased zones (zonefs/lease.c, WALTZ's zones): a lease survives clean and crashed mounts with
+ * every FUA append in it, writers and GC never touch a leased zone even on a full device, a return
+ * resets the zone and is itself persistent, and bad calls fail cleanly. Appends come from several
+ * threads at once, as WALTZ's writers make them. */
+#include "zfs_fixture.h"
+#include "zonefs_internal.h" /* zone states */
+
+#define OWNER_A 0x1111222233334444ull
+#define OWNER_B 0x5555666677778888ull
+#define THREADS 4
+#define PER_THREAD 60
+
+/* Block k of writer t: its bytes name both, so a misplaced or torn block is caught. */
+static void fill_block(uint8_t *b, uint32_t t, uint32_t k) {
+  for (uint32_t i = 0; i < GEO.lba_size; i++) b[i] = (uint8_t)(pattern(t * 1000 + k, i) ^ t);
+}
+
+typedef struct appender {
+  zfs *fs;
+  uint32_t zone, t;
+  int64_t at[PER_THREAD];
+} appender;
+
+static void *append_blocks(void *arg) {
+  appender *a = arg;
+  uint8_t *b = aligned_alloc(4096, GEO.lba_size);
+  for (uint32_t k = 0; k < PER_THREAD; k++) {
+    fill_block(b, a->t, k);
+    a->at[k] = zfs_lease_append(a->fs, OWNER_A, a->zone, b, GEO.lba_size, 1);
+    CHECK(a->at[k] >= 0);
+  }
+  free(b);
+  return NULL;
+}
+
+static void check_blocks(zfs *fs, uint32_t zone, const appender *a) {
+  uint8_t *b = aligned_alloc(4096, GEO.lba_size), *want = malloc(GEO.lba_size);
+  for (uint32_t t = 0; t < THREADS; t++)
+    for (uint32_t k = 0; k < PER_THREAD; k++) {
+      CHECK_EQ(zfs_lease_read(fs, OWNER_A, zone, (uint64_t)a[t].at[k], b, GEO.lba_size), 0);
+      fill_block(want, t, k);
+      CHECK(memcmp(b, want, GEO.lba_size) == 0);
+    }
+  free(b);
+  free(want);
+}
+
+static void check_fsck(zfs *fs) { CHECK_EQ(zfs_check(fs, print_problem, NULL), 0); }
+
+static void leases_survive_mounts_and_power_cuts(void) {
+  fresh("?wcache=1");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  uint32_t a0, a1, b0;
+  CHECK_EQ(zfs_lease_zone(fs, OWNER_A, &a0), 0);
+  CHECK_EQ(zfs_lease_zone(fs, OWNER_A, &a1), 0);
+  CHECK_EQ(zfs_lease_zone(fs, OWNER_B, &b0), 0);
+  CHECK(a0 != a1 && a0 != b0 && a1 != b0);
+  appender a[THREADS];
+  pthread_t th[THREADS];
+  for (uint32_t t = 0; t < THREADS; t++) {
+    a[t] = (appender){.fs = fs, .zone = a0, .t = t};
+    CHECK_EQ(pthread_create(&th[t], NULL, append_blocks, &a[t]), 0);
+  }
+  for (uint32_t t = 0; t < THREADS; t++) pthread_join(th[t], NULL);
+  zfs_lease_state st;
+  CHECK_EQ(zfs_lease_info(fs, OWNER_A, a0, &st), 0);
+  CHECK_EQ(st.written, (uint64_t)THREADS * PER_THREAD * GEO.lba_size);
+  CHECK_EQ(st.capacity, GEO.zone_cap);
+  check_blocks(fs, a0, a);
+  /* Files written meanwhile stay out of the leased zones. */
+  write_file(fs, "/db/a.sst", 21, 5 << 20, 1);
+  /* A power cut that drops everything not made durable: FUA appends and the lease records stay. */
+  CHECK(zkv_emu_power_cut(d, ZKV_CUT_DROP_ALL, 5) >= 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+  for (int round = 0; round < 2; round++) { /* after the crash, then after a clean unmount */
+    d = open_dev();
+    fs = mount_ok(d);
+    uint32_t zones[8];
+    CHECK_EQ(zfs_leased_zones(fs, OWNER_A, zones, 8), 2);
+    CHECK_EQ(zones[0], a0 < a1 ? a0 : a1);
+    CHECK_EQ(zones[1], a0 < a1 ? a1 : a0);
+    CHECK_EQ(zfs_leased_zones(fs, OWNER_B, zones, 8), 1);
+    CHECK_EQ(zones[0], b0);
+    CHECK_EQ(zfs_lease_info(fs, OWNER_A, a0, &st), 0);
+    CHECK_EQ(st.written, (uint64_t)THREADS * PER_THREAD * GEO.lba_size);
+    check_blocks(fs, a0, a);
+    check_file(fs, "/db/a.sst", 21, 5 << 20);
+    check_fsck(fs);
+    zfs_unmount(fs);
+    zkv_dev_close(d);
+  }
+  /* A return resets the zone and survives a crash: the next mount sees no lease. */
+  d = open_dev();
+  fs = mount_ok(d);
+  CHECK_EQ(zfs_lease_return(fs, OWNER_A, a0), 0);
+  CHECK_EQ(zfs_lease_return(fs, OWNER_A, a0), -ENOENT);
+  zfs_zone_info zi;
+  CHECK_EQ(zfs_zone_info_get(fs, a0, &zi), 0);
+  CHECK_EQ(zi.wp, zi.start);
+  CHECK(!zi.busy);
+  CHECK(!zi.leased);
+  CHECK(zkv_emu_power_cut(d, ZKV_CUT_DROP_ALL, 6) >= 0);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+  d = open_dev();
+  fs = mount_ok(d);
+  uint32_t zones[8];
+  CHECK_EQ(zfs_leased_zones(fs, OWNER_A, zones, 8), 1);
+  CHECK_EQ(zones[0], a1);
+  check_fsck(fs);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+/* Writers fill the device to NoSpace and GC collects: the leased zone's blocks stay, no file
+ * extent lies in it, and the zone never reaches a policy as free. */
+static void writers_and_gc_leave_leased_zones_alone(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  uint32_t z;
+  CHECK_EQ(zfs_lease_zone(fs, OWNER_A, &z), 0);
+  appender a[THREADS];
+  for (uint32_t t = 0; t < THREADS; t++) {
+    a[t] = (appender){.fs = fs, .zone = z, .t = t};
+    append_blocks(&a[t]);
+  }
+  char name[64];
+  int files = 0;
+  for (;; files++) { /* until the device refuses */
+    snprintf(name, sizeof name, "/db/f%03d.sst", files);
+    int rc = 0;
+    zfs_file *f = zfs_create(fs, name, 3, &rc);
+    CHECK(f != NULL);
+    uint8_t *buf = malloc(1 << 20);
+    fill(buf, (uint64_t)files, 0, 1 << 20);
+    rc = zfs_append(f, buf, 1 << 20);
+    if (!rc) rc = zfs_sync(f);
+    free(buf);
+    zfs_close(f);
+    if (rc) {
+      CHECK_EQ(rc, -ENOSPC);
+      zfs_delete(fs, name);
+      break;
+    }
+  }
+  CHECK(files > 10);
+  for (int i = 0; i < files; i += 2) { /* garbage everywhere, then collect */
+    snprintf(name, sizeof name, "/db/f%03d.sst", i);
+    CHECK_EQ(zfs_delete(fs, name), 0);
+  }
+  zfs_reclaim(fs, UINT64_MAX);
+  zfs_lease_state st;
+  CHECK_EQ(zfs_lease_info(fs, OWNER_A, z, &st), 0);
+  CHECK_EQ(st.written, (uint64_t)THREADS * PER_THREAD * GEO.lba_size);
+  check_blocks(fs, z, a);
+  zfs_zone_info zi;
+  CHECK_EQ(zfs_zone_info_get(fs, z, &zi), 0);
+  CHECK(zi.busy); /* held: the policies see it as taken */
+  CHECK(zi.leased);
+  CHECK_EQ(zi.live, 0ull); /* no file's data */
+  check_fsck(fs);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+static void bad_calls_fail_cleanly(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  uint32_t z, other;
+  CHECK_EQ(zfs_lease_zone(fs, 0, &z), -EINVAL);
+  CHECK_EQ(zfs_lease_zone(fs, OWNER_A, &z), 0);
+  CHECK_EQ(zfs_lease_zone(fs, OWNER_B, &other), 0);
+  uint8_t *b = aligned_alloc(4096, 2 * GEO.lba_size);
+  memset(b, 7, 2 * GEO.lba_size);
+  CHECK_EQ(zfs_lease_append(fs, OWNER_B, z, b, GEO.lba_size, 0), -ENOENT); /* another owner's */
+  CHECK_EQ(zfs_lease_append(fs, OWNER_A, 0, b, GEO.lba_size, 0), -ENOENT); /* a meta zone */
+  CHECK_EQ(zfs_lease_append(fs, OWNER_A, GEO.nr_zones, b, GEO.lba_size, 0), -ENOENT);
+  CHECK_EQ(zfs_lease_append(fs, OWNER_A, z, b, 100, 0), -EINVAL); /* not whole blocks */
+  CHECK_EQ(zfs_lease_read(fs, OWNER_A, z, GEO.zone_cap, b, 1), -EINVAL);
+  CHECK_EQ(zfs_lease_return(fs, OWNER_B, z), -ENOENT);
+  /* A full zone refuses the next append with the device's Zone Is Full. */
+  for (uint64_t n = 0; n < GEO.zone_cap / GEO.lba_size; n++)
+    CHECK(zfs_lease_append(fs, OWNER_A, z, b, GEO.lba_size, 0) >= 0);
+  CHECK_EQ(zfs_lease_append(fs, OWNER_A, z, b, GEO.lba_size, 0), -(ZKV_ZNS_BASE | ZKV_NVME_ZONE_IS_FULL));
+  /* finish: a partly written lease no longer holds an active token; appends then fail as full */
+  CHECK(zfs_lease_append(fs, OWNER_B, other, b, GEO.lba_size, 0) >= 0);
+  CHECK_EQ(zfs_lease_finish(fs, OWNER_B, other), 0);
+  CHECK_EQ(zfs_lease_append(fs, OWNER_B, other, b, GEO.lba_size, 0), -(ZKV_ZNS_BASE | ZKV_NVME_ZONE_IS_FULL));
+  CHECK_EQ(zfs_lease_return(fs, OWNER_A, z), 0);
+  CHECK_EQ(zfs_lease_return(fs, OWNER_B, other), 0);
+  free(b);
+  check_fsck(fs);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
+int main(void) {
+  make_temp_dir();
+  printf("test_zonefs_lease seed=%llu\n", (unsigned long long)rng);
+  leases_survive_mounts_and_power_cuts();
+  writers_and_gc_leave_leased_zones_alone();
+  bad_calls_fail_cleanly();
+  remove_temp_dir();
+  TEST_DONE("test_zonefs_lease");
+  return 0;
+}

@@ -1,0 +1,120 @@
+/* Leased zones (docs/zone-fs.md, "Leased zones"): a zone the file system gives an owner for its own
+ * zone appends, outside any file: zkv's WALTZ log (docs/wal.md, "WALTZ mode") keeps its records
+ * there, appended by each writer thread with no file system lock and no metadata write.
+ *
+ * A lease is recorded in the metadata log (ZONE_LEASES, with its owner, a 64-bit id the owner
+ * chooses) before the owner may write the zone, and again, owner 0, when it is returned. While
+ * leased a zone is held (zone_held): no writer's policy, no GC and no reset takes it, a mount keeps
+ * its data although no file points there, and it counts against the active limit as a held zone
+ * does. The zone is chosen as the WAL reserve's zones are (reserve_wal_zone: the placement policy's
+ * answer for an empty WAL zone, off any put path), so a policy that keeps logs apart keeps these
+ * too. Returning resets it (after the lock, as every reset). The file system never looks inside:
+ * the owner's records carry their own checksums, and the owner reads the zone to its write pointer
+ * (zfs_lease_info) to recover. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+
+#include "zonefs_internal.h"
+
+static int leased_to(zfs *fs, uint64_t owner, uint32_t zone) {
+  return owner && zone >= fs->sb.meta_zones && zone < fs->g.nr_zones &&
+         atomic_load_explicit(&fs->zones[zone].lease_owner, memory_order_acquire) == owner;
+}
+
+int zfs_lease_zone(zfs *fs, uint64_t owner, uint32_t *zone) {
+  if (!owner) return -EINVAL;
+  if (fs->readonly) return -EROFS;
+  after_unlock work;
+  lock_fs(fs, &work);
+  zfs_alloc_request req = {.file_id = 0, /* no file: asked as the WAL reserve asks (purpose WAL_RESERVE) */
+                           .file_name = "",
+                           .lifetime = 2, /* RocksDB's hint for WAL files (Env::WLTH_SHORT) */
+                           .for_wal_reserve = 1,
+                           .expected_size = fs->g.zone_cap};
+  uint32_t z = 0;
+  int rc = reserve_wal_zone(fs, &req, 0, &z);
+  if (rc == 0) {
+    atomic_store_explicit(&fs->zones[z].lease_owner, owner, memory_order_release);
+    take_zone_class(fs, z, ZKV_CLASS_WAL);
+    rc = persist_leases(fs, z, 0);
+    if (rc) atomic_store(&fs->zones[z].lease_owner, 0); /* never written: nothing to undo */
+  }
+  int written = unlock_fs(fs, &work); /* the record is durable before the owner writes */
+  if (rc) return rc;
+  if (written) return written;
+  *zone = z;
+  return 0;
+}
+
+int zfs_lease_return(zfs *fs, uint64_t owner, uint32_t zone) {
+  if (fs->readonly) return -EROFS;
+  if (!leased_to(fs, owner, zone)) return -ENOENT;
+  /* The owner no longer appends: the device's write pointer is the zone's (appends do not keep
+   * the file system's copy current). */
+  zkv_zone r;
+  int rc = zkv_dev_report(fs->dev, zone, &r, 1);
+  if (rc != 1) return rc < 0 ? rc : -EIO;
+  after_unlock work;
+  lock_fs(fs, &work);
+  rc = -ENOENT;
+  if (leased_to(fs, owner, zone)) {
+    atomic_store(&fs->zones[zone].lease_owner, 0);
+    rc = persist_leases(fs, zone, 0); /* owner 0: returned */
+    zone_state *s = &fs->zones[zone];
+    s->wp = r.wp;
+    wal_reserve_clear(fs, zone);        /* labels, class: a plain zone again */
+    if (!rc) reset_if_unused(fs, zone); /* written: reset after the record (none if empty) */
+    zones_changed(fs);
+  }
+  int written = unlock_fs(fs, &work);
+  return rc ? rc : written;
+}
+
+int zfs_leased_zones(zfs *fs, uint64_t owner, uint32_t *zones, uint32_t cap) {
+  if (!owner) return -EINVAL;
+  uint32_t n = 0;
+  pthread_mutex_lock(&fs->mu);
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
+    if (leased_to(fs, owner, z)) {
+      if (n < cap) zones[n] = z;
+      n++;
+    }
+  pthread_mutex_unlock(&fs->mu);
+  return (int)n;
+}
+
+int64_t zfs_lease_append(zfs *fs, uint64_t owner, uint32_t zone, const void *buf, size_t len, int fua) {
+  if (!leased_to(fs, owner, zone)) return -ENOENT;
+  if (len == 0 || len % fs->g.lba_size) return -EINVAL;
+  int64_t at = zkv_dev_append(fs->dev, zone, buf, len, (fua ? ZKV_IO_FUA : 0) | ZKV_IO_CLASS(ZKV_CLASS_WAL));
+  return at < 0 ? at : at - (int64_t)fs->zones[zone].start;
+}
+
+int zfs_lease_read(zfs *fs, uint64_t owner, uint32_t zone, uint64_t offset, void *buf, size_t len) {
+  if (!leased_to(fs, owner, zone)) return -ENOENT;
+  if (offset > fs->g.zone_cap || len > fs->g.zone_cap - offset) return -EINVAL;
+  return zkv_dev_read(fs->dev, fs->zones[zone].start + offset, buf, len);
+}
+
+int zfs_lease_info(zfs *fs, uint64_t owner, uint32_t zone, zfs_lease_state *out) {
+  if (!leased_to(fs, owner, zone)) return -ENOENT;
+  zkv_zone r;
+  int rc = zkv_dev_report(fs->dev, zone, &r, 1);
+  if (rc < 0) return rc;
+  if (rc != 1) return -EIO;
+  *out = (zfs_lease_state){.written = r.wp - r.start, .capacity = fs->g.zone_cap, .full = r.cond == ZKV_ZONE_FULL};
+  return 0;
+}
+
+int zfs_lease_finish(zfs *fs, uint64_t owner, uint32_t zone) {
+  if (!leased_to(fs, owner, zone)) return -ENOENT;
+  int rc = zkv_dev_zone_mgmt(fs->dev, zone, ZKV_ZONE_FINISH);
+  if (rc) return rc;
+  pthread_mutex_lock(&fs->mu);
+  fs->zones[zone].wp = zone_end(fs, zone); /* no longer active */
+  fs->st.zone_finishes++;
+  zones_changed(fs);
+  pthread_mutex_unlock(&fs->mu);
+  return 0;
+}
