@@ -196,19 +196,18 @@ const void *zkv_boundary_read_single(const void *src, size_t cap, int layout, in
 }
 
 void zkv_boundary_zone(const zfs_zone_info *z, zkv_bnd_zone *out) {
-  *out =
-      (zkv_bnd_zone){.start = z->start,
-                     .capacity = z->capacity,
-                     .write_pointer = z->wp,
-                     .live = z->live,
-                     .copy = z->copy,
-                     .lifetime = z->lifetime,
-                     .flags = (z->meta ? ZKV_ZONE_META : 0u) | (z->busy ? ZKV_ZONE_BUSY : 0u) |
-                              (z->victim_ok ? ZKV_ZONE_VICTIM_OK : 0u) | (z->wal_reserved ? ZKV_ZONE_WAL_RESERVED : 0u) |
-                              (z->leased ? ZKV_ZONE_LEASED : 0u),
-                     .tag = z->tag,
-                     .io_class = z->io_class,
-                     .owner_file = z->owner_file};
+  *out = (zkv_bnd_zone){.start = z->start,
+                        .capacity = z->capacity,
+                        .write_pointer = z->wp,
+                        .live = z->live,
+                        .copy = z->copy,
+                        .lifetime = z->lifetime,
+                        .flags = (z->meta ? ZKV_ZONE_META : 0u) | (z->busy ? ZKV_ZONE_BUSY : 0u) |
+                                 (z->victim_ok ? ZKV_ZONE_VICTIM_OK : 0u) |
+                                 (z->wal_reserved ? ZKV_ZONE_WAL_RESERVED : 0u) | (z->leased ? ZKV_ZONE_LEASED : 0u),
+                        .tag = z->tag,
+                        .io_class = z->io_class,
+                        .owner_file = z->owner_file};
 }
 
 void zkv_boundary_zone_stats(const zfs_stats *s, zkv_bnd_zone_stats *out) {

@@ -90,8 +90,7 @@ std::shared_ptr<LsmHintRegistry> LsmHintListener::Registry() {
 void LsmHintListener::OnFlushCompleted(rocksdb::DB* db, const rocksdb::FlushJobInfo& info) {
   uint64_t seen = flushed_seqno_.load(std::memory_order_relaxed);
   while (info.largest_seqno > seen &&
-         !flushed_seqno_.compare_exchange_weak(seen, info.largest_seqno, std::memory_order_release)) {
-  }
+         !flushed_seqno_.compare_exchange_weak(seen, info.largest_seqno, std::memory_order_release)) {}
   if (auto r = Registry()) r->Refresh(db);
 }
 

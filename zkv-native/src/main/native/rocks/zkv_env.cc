@@ -401,7 +401,7 @@ JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nReturnLease(JNIEnv*, jclass, jl
 }
 
 JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nLeasedZones(JNIEnv* env, jclass, jlong handle, jlong owner,
-                                                            jintArray out) {
+                                                             jintArray out) {
   auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
   if (!h->zone_fs) return -EINVAL;
   jsize cap = env->GetArrayLength(out);
@@ -416,7 +416,7 @@ JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nLeasedZones(JNIEnv* env, jclass
 
 // The hot path: a direct buffer's first len bytes, no copy; the landed offset in the zone or -errno.
 JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nLeaseAppend(JNIEnv* env, jclass, jlong handle, jlong owner, jint zone,
-                                                             jobject buf, jint len, jboolean fua) {
+                                                              jobject buf, jint len, jboolean fua) {
   auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
   void* p = env->GetDirectBufferAddress(buf);
   if (!h->zone_fs || zone < 0 || len <= 0 || !p || env->GetDirectBufferCapacity(buf) < len) return -EINVAL;
@@ -425,18 +425,17 @@ JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nLeaseAppend(JNIEnv* env, jclas
 }
 
 JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nLeaseRead(JNIEnv* env, jclass, jlong handle, jlong owner, jint zone,
-                                                          jlong offset, jobject buf, jint len) {
+                                                           jlong offset, jobject buf, jint len) {
   auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
   void* p = env->GetDirectBufferAddress(buf);
-  if (!h->zone_fs || zone < 0 || offset < 0 || len < 0 || !p || env->GetDirectBufferCapacity(buf) < len)
-    return -EINVAL;
+  if (!h->zone_fs || zone < 0 || offset < 0 || len < 0 || !p || env->GetDirectBufferCapacity(buf) < len) return -EINVAL;
   return zfs_lease_read(h->zone_fs, static_cast<uint64_t>(owner), static_cast<uint32_t>(zone),
                         static_cast<uint64_t>(offset), p, static_cast<size_t>(len));
 }
 
 // {written, capacity, full} or -errno in [0].
 JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nLeaseInfo(JNIEnv* env, jclass, jlong handle, jlong owner, jint zone,
-                                                          jlongArray out) {
+                                                           jlongArray out) {
   auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
   if (!h->zone_fs || zone < 0 || env->GetArrayLength(out) < 3) return -EINVAL;
   zfs_lease_state st;

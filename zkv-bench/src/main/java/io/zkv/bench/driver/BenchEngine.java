@@ -97,7 +97,11 @@ public final class BenchEngine {
     out.println();
     out.println("report: " + json + ", " + markdown);
     out.println(
-        "plots:  " + outDir + "/{latency,throughput}-<workload>.png (" + plots.size() + " files)");
+        "plots:  "
+            + outDir
+            + "/{latency,throughput,write-p99}-<workload>.png ("
+            + plots.size()
+            + " files)");
     return new Outcome(report, outDir, json, markdown, plots);
   }
 

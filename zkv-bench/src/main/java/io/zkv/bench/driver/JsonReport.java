@@ -140,6 +140,10 @@ public final class JsonReport {
       for (int t = 0; t < p.timeline().length; t++) {
         b.append(t == 0 ? "" : ", ").append(num(p.timeline()[t]));
       }
+      b.append("], \"writeP99Us\": [");
+      for (int t = 0; t < p.writeP99Timeline().length; t++) {
+        b.append(t == 0 ? "" : ", ").append(num(p.writeP99Timeline()[t]));
+      }
       b.append("]},\n");
       section(
           "device",

@@ -19,6 +19,8 @@ import org.HdrHistogram.Histogram;
  * @param histograms the histograms behind {@code latency} (nanoseconds), for plots
  * @param intervalSeconds nominal length of a timeline interval
  * @param timeline the clients' operations per second in each interval
+ * @param writeP99Timeline the 99th percentile of the writes' latency in each interval of the
+ *     timeline, microseconds (NaN for an interval without a write): WALTZ's Fig. 15
  * @param timelineSeconds when each interval ended, in seconds from the phase's start (intervals are
  *     nominally {@code intervalSeconds} long; a late sample makes one longer)
  * @param writerOps operations of the background writer (0 without one)
@@ -53,7 +55,8 @@ public record PhaseResult(
     WindowTimeline windows,
     Histogram readDeviceWaits,
     RecoveryFigures recovery,
-    WriteStalls writeStalls) {
+    WriteStalls writeStalls,
+    double[] writeP99Timeline) {
 
   /**
    * The standard deviation of the clients' operations per second over the timeline's intervals
@@ -98,7 +101,8 @@ public record PhaseResult(
         null,
         null,
         r,
-        null);
+        null,
+        new double[0]);
   }
 
   /** The same result with the device figures. */
@@ -136,7 +140,8 @@ public record PhaseResult(
         w,
         readDeviceWaits,
         recovery,
-        s);
+        s,
+        writeP99Timeline);
   }
 
   /** The clients' throughput (a background writer's operations are not in it). */

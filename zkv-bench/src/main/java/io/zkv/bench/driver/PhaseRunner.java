@@ -46,6 +46,8 @@ final class PhaseRunner {
   private final BenchStore store;
   private final BenchSettings settings;
   private final Progress progress;
+  // WRITE latencies of the running phase by timeline interval (the per-second P99 timeline)
+  private org.HdrHistogram.Recorder writeLatencies = new org.HdrHistogram.Recorder(3);
 
   PhaseRunner(BenchStore store, BenchSettings settings, Progress progress) {
     this.store = store;
@@ -67,6 +69,7 @@ final class PhaseRunner {
         phase.timeLimited() && settings.durationSeconds() > 0 ? settings.durationSeconds() : 0;
     Release release = new Release();
     LongAdder completed = new LongAdder();
+    writeLatencies = new org.HdrHistogram.Recorder(3);
     AtomicBoolean writerDone = new AtomicBoolean();
     List<Worker> workers = new ArrayList<>();
     SplittableRandom root = new SplittableRandom(settings.seed() ^ phase.name().hashCode());
@@ -106,6 +109,7 @@ final class PhaseRunner {
     release.open(start, limit);
     List<Double> timeline = new ArrayList<>();
     List<Double> sampleTimes = new ArrayList<>();
+    List<Double> writeP99s = new ArrayList<>();
     long interval = (long) (settings.intervalSeconds() * 1e9);
     long nextSample = start + interval;
     long lastCount = 0;
@@ -118,6 +122,7 @@ final class PhaseRunner {
           long c = completed.sum();
           timeline.add((c - lastCount) / ((now - lastTime) / 1e9));
           sampleTimes.add((now - start) / 1e9);
+          writeP99s.add(intervalP99(writeLatencies));
           lastCount = c;
           lastTime = now;
           // Keep the nominal cadence; after a late sample, the next one is an interval from now.
@@ -147,6 +152,7 @@ final class PhaseRunner {
     if ((end - lastTime > interval / 20 || timeline.isEmpty()) && c > lastCount) {
       timeline.add((c - lastCount) / ((end - lastTime) / 1e9));
       sampleTimes.add((end - start) / 1e9);
+      writeP99s.add(intervalP99(writeLatencies));
     }
     progress.finish();
     List<Worker> all = new ArrayList<>(workers);
@@ -202,7 +208,17 @@ final class PhaseRunner {
         null,
         readWaits,
         null,
-        null);
+        null,
+        writeP99s.stream().mapToDouble(Double::doubleValue).toArray());
+  }
+
+  /**
+   * The writes' 99th percentile since the last call, microseconds; NaN if none. The recorder's
+   * interval histograms are swapped, not locked: the writers never wait for the sampler.
+   */
+  private static double intervalP99(org.HdrHistogram.Recorder r) {
+    Histogram h = r.getIntervalHistogram();
+    return h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(99) / 1000.0;
   }
 
   private static Thread start(Runnable r, String name) {
@@ -301,6 +317,9 @@ final class PhaseRunner {
           histograms
               .computeIfAbsent(op.type(), x -> LatencyStats.newHistogram())
               .recordValue(t1 - t0);
+          if (op.type() == OpType.WRITE) {
+            writeLatencies.recordValue(t1 - t0);
+          }
           if (model != null && op.type() == OpType.READ) {
             readModel.recordValue(model.nanos() - m0);
             readWaits.recordValue(model.waits() - w0);

@@ -47,6 +47,10 @@ public final class Plots {
       }
       files.add(
           save(throughputChart(r, phase), dir.resolve("throughput-" + fileName(phase) + ".png")));
+      XYChart p99 = writeP99Chart(r, phase);
+      if (!p99.getSeriesMap().isEmpty()) {
+        files.add(save(p99, dir.resolve("write-p99-" + fileName(phase) + ".png")));
+      }
       XYChart windows = windowChart(r, phase);
       if (!windows.getSeriesMap().isEmpty()) {
         files.add(save(windows, dir.resolve("windows-" + fileName(phase) + ".png")));
@@ -127,6 +131,36 @@ public final class Plots {
       y[i] = Math.max(0.001, h.getValueAtPercentile(p) / 1000.0);
     }
     return new double[][] {x, y};
+  }
+
+  /** The writes' P99 latency in each timeline interval (WALTZ's Fig. 15), per configuration. */
+  static XYChart writeP99Chart(BenchReport r, String phase) {
+    XYChart chart =
+        chart(
+            phase + ": WRITE P99 latency per interval", "time (s)", "P99 latency (us, log scale)");
+    chart.getStyler().setYAxisLogarithmic(true);
+    chart.getStyler().setMarkerSize(4);
+    boolean repeats = r.settings().repeat() > 1;
+    for (RunResult run : r.runs()) {
+      for (PhaseResult p : run.phases()) {
+        double[] v = p.writeP99Timeline();
+        if (!p.workload().equals(phase) || v.length != p.timelineSeconds().length) {
+          continue;
+        }
+        List<Double> xs = new ArrayList<>();
+        List<Double> ys = new ArrayList<>();
+        for (int i = 0; i < v.length; i++) {
+          if (!Double.isNaN(v[i]) && v[i] > 0) { // an interval without writes has no point
+            xs.add(p.timelineSeconds()[i]);
+            ys.add(v[i]);
+          }
+        }
+        if (!xs.isEmpty()) {
+          chart.addSeries(run.config() + (repeats ? " #" + run.repeat() : ""), xs, ys);
+        }
+      }
+    }
+    return chart;
   }
 
   static XYChart throughputChart(BenchReport r, String phase) {

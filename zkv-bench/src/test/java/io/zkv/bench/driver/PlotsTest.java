@@ -43,7 +43,10 @@ class PlotsTest {
                 new java.io.ByteArrayOutputStream(),
                 true,
                 java.nio.charset.StandardCharsets.UTF_8));
-    assertEquals(6, o.plots().size(), o.plots().toString());
+    // latency and throughput per phase; the write P99 timeline for fillrandom (YCSB's phases
+    // insert and update, they have no WRITE)
+    assertEquals(7, o.plots().size(), o.plots().toString());
+    assertTrue(o.plots().contains(dir.resolve("out").resolve("write-p99-fillrandom.png")));
     for (Path f : o.plots()) {
       BufferedImage img = ImageIO.read(f.toFile());
       assertNotNull(img, f + " does not decode as an image");
@@ -53,10 +56,13 @@ class PlotsTest {
   }
 
   @Test
-  void writesALatencyAndAThroughputPngPerPhase(@TempDir Path dir) throws Exception {
+  void writesALatencyAThroughputAndAWriteP99PngPerPhase(@TempDir Path dir) throws Exception {
     List<Path> files = Plots.write(SampleReports.twoConfigs(), dir);
     assertEquals(
-        List.of(dir.resolve("latency-fillrandom.png"), dir.resolve("throughput-fillrandom.png")),
+        List.of(
+            dir.resolve("latency-fillrandom.png"),
+            dir.resolve("throughput-fillrandom.png"),
+            dir.resolve("write-p99-fillrandom.png")),
         files);
     for (Path f : files) {
       assertTrue(Files.size(f) > 1000, f + " is " + Files.size(f) + " bytes");

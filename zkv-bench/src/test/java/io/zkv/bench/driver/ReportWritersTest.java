@@ -35,6 +35,8 @@ class ReportWritersTest {
     // Run A #1: 1000 ops in 1 s, every READ at 10 us.
     assertTrue(json.contains("\"ops\": 1000, \"seconds\": 1, \"opsPerSecond\": 1000"), json);
     assertTrue(json.contains("\"READ\": {\"count\": 1000, \"avg\": 10"), json);
+    // the per-interval write P99 beside the throughput timeline
+    assertTrue(json.contains("\"opsPerSecond\": [1000], \"writeP99Us\": [200]}"), json);
     assertTrue(json.contains("\"writeAmplification\": 2,"), json);
     assertTrue(json.contains("\"device\": null"), json);
     // The comparison: ops/s medians 2000 and 3000, ratio 1.5.

@@ -34,8 +34,36 @@ final class SampleReports {
       times[i] = Math.min(i + 1, seconds);
     }
     return new PhaseResult(
-        name, ops, seconds, ops, ops, ops * 116, ls, hs, 1, timeline, times, 0, 0, device, null,
-        null, null, null, null);
+        name,
+        ops,
+        seconds,
+        ops,
+        ops,
+        ops * 116,
+        ls,
+        hs,
+        1,
+        timeline,
+        times,
+        0,
+        0,
+        device,
+        null,
+        null,
+        null,
+        null,
+        null,
+        p99Timeline(timeline.length));
+  }
+
+  /** A per-interval write P99 of 200 us, 900 us in the second interval. */
+  static double[] p99Timeline(int n) {
+    double[] p = new double[n];
+    java.util.Arrays.fill(p, 200);
+    if (n > 1) {
+      p[1] = 900;
+    }
+    return p;
   }
 
   static DeviceFigures device(double wa) {
