@@ -400,6 +400,12 @@ JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nReturnLease(JNIEnv*, jclass, jl
   return zfs_lease_return(h->zone_fs, static_cast<uint64_t>(owner), static_cast<uint32_t>(zone));
 }
 
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nReturnAllLeases(JNIEnv*, jclass, jlong handle, jlong owner) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs) return -EINVAL;
+  return zfs_lease_return_all(h->zone_fs, static_cast<uint64_t>(owner));
+}
+
 JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nLeasedZones(JNIEnv* env, jclass, jlong handle, jlong owner,
                                                              jintArray out) {
   auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);

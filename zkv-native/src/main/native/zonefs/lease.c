@@ -13,6 +13,7 @@
  * (zfs_lease_info) to recover. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "zonefs_internal.h"
@@ -37,7 +38,7 @@ int zfs_lease_zone(zfs *fs, uint64_t owner, uint32_t *zone) {
   if (rc == 0) {
     atomic_store_explicit(&fs->zones[z].lease_owner, owner, memory_order_release);
     take_zone_class(fs, z, ZKV_CLASS_WAL);
-    rc = persist_leases(fs, z, 0);
+    rc = persist_leases_of(fs, &z, 1);
     if (rc) atomic_store(&fs->zones[z].lease_owner, 0); /* never written: nothing to undo */
   }
   int written = unlock_fs(fs, &work); /* the record is durable before the owner writes */
@@ -47,28 +48,61 @@ int zfs_lease_zone(zfs *fs, uint64_t owner, uint32_t *zone) {
   return 0;
 }
 
-int zfs_lease_return(zfs *fs, uint64_t owner, uint32_t zone) {
-  if (fs->readonly) return -EROFS;
-  if (!leased_to(fs, owner, zone)) return -ENOENT;
+/* Returns the zones in `zones` (all leased to owner) with one ZONE_LEASES record, so a crash leaves
+ * all of them leased or none: an owner that replays its zones in order needs a set it gives back
+ * to be closed under "older than" (zkv's WALTZ log: docs/wal.md, "Recovery"). */
+static int return_zones(zfs *fs, uint64_t owner, const uint32_t *zones, uint32_t n) {
   /* The owner no longer appends: the device's write pointer is the zone's (appends do not keep
    * the file system's copy current). */
-  zkv_zone r;
-  int rc = zkv_dev_report(fs->dev, zone, &r, 1);
-  if (rc != 1) return rc < 0 ? rc : -EIO;
+  zkv_zone *r = calloc(n ? n : 1, sizeof *r);
+  if (!r) return -ENOMEM;
+  for (uint32_t i = 0; i < n; i++) {
+    int rc = zkv_dev_report(fs->dev, zones[i], &r[i], 1);
+    if (rc != 1) {
+      free(r);
+      return rc < 0 ? rc : -EIO;
+    }
+  }
   after_unlock work;
   lock_fs(fs, &work);
-  rc = -ENOENT;
-  if (leased_to(fs, owner, zone)) {
-    atomic_store(&fs->zones[zone].lease_owner, 0);
-    rc = persist_leases(fs, zone, 0); /* owner 0: returned */
-    zone_state *s = &fs->zones[zone];
-    s->wp = r.wp;
-    wal_reserve_clear(fs, zone);        /* labels, class: a plain zone again */
-    if (!rc) reset_if_unused(fs, zone); /* written: reset after the record (none if empty) */
+  int rc = 0;
+  for (uint32_t i = 0; i < n && !rc; i++)
+    if (!leased_to(fs, owner, zones[i])) rc = -ENOENT;
+  if (!rc) {
+    for (uint32_t i = 0; i < n; i++) atomic_store(&fs->zones[zones[i]].lease_owner, 0);
+    rc = persist_leases_of(fs, zones, n); /* owner 0: returned */
+    if (rc) {                             /* nothing returned: the leases stand, as the log may still say */
+      for (uint32_t i = 0; i < n; i++) atomic_store(&fs->zones[zones[i]].lease_owner, owner);
+    } else {
+      for (uint32_t i = 0; i < n; i++) {
+        zone_state *s = &fs->zones[zones[i]];
+        s->wp = r[i].wp;
+        wal_reserve_clear(fs, zones[i]); /* labels, class: a plain zone again */
+        reset_if_unused(fs, zones[i]);   /* written: reset after the record (none if empty) */
+      }
+    }
     zones_changed(fs);
   }
   int written = unlock_fs(fs, &work);
+  free(r);
   return rc ? rc : written;
+}
+
+int zfs_lease_return(zfs *fs, uint64_t owner, uint32_t zone) {
+  if (fs->readonly) return -EROFS;
+  if (!leased_to(fs, owner, zone)) return -ENOENT;
+  return return_zones(fs, owner, &zone, 1);
+}
+
+int zfs_lease_return_all(zfs *fs, uint64_t owner) {
+  if (fs->readonly) return -EROFS;
+  if (!owner) return -EINVAL;
+  uint32_t *zones = malloc(fs->g.nr_zones * sizeof *zones);
+  if (!zones) return -ENOMEM;
+  int n = zfs_leased_zones(fs, owner, zones, fs->g.nr_zones);
+  int rc = n > 0 ? return_zones(fs, owner, zones, (uint32_t)n) : 0;
+  free(zones);
+  return rc;
 }
 
 int zfs_leased_zones(zfs *fs, uint64_t owner, uint32_t *zones, uint32_t cap) {

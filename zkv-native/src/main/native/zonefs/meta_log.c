@@ -184,12 +184,26 @@ static int append_zone_labels(zfs *fs, uint32_t only, int raw) {
 
 int persist_zone_labels(zfs *fs, uint32_t zone) { return append_zone_labels(fs, zone, 0); }
 
-/* A ZONE_LEASES record: zone `only`'s lease (owner 0 once returned), or (UINT32_MAX) every leased
- * zone's, none if there is none. raw: the roll's, written at once. */
-int persist_leases(zfs *fs, uint32_t only, int raw) {
+/* A ZONE_LEASES record of the zones listed (their owners now: 0 once returned), for a change. */
+int persist_leases_of(zfs *fs, const uint32_t *zones, uint32_t n) {
+  size_t len = 4 + 16 * (size_t)n;
+  uint8_t *p = malloc(len);
+  if (!p) return -ENOMEM;
+  put32(p, n);
+  for (uint32_t i = 0; i < n; i++) {
+    put32(p + 4 + 16 * i, zones[i]);
+    put32(p + 8 + 16 * i, 0);
+    put64(p + 12 + 16 * i, atomic_load(&fs->zones[zones[i]].lease_owner));
+  }
+  int rc = append_record(fs, ZFS_REC_ZONE_LEASES, p, len);
+  free(p);
+  return rc;
+}
+
+/* Every leased zone's lease in one record, written at once (the roll's); none if none. */
+static int persist_all_leases(zfs *fs) {
   uint32_t n = 0;
-  for (uint32_t z = 0; z < fs->g.nr_zones; z++)
-    n += only == UINT32_MAX ? atomic_load(&fs->zones[z].lease_owner) != 0 : z == only;
+  for (uint32_t z = 0; z < fs->g.nr_zones; z++) n += atomic_load(&fs->zones[z].lease_owner) != 0;
   if (n == 0) return 0;
   size_t len = 4 + 16 * (size_t)n;
   uint8_t *p = malloc(len);
@@ -198,13 +212,13 @@ int persist_leases(zfs *fs, uint32_t only, int raw) {
   size_t at = 4;
   for (uint32_t z = 0; z < fs->g.nr_zones; z++) {
     uint64_t owner = atomic_load(&fs->zones[z].lease_owner);
-    if (only == UINT32_MAX ? owner == 0 : z != only) continue;
+    if (!owner) continue;
     put32(p + at, z);
     put32(p + at + 4, 0);
     put64(p + at + 8, owner);
     at += 16;
   }
-  int rc = raw ? append_record_raw(fs, ZFS_REC_ZONE_LEASES, p, len) : append_record(fs, ZFS_REC_ZONE_LEASES, p, len);
+  int rc = append_record_raw(fs, ZFS_REC_ZONE_LEASES, p, len);
   free(p);
   return rc;
 }
@@ -285,7 +299,7 @@ static int roll_steps(zfs *fs) {
   if (rc) return rc;
   if ((rc = append_zone_labels(fs, UINT32_MAX, 1))) return rc;
   if ((rc = append_policy_counts(fs, 1))) return rc;
-  if ((rc = persist_leases(fs, UINT32_MAX, 1))) return rc;
+  if ((rc = persist_all_leases(fs))) return rc;
   fs->st.meta_rolls++;
   return old == next ? 0 : zkv_dev_zone_mgmt(fs->dev, old, ZKV_ZONE_RESET);
 }

@@ -145,6 +145,7 @@ uint64_t free_bytes_for_data(const zfs *fs) {
   int bound = classes_bind_zones(fs);
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
     const zone_state *s = &fs->zones[z];
+    if (atomic_load_explicit(&s->lease_owner, memory_order_relaxed)) continue; /* its owner's room */
     if ((s->wp != s->start || zone_held(s)) && (!bound || !serves_meta_groups(s->io_class)))
       n += zone_end(fs, z) - s->wp;
   }

@@ -312,6 +312,8 @@ int zfs_set_wal_reserve(zfs *fs, uint32_t zones, uint64_t switch_room);
  * is left (or the policy gives none). */
 int zfs_lease_zone(zfs *fs, uint64_t owner, uint32_t *zone);
 int zfs_lease_return(zfs *fs, uint64_t owner, uint32_t zone);
+/* Returns every zone leased to owner with one record: after a crash all are leased or none. */
+int zfs_lease_return_all(zfs *fs, uint64_t owner);
 /* The zones leased to owner, ascending; returns how many there are (may exceed cap). */
 int zfs_leased_zones(zfs *fs, uint64_t owner, uint32_t *zones, uint32_t cap);
 /* Zone append of len bytes (blocks) to a zone leased to owner, with no file system lock; FUA if

@@ -493,8 +493,8 @@ int wal_reserve_take(zfs *fs, fobj *f, uint32_t *out);
 /* WAL f leaves its zone (room below wal_switch_room) to the reserve's thread, which finishes it; the
  * zone stays claimed until then. */
 void wal_hand_over(zfs *fs, fobj *f);
-/* Leased zones (lease.c): every lease as a ZONE_LEASES record, for the roll (raw) or a change. */
-int persist_leases(zfs *fs, uint32_t only, int raw);
+/* Leased zones (lease.c): a ZONE_LEASES record of the zones listed, with their owners now. */
+int persist_leases_of(zfs *fs, const uint32_t *zones, uint32_t n);
 /* The reserve's request for an empty zone to keep (zone_alloc.c): the policy's OPEN_EMPTY answer
  * (its finishes carried out, as for a writer) while the space reserve allows and more empty zones
  * than `target` are left beyond the reserves; -ENOSPC for anything else, never an override. mu

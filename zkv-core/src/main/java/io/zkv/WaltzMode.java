@@ -109,6 +109,16 @@ final class WaltzMode {
     for (String p : r.problems()) {
       LOG.log(System.Logger.Level.WARNING, "WALTZ log of " + path + ": " + p);
     }
+    if (r.unreadZones() > 0) { // their records are unknown: keep every lease for a later open
+      throw new ZkvException(
+          "cannot open "
+              + path
+              + ": "
+              + r.unreadZones()
+              + " zone(s) of its WALTZ log could not be read ("
+              + String.join("; ", r.problems())
+              + "); nothing was replayed or given back");
+    }
     if (r.zones() > 0) {
       try (WriteOptions noWal = new WriteOptions().setDisableWAL(true);
           FlushOptions wait = new FlushOptions().setWaitForFlush(true).setAllowWriteStall(true)) {
@@ -119,8 +129,16 @@ final class WaltzMode {
       } catch (RocksDBException e) {
         throw ZkvException.of("replaying the WALTZ log of " + path, e);
       }
-      for (int z : leases.leased()) {
-        leases.giveBack(z);
+      // All at once (one record): zones given back one by one in zone order could leave an older
+      // zone whose records a crash would replay over the newer ones of a zone already gone.
+      int rc = leases.giveBackAll();
+      if (rc < 0) {
+        throw new ZkvException(
+            "cannot give back the replayed zones of the WALTZ log of "
+                + path
+                + " (error "
+                + rc
+                + ")");
       }
     }
     long switchRoom = switchRoom(g);
@@ -212,9 +230,19 @@ final class WaltzMode {
    */
   int replayInto(RocksDB db, WriteOptions noWal) throws RocksDBException {
     WaltzRecovery.Result r = WaltzRecovery.scan(leases, ownerOfLeases());
+    if (r.unreadZones() > 0) {
+      throw new RocksDBException(
+          "WALTZ log: " + r.unreadZones() + " zone(s) could not be read: " + r.problems());
+    }
     for (WaltzRecovery.Record rec : r.records()) {
       apply(db, noWal, rec.ops());
     }
+    // The reopened database numbers its writes anew and its listener saw no flush: the zones'
+    // bounds mean nothing there. Flushed now, every record is in an SST.
+    try (FlushOptions wait = new FlushOptions().setWaitForFlush(true).setAllowWriteStall(true)) {
+      db.flush(wait);
+    }
+    log.allFlushed();
     return r.records().size();
   }
 
@@ -240,9 +268,11 @@ final class WaltzMode {
 
   /** Gives back the zones of a destroyed database's log. */
   static void destroy(ZonedEnv env, String path) {
-    ZoneLeases leases = new EnvZoneLeases(env.rocksEnv(), ownerOf(path), env.geometry());
-    for (int z : leases.leased()) {
-      leases.giveBack(z);
-    }
+    new EnvZoneLeases(env.rocksEnv(), ownerOf(path), env.geometry()).giveBackAll();
+  }
+
+  /** Zones a database's WALTZ log still holds (a crash left records to replay). */
+  static int zonesLeft(ZonedEnv env, String path) {
+    return env.rocksEnv().leasedZones(ownerOf(path)).length;
   }
 }

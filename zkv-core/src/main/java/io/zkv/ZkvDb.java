@@ -116,6 +116,20 @@ public final class ZkvDb implements AutoCloseable {
     checkPlacement(env, options);
     checkWalMode(env, options);
     ZonedEnv.Attachment a = env.attachDatabase(p, false);
+    int waltzZones = options.waltz() ? 0 : WaltzMode.zonesLeft(env, p);
+    if (waltzZones > 0) {
+      a.close();
+      throw new IllegalStateException(
+          "database "
+              + p
+              + " on "
+              + env.uri()
+              + " has a WALTZ log of "
+              + waltzZones
+              + " zone(s) not replayed yet (it was not closed cleanly in WAL mode WALTZ): open it"
+              + " with ZkvOptions.builder().walMode(WalMode.WALTZ) once, which replays them;"
+              + " without, its last writes would be lost");
+    }
     Options o = null;
     AbstractEventListener hints = null;
     org.rocksdb.WriteOptions w = null;
@@ -129,7 +143,9 @@ public final class ZkvDb implements AutoCloseable {
       RocksDB db = RocksDB.open(o, p);
       rocksEnv.refreshLsmHints(db);
       WaltzMode waltz = null;
-      ZkvDb[] self = new ZkvDb[1]; // the log's manager reaches the database through its gate
+      // the log's manager reaches the database through its gate, once it exists
+      java.util.concurrent.atomic.AtomicReference<ZkvDb> self =
+          new java.util.concurrent.atomic.AtomicReference<>();
       if (options.waltz()) {
         try {
           waltz =
@@ -137,11 +153,12 @@ public final class ZkvDb implements AutoCloseable {
                   env,
                   p,
                   db,
-                  () -> self[0] == null ? 0 : self[0].flushedSequence(),
+                  () -> self.get() == null ? 0 : self.get().flushedSequence(),
                   options.writeBufferSize(),
                   () -> {
-                    if (self[0] != null) {
-                      self[0].requestFlush();
+                    ZkvDb d = self.get();
+                    if (d != null) {
+                      d.requestFlush();
                     }
                   });
         } catch (RuntimeException e) {
@@ -150,7 +167,7 @@ public final class ZkvDb implements AutoCloseable {
         }
       }
       ZkvDb opened = new ZkvDb(env, p, options, a, o, hints, w, db, waltz);
-      self[0] = opened;
+      self.set(opened);
       return opened;
     } catch (RocksDBException e) {
       closeAll(o, hints, w, a);

@@ -395,6 +395,33 @@ class WaltzRocksDbTest {
     }
   }
 
+  /** A crash leaves the log's zones: opening without WALTZ would drop them, so it is refused. */
+  @Test
+  void aDatabaseWithALogLeftOpensInWaltzModeOnly() throws Exception {
+    String uri = device("left");
+    try (ZonedDevice dev = ZonedDevice.open(uri)) {
+      ZonedEnv env = ZonedEnv.open(dev, ZonedEnv.Mode.FORMAT, envOptions());
+      ZkvDb db = ZkvDb.open(env, "/waltz", waltz());
+      db.put(b("k"), b("v")); // in the log and the memtable only
+      dev.faults().powerCut(FaultInjector.PowerCut.DROP_ALL, 1);
+      assertThrows(ZkvException.class, db::close);
+      env.close();
+    }
+    try (ZonedEnv env = ZonedEnv.open(uri, ZonedEnv.Mode.MOUNT, envOptions())) {
+      IllegalStateException e =
+          assertThrows(
+              IllegalStateException.class, () -> ZkvDb.open(env, "/waltz", TestDevices.small()));
+      assertTrue(e.getMessage().contains("WALTZ log of 3 zone(s) not replayed"), e.getMessage());
+      try (ZkvDb db = ZkvDb.open(env, "/waltz", waltz())) {
+        assertArrayEquals(b("v"), db.get(b("k")));
+        assertEquals(1, db.waltzRecovery().orElseThrow().records().size());
+      }
+      try (ZkvDb db = ZkvDb.open(env, "/waltz", TestDevices.small())) { // replayed: now it may
+        assertArrayEquals(b("v"), db.get(b("k")));
+      }
+    }
+  }
+
   @Test
   void badCombinationsAreRefused() throws Exception {
     IllegalArgumentException e =

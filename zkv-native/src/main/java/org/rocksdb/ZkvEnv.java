@@ -429,6 +429,15 @@ public final class ZkvEnv extends Env {
     return nReturnLease(zkvHandle, owner, zone);
   }
 
+  /**
+   * Returns every zone leased to {@code owner} with one metadata record (after a crash all are
+   * leased or none): 0 or -errno.
+   */
+  public int returnAllLeases(long owner) {
+    checkOpen();
+    return nReturnAllLeases(zkvHandle, owner);
+  }
+
   /** The zones leased to {@code owner}, ascending. */
   public int[] leasedZones(long owner) {
     checkOpen();
@@ -831,6 +840,8 @@ public final class ZkvEnv extends Env {
   private static native int nReturnLease(long handle, long owner, int zone);
 
   private static native int nLeasedZones(long handle, long owner, int[] out);
+
+  private static native int nReturnAllLeases(long handle, long owner);
 
   private static native long nLeaseAppend(
       long handle, long owner, int zone, ByteBuffer buf, int len, boolean fua);

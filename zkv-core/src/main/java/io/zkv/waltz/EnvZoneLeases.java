@@ -35,6 +35,11 @@ public final class EnvZoneLeases implements ZoneLeases {
   }
 
   @Override
+  public int giveBackAll() {
+    return env.returnAllLeases(owner);
+  }
+
+  @Override
   public int[] leased() {
     return env.leasedZones(owner);
   }

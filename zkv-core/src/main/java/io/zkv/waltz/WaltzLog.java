@@ -65,6 +65,7 @@ public final class WaltzLog implements AutoCloseable {
   private final LongAdder releases = new LongAdder();
   private final LongAdder leases0 = new LongAdder();
   private final LongAdder flushRequests = new LongAdder();
+  private final LongAdder giveBackFailures = new LongAdder();
 
   /** One leased zone in use. */
   static final class LogZone {
@@ -94,9 +95,32 @@ public final class WaltzLog implements AutoCloseable {
       users.decrementAndGet();
     }
 
+    /**
+     * Closes the zone (nobody enters again) if nobody's record in it is unapplied and every bound
+     * is flushed. The close comes first and the bound is read after it: read before, a writer's
+     * exit with a newer bound between the two would go unseen.
+     */
     boolean closeIfFlushed(long flushed) {
-      return bound.get() <= flushed && users.compareAndSet(0, -1);
+      if (closed) {
+        return true; // closed before; its give-back failed and is tried again
+      }
+      if (!users.compareAndSet(0, -1)) {
+        return false;
+      }
+      if (bound.get() > flushed) {
+        users.set(0); // not yet: open again (nobody entered meanwhile: entering needs >= 0)
+        return false;
+      }
+      closed = true;
+      return true;
     }
+
+    /** Every record here is in an SST (a replay was flushed): the next release may take it. */
+    void allFlushed() {
+      bound.set(0);
+    }
+
+    private boolean closed; // the manager's alone
   }
 
   /** The zones a record's parts landed in, entered until {@link #applied}. */
@@ -120,6 +144,7 @@ public final class WaltzLog implements AutoCloseable {
       long releases,
       long leases,
       long flushRequests,
+      long giveBackFailures,
       int zonesHeld) {}
 
   /**
@@ -217,7 +242,12 @@ public final class WaltzLog implements AutoCloseable {
           t.zones.add(z);
         }
         if (leases.zoneCapacity() - (off + size) < switchRoom) {
-          switchFrom(z, false);
+          try {
+            switchFrom(z, false);
+          } catch (WaltzLogException e) {
+            // no zone to switch to now: this record is durable; the next append that finds the
+            // zone full switches, or reports it
+          }
         }
         return;
       }
@@ -308,17 +338,24 @@ public final class WaltzLog implements AutoCloseable {
       } finally {
         mu.unlock();
       }
-      if (System.nanoTime() >= retryAfter && !refill()) {
-        retryAfter = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100); // full device
-      }
-      releaseFlushed();
-      if (System.nanoTime() >= nextFlushRequest && overBudget()) {
-        flushRequests.increment();
-        flushRequest.run();
-        nextFlushRequest = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+      try {
+        if (System.nanoTime() >= retryAfter && !refill()) {
+          retryAfter = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100); // full device
+        }
+        releaseFlushed();
+        if (System.nanoTime() >= nextFlushRequest && overBudget()) {
+          flushRequests.increment();
+          flushRequest.run();
+          nextFlushRequest = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+        }
+      } catch (RuntimeException e) {
+        // the next round tries again: a manager that died would stop every release
+        managerFailures.increment();
       }
     }
   }
+
+  private final LongAdder managerFailures = new LongAdder();
 
   private long nextFlushRequest;
 
@@ -360,8 +397,28 @@ public final class WaltzLog implements AutoCloseable {
     }
   }
 
+  /**
+   * Every record in the log is in an SST (a replay was applied and flushed, on a database whose
+   * sequence numbers started over): every zone's bound is reset, so the zones left behind go back
+   * with the next release. Called with no write in flight.
+   */
+  public void allFlushed() {
+    mu.lock();
+    try {
+      for (LogZone z : retired) {
+        z.allFlushed();
+      }
+      LogZone c = current;
+      if (c != null) {
+        c.allFlushed();
+      }
+    } finally {
+      mu.unlock();
+    }
+  }
+
   /** Gives back, oldest first, the zones left behind whose records are all flushed. */
-  public void releaseFlushed() {
+  public synchronized void releaseFlushed() {
     long flushed = flushedSequence.getAsLong();
     for (; ; ) {
       LogZone oldest;
@@ -371,11 +428,22 @@ public final class WaltzLog implements AutoCloseable {
         if (oldest == null || !oldest.closeIfFlushed(flushed)) {
           return;
         }
+      } finally {
+        mu.unlock();
+      }
+      int rc = leases.giveBack(oldest.index);
+      if (rc < 0) {
+        // kept at the head and tried again next round: giving newer zones back past it would
+        // let its older records be replayed over newer values after a crash
+        giveBackFailures.increment();
+        return;
+      }
+      mu.lock();
+      try {
         retired.pollFirst();
       } finally {
         mu.unlock();
       }
-      leases.giveBack(oldest.index); // a failure leaves the lease: recovery reads it, harmless
       releases.increment();
     }
   }
@@ -395,6 +463,7 @@ public final class WaltzLog implements AutoCloseable {
           releases.sum(),
           leases0.sum(),
           flushRequests.sum(),
+          giveBackFailures.sum() + managerFailures.sum(),
           held);
     } finally {
       mu.unlock();
@@ -403,7 +472,8 @@ public final class WaltzLog implements AutoCloseable {
 
   /**
    * Stops the manager. With {@code giveBack} (every record is flushed: the caller flushed RocksDB
-   * after the last write) every zone is given back; without, the leases stay for recovery.
+   * after the last write) every zone is given back, all in one metadata record; without, the leases
+   * stay for recovery.
    */
   @Override
   public void close() {
@@ -427,9 +497,7 @@ public final class WaltzLog implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     if (giveBack) {
-      for (int z : leases.leased()) {
-        leases.giveBack(z);
-      }
+      leases.giveBackAll(); // one record: a crash in the middle cannot leave an older zone alone
     }
     current = null;
   }

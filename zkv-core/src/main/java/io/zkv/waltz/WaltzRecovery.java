@@ -31,9 +31,16 @@ public final class WaltzRecovery {
    * @param zones leased zones read
    * @param bytesRead bytes read from them
    * @param zeroBlocks all-zero blocks below a write pointer (appends lost in a power cut)
+   * @param unreadZones zones whose write pointer or data could not be read: their records are
+   *     unknown, so the caller must not give them back
    */
   public record Result(
-      List<Record> records, List<String> problems, int zones, long bytesRead, long zeroBlocks) {
+      List<Record> records,
+      List<String> problems,
+      int zones,
+      long bytesRead,
+      long zeroBlocks,
+      int unreadZones) {
     /** The largest sequence found, 0 if none. */
     public long maxSeq() {
       return records.isEmpty() ? 0 : records.get(records.size() - 1).seq();
@@ -59,11 +66,13 @@ public final class WaltzRecovery {
     List<String> problems = new ArrayList<>();
     long bytesRead = 0;
     long zeroBlocks = 0;
+    int unread = 0;
     int[] zones = leases.leased();
     for (int zone : zones) {
       long written = leases.written(zone);
       if (written < 0) {
         problems.add("zone " + zone + ": cannot read its write pointer (error " + written + ")");
+        unread++;
         continue;
       }
       long winStart = 0;
@@ -72,12 +81,13 @@ public final class WaltzRecovery {
       while (at < written) {
         if (at + WaltzRecordCodec.HEADER > winStart + winLen
             || at + block > winStart + winLen
-            || needsMore(buf, at, winStart, winLen, written)) {
+            || needsMore(buf, at, winStart, winLen, written, leases.maxAppend())) {
           winStart = at;
           winLen = (int) Math.min(window, written - at);
           int rc = leases.read(zone, winStart, buf, winLen);
           if (rc < 0) {
             problems.add("zone " + zone + " offset " + at + ": read failed (error " + rc + ")");
+            unread++;
             break;
           }
           bytesRead += winLen;
@@ -145,19 +155,26 @@ public final class WaltzRecovery {
       }
     }
     records.sort(Comparator.comparingLong(Record::seq));
-    return new Result(records, problems, zones.length, bytesRead, zeroBlocks);
+    return new Result(records, problems, zones.length, bytesRead, zeroBlocks, unread);
   }
 
   /**
-   * Whether the part at {@code at} announces more payload than the window holds but the zone has.
+   * Whether a part header at {@code at} (magic and version right) announces a part, at most one
+   * append long, that runs past the window while the zone has more: the window moves to it. A torn
+   * part's payload bytes are not trusted to move it (each block would reread a window).
    */
   private static boolean needsMore(
-      ByteBuffer buf, long at, long winStart, int winLen, long written) {
+      ByteBuffer buf, long at, long winStart, int winLen, long written, int maxAppend) {
     int pos = (int) (at - winStart);
-    if (winStart + winLen >= written || pos + WaltzRecordCodec.HEADER > winLen) {
+    if (pos == 0 || winStart + winLen >= written || pos + WaltzRecordCodec.HEADER > winLen) {
       return false;
     }
-    int len = buf.duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(pos + 28);
-    return len > 0 && (long) pos + WaltzRecordCodec.HEADER + len > winLen && pos > 0;
+    ByteBuffer b = buf.duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    if (b.getInt(pos) != WaltzRecordCodec.MAGIC
+        || (b.getShort(pos + 4) & 0xffff) != WaltzRecordCodec.VERSION) {
+      return false;
+    }
+    int len = b.getInt(pos + 28);
+    return len > 0 && len <= maxAppend && (long) pos + WaltzRecordCodec.HEADER + len > winLen;
   }
 }

@@ -71,7 +71,7 @@ public final class WaltzWriter {
         throw new IllegalArgumentException(
             "a write of " + size + " bytes is too large for the log");
       }
-      int cap = (int) Math.max(size, 64 << 10);
+      int cap = (int) Math.max((size + 4095) / 4096 * 4096, 64 << 10); // whole pages: aligned
       b = ByteBuffer.allocateDirect(cap + 4096).alignedSlice(4096);
       buffers.set(b);
     }

@@ -15,6 +15,13 @@ public interface ZoneLeases {
   /** Returns and resets a leased zone: 0 or -errno. */
   int giveBack(int zone);
 
+  /**
+   * Returns every zone leased to this owner at once (one metadata record: after a crash all are
+   * leased or none): 0 or -errno. Zones given back one by one must go in log order (oldest first);
+   * a set without an order (recovery's, a close's) goes back whole.
+   */
+  int giveBackAll();
+
   /** The zones leased to this owner now, ascending (after a crash: the log's). */
   int[] leased();
 

@@ -20,6 +20,7 @@ final class MemoryZoneLeases implements ZoneLeases {
   int leases;
   int returns;
   int finishes;
+  volatile int failGiveBack = -1; // a zone whose give-back fails (an I/O error), -1 none
 
   MemoryZoneLeases(int block, int maxAppend, int capacity, int zoneCount) {
     this.block = block;
@@ -43,11 +44,22 @@ final class MemoryZoneLeases implements ZoneLeases {
 
   @Override
   public synchronized int giveBack(int zone) {
+    if (zone == failGiveBack) {
+      return -5;
+    }
     if (wp.remove(zone) == null) {
       return -2;
     }
     data.remove(zone);
     returns++;
+    return 0;
+  }
+
+  @Override
+  public synchronized int giveBackAll() {
+    returns += wp.size();
+    wp.clear();
+    data.clear();
     return 0;
   }
 

@@ -116,6 +116,45 @@ class WaltzLogTest {
     assertEquals(1 + 2, leases.leased().length); // the current zone and the spares stay leased
   }
 
+  /**
+   * A zone is closed for release only with every bound flushed, checked after the close: a writer
+   * whose newer bound arrived first keeps it open (the review's interleaving, made sequential).
+   */
+  @Test
+  void aZoneStaysOpenWhileABoundIsUnflushed() {
+    WaltzLog.LogZone z = new WaltzLog.LogZone(1);
+    assertTrue(z.enter());
+    z.exit(100); // a writer applied at RocksDB sequence 100
+    assertTrue(!z.closeIfFlushed(50)); // flushed to 50 only: stays open
+    assertTrue(z.enter()); // and writers may still enter
+    z.exit(40);
+    assertTrue(z.closeIfFlushed(100));
+    assertTrue(!z.enter()); // closed: nobody enters again
+  }
+
+  /** A give-back that fails keeps its zone at the head: no newer zone goes back past it. */
+  @Test
+  void aFailedGiveBackHoldsBackEveryNewerZone() throws Exception {
+    MemoryZoneLeases leases = new MemoryZoneLeases(BLOCK, 16 << 10, 32 << 10, 4096);
+    AtomicLong flushed = new AtomicLong();
+    WaltzLog log = new WaltzLog(leases, BLOCK, 2, flushed::get, Long.MAX_VALUE, () -> {});
+    WaltzWriter w = new WaltzWriter(log, DB, BLOCK, 16 << 10, 0);
+    int first = leases.leased()[0]; // the first current zone: the oldest once left behind
+    leases.failGiveBack = first;
+    for (int i = 0; i < 8 * 3; i++) {
+      w.write(List.of(WaltzOp.put(key(0, i), new byte[10])), ops -> 1);
+    }
+    flushed.set(Long.MAX_VALUE);
+    log.releaseFlushed();
+    assertEquals(0, log.stats().releases());
+    assertTrue(log.stats().giveBackFailures() >= 1);
+    leases.failGiveBack = -1; // the device recovered
+    log.releaseFlushed();
+    assertEquals(3, log.stats().releases());
+    assertTrue(java.util.Arrays.stream(leases.leased()).noneMatch(z -> z == first));
+    log.close(false);
+  }
+
   /** Zones left behind beyond the budget make the manager ask for a flush, and only then. */
   @Test
   void aLogOverItsBudgetAsksForAFlush() throws Exception {
