@@ -349,28 +349,37 @@ class WaltzRocksDbTest {
     return b.toString();
   }
 
-  /** A write-only run: the log gives zones back as flushes catch up, holding a bounded number. */
+  /**
+   * A write-only run whose log (60,000 one-block records, 245 MB) is larger than the device (37
+   * data zones of 6 MiB, 222 MiB): it completes only if the log gives zones back as flushes catch
+   * up; at the end, flushed, every zone it left goes back.
+   */
   @Test
   void aLongWriteOnlyRunKeepsABoundedNumberOfLogZones() throws Exception {
     try (ZonedEnv env = ZonedEnv.open(device("long"), ZonedEnv.Mode.FORMAT, envOptions());
         ZkvDb db = ZkvDb.open(env, "/waltz", waltz())) {
       byte[] v = new byte[3000];
+      int records = 60_000;
       int maxHeld = 0;
-      for (int i = 0; i < 20_000; i++) { // 20,000 one-block records: 80 MB over 6 MiB zones
+      for (int i = 0; i < records; i++) {
         Arrays.fill(v, (byte) i);
         db.put(b("key" + (i % 2000)), v);
         if (i % 500 == 0) {
           maxHeld = Math.max(maxHeld, db.waltzStats().orElseThrow().zonesHeld());
         }
       }
+      db.flush();
       WaltzLog.Stats s = db.waltzStats().orElseThrow();
-      assertEquals(20_000, s.appends());
-      assertTrue(s.switches() >= 10, s.toString());
-      assertTrue(
-          s.releases() >= s.switches() - 4, s.toString()); // flushes of 1 MiB memtables keep up
-      assertTrue(maxHeld <= 8, "log zones held at most " + maxHeld + ": " + s);
-      Arrays.fill(v, (byte) 19_999);
-      assertArrayEquals(v, db.get(b("key" + (19_999 % 2000))));
+      for (int ms = 0; s.releases() < s.switches() && ms < 60_000; ms += 10) {
+        Thread.sleep(10); // the manager gives zones back in its rounds
+        s = db.waltzStats().orElseThrow();
+      }
+      assertEquals(records, s.appends());
+      assertTrue(s.switches() >= 37, s.toString()); // more zones than the device has
+      assertEquals(s.switches(), s.releases(), s.toString());
+      System.out.println("WaltzRocksDbTest long run: log zones held at most " + maxHeld + ", " + s);
+      Arrays.fill(v, (byte) (records - 1));
+      assertArrayEquals(v, db.get(b("key" + ((records - 1) % 2000))));
     }
   }
 
