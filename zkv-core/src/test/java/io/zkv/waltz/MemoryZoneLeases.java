@@ -21,6 +21,8 @@ final class MemoryZoneLeases implements ZoneLeases {
   int returns;
   int finishes;
   volatile int failGiveBack = -1; // a zone whose give-back fails (an I/O error), -1 none
+  final java.util.List<Integer> givenBack =
+      new java.util.ArrayList<>(); // in order; guarded by this
 
   MemoryZoneLeases(int block, int maxAppend, int capacity, int zoneCount) {
     this.block = block;
@@ -52,6 +54,7 @@ final class MemoryZoneLeases implements ZoneLeases {
     }
     data.remove(zone);
     returns++;
+    givenBack.add(zone);
     return 0;
   }
 
