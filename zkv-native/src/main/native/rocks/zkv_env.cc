@@ -439,17 +439,13 @@ JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nLeaseRead(JNIEnv* env, jclass, 
                         static_cast<uint64_t>(offset), p, static_cast<size_t>(len));
 }
 
-// {written, capacity, full} or -errno in [0].
-JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nLeaseInfo(JNIEnv* env, jclass, jlong handle, jlong owner, jint zone,
-                                                           jlongArray out) {
+// The bytes written to a leased zone (the device's write pointer) or -errno.
+JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nLeaseWritten(JNIEnv*, jclass, jlong handle, jlong owner, jint zone) {
   auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
-  if (!h->zone_fs || zone < 0 || env->GetArrayLength(out) < 3) return -EINVAL;
+  if (!h->zone_fs || zone < 0) return -EINVAL;
   zfs_lease_state st;
   int rc = zfs_lease_info(h->zone_fs, static_cast<uint64_t>(owner), static_cast<uint32_t>(zone), &st);
-  if (rc) return rc;
-  jlong v[3] = {static_cast<jlong>(st.written), static_cast<jlong>(st.capacity), st.full};
-  env->SetLongArrayRegion(out, 0, 3, v);
-  return 0;
+  return rc ? rc : static_cast<jlong>(st.written);
 }
 
 JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nFinishLease(JNIEnv*, jclass, jlong handle, jlong owner, jint zone) {

@@ -137,7 +137,7 @@ int zfs_lease_info(zfs *fs, uint64_t owner, uint32_t zone, zfs_lease_state *out)
   int rc = zkv_dev_report(fs->dev, zone, &r, 1);
   if (rc < 0) return rc;
   if (rc != 1) return -EIO;
-  *out = (zfs_lease_state){.written = r.wp - r.start, .capacity = fs->g.zone_cap, .full = r.cond == ZKV_ZONE_FULL};
+  *out = (zfs_lease_state){.written = r.wp - r.start, .capacity = fs->g.zone_cap};
   return 0;
 }
 

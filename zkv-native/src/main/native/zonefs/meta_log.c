@@ -184,8 +184,9 @@ static int append_zone_labels(zfs *fs, uint32_t only, int raw) {
 
 int persist_zone_labels(zfs *fs, uint32_t zone) { return append_zone_labels(fs, zone, 0); }
 
-/* A ZONE_LEASES record of the zones listed (their owners now: 0 once returned), for a change. */
-int persist_leases_of(zfs *fs, const uint32_t *zones, uint32_t n) {
+/* A ZONE_LEASES record of the zones listed, with their owners now (0: returned); raw: the roll's,
+ * written at once. */
+static int append_leases(zfs *fs, const uint32_t *zones, uint32_t n, int raw) {
   size_t len = 4 + 16 * (size_t)n;
   uint8_t *p = malloc(len);
   if (!p) return -ENOMEM;
@@ -195,31 +196,21 @@ int persist_leases_of(zfs *fs, const uint32_t *zones, uint32_t n) {
     put32(p + 8 + 16 * i, 0);
     put64(p + 12 + 16 * i, atomic_load(&fs->zones[zones[i]].lease_owner));
   }
-  int rc = append_record(fs, ZFS_REC_ZONE_LEASES, p, len);
+  int rc = raw ? append_record_raw(fs, ZFS_REC_ZONE_LEASES, p, len) : append_record(fs, ZFS_REC_ZONE_LEASES, p, len);
   free(p);
   return rc;
 }
 
-/* Every leased zone's lease in one record, written at once (the roll's); none if none. */
+int persist_leases_of(zfs *fs, const uint32_t *zones, uint32_t n) { return append_leases(fs, zones, n, 0); }
+
+/* Every leased zone's lease in one record (the roll's); none if none. */
 static int persist_all_leases(zfs *fs) {
-  uint32_t n = 0;
-  for (uint32_t z = 0; z < fs->g.nr_zones; z++) n += atomic_load(&fs->zones[z].lease_owner) != 0;
-  if (n == 0) return 0;
-  size_t len = 4 + 16 * (size_t)n;
-  uint8_t *p = malloc(len);
-  if (!p) return -ENOMEM;
-  put32(p, n);
-  size_t at = 4;
-  for (uint32_t z = 0; z < fs->g.nr_zones; z++) {
-    uint64_t owner = atomic_load(&fs->zones[z].lease_owner);
-    if (!owner) continue;
-    put32(p + at, z);
-    put32(p + at + 4, 0);
-    put64(p + at + 8, owner);
-    at += 16;
-  }
-  int rc = append_record_raw(fs, ZFS_REC_ZONE_LEASES, p, len);
-  free(p);
+  uint32_t *zones = malloc(fs->g.nr_zones * sizeof *zones), n = 0;
+  if (!zones) return -ENOMEM;
+  for (uint32_t z = 0; z < fs->g.nr_zones; z++)
+    if (atomic_load(&fs->zones[z].lease_owner)) zones[n++] = z;
+  int rc = n ? append_leases(fs, zones, n, 1) : 0;
+  free(zones);
   return rc;
 }
 

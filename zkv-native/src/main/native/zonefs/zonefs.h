@@ -325,7 +325,6 @@ int zfs_lease_read(zfs *fs, uint64_t owner, uint32_t zone, uint64_t offset, void
 typedef struct zfs_lease_state {
   uint64_t written;  /* bytes from the zone's start to its write pointer (the device's) */
   uint64_t capacity; /* writable bytes */
-  int full;
 } zfs_lease_state;
 int zfs_lease_info(zfs *fs, uint64_t owner, uint32_t zone, zfs_lease_state *out);
 /* Finishes a leased zone (its active token is free; appends still in flight fail as full). */

@@ -30,12 +30,15 @@ final class WaltzMode {
   /** Writers besides the log that need an active zone at once: a flush and a compaction. */
   private static final int OTHER_ACTIVE_WRITERS = 2;
 
+  private final long owner;
   private final ZoneLeases leases;
   private final WaltzLog log;
   private final WaltzWriter writer;
   private final WaltzRecovery.Result recovered;
 
-  private WaltzMode(ZoneLeases leases, WaltzLog log, WaltzWriter writer, WaltzRecovery.Result r) {
+  private WaltzMode(
+      long owner, ZoneLeases leases, WaltzLog log, WaltzWriter writer, WaltzRecovery.Result r) {
+    this.owner = owner;
     this.leases = leases;
     this.log = log;
     this.writer = writer;
@@ -120,12 +123,8 @@ final class WaltzMode {
               + "); nothing was replayed or given back");
     }
     if (r.zones() > 0) {
-      try (WriteOptions noWal = new WriteOptions().setDisableWAL(true);
-          FlushOptions wait = new FlushOptions().setWaitForFlush(true).setAllowWriteStall(true)) {
-        for (WaltzRecovery.Record rec : r.records()) {
-          apply(db, noWal, rec.ops());
-        }
-        db.flush(wait); // the replayed writes in SSTs before their zones go
+      try (WriteOptions noWal = new WriteOptions().setDisableWAL(true)) {
+        replayAndFlush(db, noWal, r); // the replayed writes in SSTs before their zones go
       } catch (RocksDBException e) {
         throw ZkvException.of("replaying the WALTZ log of " + path, e);
       }
@@ -156,7 +155,7 @@ final class WaltzMode {
       throw mapped("starting the WALTZ log of " + path, e);
     }
     return new WaltzMode(
-        leases, log, new WaltzWriter(log, owner, g.lbaSize(), g.zasl(), r.maxSeq()), r);
+        owner, leases, log, new WaltzWriter(log, owner, g.lbaSize(), g.zasl(), r.maxSeq()), r);
   }
 
   /**
@@ -224,30 +223,32 @@ final class WaltzMode {
     }
   }
 
+  /** Applies the records in sequence order, then flushes and waits: all of them in SSTs. */
+  private static void replayAndFlush(RocksDB db, WriteOptions noWal, WaltzRecovery.Result r)
+      throws RocksDBException {
+    for (WaltzRecovery.Record rec : r.records()) {
+      apply(db, noWal, rec.ops());
+    }
+    try (FlushOptions wait = new FlushOptions().setWaitForFlush(true).setAllowWriteStall(true)) {
+      db.flush(wait);
+    }
+  }
+
   /**
-   * Replays the log's zones into a reopened {@code db} (resume: its memtables were dropped), the
-   * zones kept until their records are flushed as usual.
+   * Replays the log's zones into a reopened {@code db} (resume: its memtables were dropped) and
+   * flushes them; the zones then go back with the log's next release.
    */
   int replayInto(RocksDB db, WriteOptions noWal) throws RocksDBException {
-    WaltzRecovery.Result r = WaltzRecovery.scan(leases, ownerOfLeases());
+    WaltzRecovery.Result r = WaltzRecovery.scan(leases, owner);
     if (r.unreadZones() > 0) {
       throw new RocksDBException(
           "WALTZ log: " + r.unreadZones() + " zone(s) could not be read: " + r.problems());
     }
-    for (WaltzRecovery.Record rec : r.records()) {
-      apply(db, noWal, rec.ops());
-    }
+    replayAndFlush(db, noWal, r);
     // The reopened database numbers its writes anew and its listener saw no flush: the zones'
     // bounds mean nothing there. Flushed now, every record is in an SST.
-    try (FlushOptions wait = new FlushOptions().setWaitForFlush(true).setAllowWriteStall(true)) {
-      db.flush(wait);
-    }
     log.allFlushed();
     return r.records().size();
-  }
-
-  private long ownerOfLeases() {
-    return ((EnvZoneLeases) leases).owner();
   }
 
   WaltzRecovery.Result recovered() {

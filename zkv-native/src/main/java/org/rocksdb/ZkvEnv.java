@@ -467,13 +467,9 @@ public final class ZkvEnv extends Env {
 
   /** Whether an append's result says its zone had no room for it. */
   public static boolean isZoneFull(long result) {
-    return result == -(ZNS_STATUS_BASE | ZONE_IS_FULL)
-        || result == -(ZNS_STATUS_BASE | ZONE_BOUNDARY_ERROR);
+    return result == io.zkv.device.ZnsStatus.ZONE_IS_FULL.nativeCode()
+        || result == io.zkv.device.ZnsStatus.ZONE_BOUNDARY_ERROR.nativeCode();
   }
-
-  private static final long ZNS_STATUS_BASE = 0x10000; // ZKV_ZNS_BASE (include/zkv/device.h)
-  private static final long ZONE_BOUNDARY_ERROR = 0x1B8;
-  private static final long ZONE_IS_FULL = 0x1B9;
 
   /**
    * Reads {@code len} bytes at {@code offset} of a leased zone into the direct buffer: 0 or -errno.
@@ -486,9 +482,7 @@ public final class ZkvEnv extends Env {
   /** A leased zone's written bytes (the device's write pointer), or -errno. */
   public long leaseWritten(long owner, int zone) {
     checkOpen();
-    long[] v = new long[3];
-    int rc = nLeaseInfo(zkvHandle, owner, zone, v);
-    return rc < 0 ? rc : v[0];
+    return nLeaseWritten(zkvHandle, owner, zone);
   }
 
   /** Finishes a leased zone (frees its active token; appends in flight then fail as full). */
@@ -849,7 +843,7 @@ public final class ZkvEnv extends Env {
   private static native int nLeaseRead(
       long handle, long owner, int zone, long offset, ByteBuffer buf, int len);
 
-  private static native int nLeaseInfo(long handle, long owner, int zone, long[] out);
+  private static native long nLeaseWritten(long handle, long owner, int zone);
 
   private static native int nFinishLease(long handle, long owner, int zone);
 

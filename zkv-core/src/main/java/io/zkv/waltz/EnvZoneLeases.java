@@ -19,11 +19,6 @@ public final class EnvZoneLeases implements ZoneLeases {
     this.geometry = geometry;
   }
 
-  /** The owner id the leases are recorded with. */
-  public long owner() {
-    return owner;
-  }
-
   @Override
   public int lease() {
     return env.leaseZone(owner);

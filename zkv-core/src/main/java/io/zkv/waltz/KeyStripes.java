@@ -34,7 +34,9 @@ final class KeyStripes {
   /** Locks the stripes {@code ops} need and returns them, for {@link #unlock}. */
   int[] lock(List<WaltzOp> ops) {
     int[] s;
-    if (ops.stream().anyMatch(op -> op.kind() == WaltzOp.Kind.DELETE_RANGE)) {
+    if (ops.size() == 1 && ops.get(0).kind() != WaltzOp.Kind.DELETE_RANGE) {
+      s = new int[] {stripeOf(ops.get(0).a())}; // the usual case, without a stream
+    } else if (ops.stream().anyMatch(op -> op.kind() == WaltzOp.Kind.DELETE_RANGE)) {
       s = new int[locks.length];
       Arrays.setAll(s, i -> i);
     } else {

@@ -63,7 +63,7 @@ public final class WaltzLog implements AutoCloseable {
   private final AtomicLong leaseWaitMaxNanos = new AtomicLong();
   private final LongAdder finishes = new LongAdder();
   private final LongAdder releases = new LongAdder();
-  private final LongAdder leases0 = new LongAdder();
+  private final LongAdder leasesTaken = new LongAdder();
   private final LongAdder flushRequests = new LongAdder();
   private final LongAdder giveBackFailures = new LongAdder();
 
@@ -101,7 +101,7 @@ public final class WaltzLog implements AutoCloseable {
      * exit with a newer bound between the two would go unseen.
      */
     boolean closeIfFlushed(long flushed) {
-      if (closed) {
+      if (users.get() < 0) {
         return true; // closed before; its give-back failed and is tried again
       }
       if (!users.compareAndSet(0, -1)) {
@@ -111,7 +111,6 @@ public final class WaltzLog implements AutoCloseable {
         users.set(0); // not yet: open again (nobody entered meanwhile: entering needs >= 0)
         return false;
       }
-      closed = true;
       return true;
     }
 
@@ -119,8 +118,6 @@ public final class WaltzLog implements AutoCloseable {
     void allFlushed() {
       bound.set(0);
     }
-
-    private boolean closed; // the manager's alone
   }
 
   /** The zones a record's parts landed in, entered until {@link #applied}. */
@@ -198,7 +195,7 @@ public final class WaltzLog implements AutoCloseable {
     if (z < 0) {
       throw new WaltzLogException("cannot lease a zone for the log", z);
     }
-    leases0.increment();
+    leasesTaken.increment();
     return new LogZone(z);
   }
 
@@ -383,7 +380,7 @@ public final class WaltzLog implements AutoCloseable {
       if (z < 0) {
         return false;
       }
-      leases0.increment();
+      leasesTaken.increment();
       mu.lock();
       try {
         if (closing) { // close gives back what the log holds; this one is not listed yet
@@ -461,7 +458,7 @@ public final class WaltzLog implements AutoCloseable {
           leaseWaitMaxNanos.get(),
           finishes.sum(),
           releases.sum(),
-          leases0.sum(),
+          leasesTaken.sum(),
           flushRequests.sum(),
           giveBackFailures.sum() + managerFailures.sum(),
           held);

@@ -86,41 +86,65 @@ public final class WaltzRecordCodec {
               + ")");
     }
     int payload = (int) payloadLong;
-    ByteBuffer p = ByteBuffer.allocate(payload).order(ByteOrder.LITTLE_ENDIAN);
-    p.putInt(ops.size());
-    for (WaltzOp op : ops) {
-      p.put((byte) op.kind().code).putInt(op.a().length).put(op.a());
-      if (op.b() != null) {
-        p.putInt(op.b().length).put(op.b());
-      }
-    }
-    byte[] body = p.array();
     int parts = Math.max(1, (payload + per - 1) / per);
     int[] sizes = new int[parts];
     ByteBuffer o = out.duplicate().order(ByteOrder.LITTLE_ENDIAN);
     int at = out.position();
+    if (parts == 1) { // the usual case: the payload goes straight to its place, no copy
+      o.position(at + HEADER);
+      putOps(o, ops);
+      sizes[0] = finishPart(o, at, dbId, seq, 0, 1, payload, payload, block);
+      return sizes;
+    }
+    ByteBuffer body = ByteBuffer.allocate(payload).order(ByteOrder.LITTLE_ENDIAN);
+    putOps(body, ops);
     for (int k = 0; k < parts; k++) {
       int from = k * per;
       int len = Math.min(per, payload - from);
-      int padded = (HEADER + len + block - 1) / block * block;
-      o.position(at);
-      o.putInt(MAGIC).putShort((short) VERSION).putShort((short) HEADER);
-      o.putLong(dbId).putLong(seq);
-      o.putShort((short) k).putShort((short) parts).putInt(len).putInt(payload);
-      CRC32C crc = new CRC32C();
-      ByteBuffer head = o.duplicate();
-      head.position(at).limit(at + 36);
-      crc.update(head);
-      crc.update(body, from, len);
-      o.putInt((int) crc.getValue());
-      o.put(body, from, len);
-      for (int i = HEADER + len; i < padded; i++) {
-        o.put((byte) 0);
-      }
-      sizes[k] = padded;
-      at += padded;
+      o.put(at + HEADER, body.array(), from, len);
+      sizes[k] = finishPart(o, at, dbId, seq, k, parts, len, payload, block);
+      at += sizes[k];
     }
     return sizes;
+  }
+
+  private static void putOps(ByteBuffer dst, List<WaltzOp> ops) {
+    dst.putInt(ops.size());
+    for (WaltzOp op : ops) {
+      dst.put((byte) op.kind().code).putInt(op.a().length).put(op.a());
+      if (op.b() != null) {
+        dst.putInt(op.b().length).put(op.b());
+      }
+    }
+  }
+
+  /**
+   * Writes the header of the part at {@code at} whose {@code len} payload bytes are in place after
+   * it, with their checksum, and the zero padding; returns the part's padded size.
+   */
+  private static int finishPart(
+      ByteBuffer o,
+      int at,
+      long dbId,
+      long seq,
+      int k,
+      int parts,
+      int len,
+      int payload,
+      int block) {
+    int padded = (HEADER + len + block - 1) / block * block;
+    o.position(at);
+    o.putInt(MAGIC).putShort((short) VERSION).putShort((short) HEADER);
+    o.putLong(dbId).putLong(seq);
+    o.putShort((short) k).putShort((short) parts).putInt(len).putInt(payload);
+    CRC32C crc = new CRC32C();
+    crc.update(o.duplicate().position(at).limit(at + 36));
+    crc.update(o.duplicate().position(at + HEADER).limit(at + HEADER + len));
+    o.putInt(at + 36, (int) crc.getValue());
+    for (int i = at + HEADER + len; i < at + padded; i++) {
+      o.put(i, (byte) 0);
+    }
+    return padded;
   }
 
   /** One decoded part: its header's fields, its payload bytes and its padded size. */

@@ -9,7 +9,7 @@ import java.util.TreeMap;
  * lock (a device serialises them per zone); a zone is full at its capacity; finish fills it.
  */
 final class MemoryZoneLeases implements ZoneLeases {
-  static final int FULL = -(0x10000 | 0x1B9);
+  static final long FULL = io.zkv.device.ZnsStatus.ZONE_IS_FULL.nativeCode();
 
   private final int block;
   private final int maxAppend;

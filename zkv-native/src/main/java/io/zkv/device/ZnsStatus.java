@@ -30,6 +30,11 @@ public enum ZnsStatus {
     return nvmeStatus;
   }
 
+  /** The code a native call returns for this status: {@code -(ZNS_BASE | status)}. */
+  public long nativeCode() {
+    return -(ZNS_BASE | nvmeStatus);
+  }
+
   public String description() {
     return description;
   }
