@@ -406,6 +406,25 @@ JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nReturnAllLeases(JNIEnv*, jclass
   return zfs_lease_return_all(h->zone_fs, static_cast<uint64_t>(owner));
 }
 
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nReturnLeaseSet(JNIEnv* env, jclass, jlong handle, jlong owner,
+                                                                jintArray zones) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs || !zones) return -EINVAL;
+  jsize n = env->GetArrayLength(zones);
+  std::vector<uint32_t> z(static_cast<size_t>(n) + 1);
+  env->GetIntArrayRegion(zones, 0, n, reinterpret_cast<jint*>(z.data()));
+  for (jsize i = 0; i < n; i++)
+    if (static_cast<jint>(z[static_cast<size_t>(i)]) < 0) return -EINVAL;
+  return zfs_lease_return_set(h->zone_fs, static_cast<uint64_t>(owner), z.data(), static_cast<uint32_t>(n));
+}
+
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nReturnLeasesKeepEmpty(JNIEnv*, jclass, jlong handle, jlong owner,
+                                                                       jint keep) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs || keep < 0) return -EINVAL;
+  return zfs_lease_return_keep_empty(h->zone_fs, static_cast<uint64_t>(owner), static_cast<uint32_t>(keep));
+}
+
 JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nLeasedZones(JNIEnv* env, jclass, jlong handle, jlong owner,
                                                              jintArray out) {
   auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);

@@ -47,6 +47,15 @@ static void check_blocks(zfs *fs, uint32_t zone, const appender *a) {
 
 static void check_fsck(zfs *fs) { CHECK_EQ(zfs_check(fs, print_problem, NULL), 0); }
 
+/* A power cut that drops everything not durable, then a mount of what is left. */
+static zfs *cut_and_remount(zkv_dev **d, zfs *fs, uint64_t seed) {
+  CHECK(zkv_emu_power_cut(*d, ZKV_CUT_DROP_ALL, seed) >= 0);
+  zfs_unmount(fs);
+  zkv_dev_close(*d);
+  *d = open_dev();
+  return mount_ok(*d);
+}
+
 static void leases_survive_mounts_and_power_cuts(void) {
   fresh("?wcache=1");
   zkv_dev *d = open_dev();
@@ -101,11 +110,7 @@ static void leases_survive_mounts_and_power_cuts(void) {
   CHECK_EQ(zi.wp, zi.start);
   CHECK(!zi.busy);
   CHECK(!zi.leased);
-  CHECK(zkv_emu_power_cut(d, ZKV_CUT_DROP_ALL, 6) >= 0);
-  zfs_unmount(fs);
-  zkv_dev_close(d);
-  d = open_dev();
-  fs = mount_ok(d);
+  fs = cut_and_remount(&d, fs, 6);
   uint32_t zones[8];
   CHECK_EQ(zfs_leased_zones(fs, OWNER_A, zones, 8), 1);
   CHECK_EQ(zones[0], a1);
@@ -122,11 +127,7 @@ static void leases_survive_mounts_and_power_cuts(void) {
   CHECK_EQ(records, (uint64_t)GEO.lba_size); /* one block: one record for both */
   CHECK_EQ(zfs_leased_zones(fs, OWNER_A, zones, 8), 0);
   CHECK_EQ(zfs_leased_zones(fs, OWNER_B, zones, 8), 1); /* another owner's stay */
-  CHECK(zkv_emu_power_cut(d, ZKV_CUT_DROP_ALL, 7) >= 0);
-  zfs_unmount(fs);
-  zkv_dev_close(d);
-  d = open_dev();
-  fs = mount_ok(d);
+  fs = cut_and_remount(&d, fs, 7);
   CHECK_EQ(zfs_leased_zones(fs, OWNER_A, zones, 8), 0);
   CHECK_EQ(zfs_leased_zones(fs, OWNER_B, zones, 8), 1);
   CHECK_EQ(zfs_lease_return_all(fs, OWNER_A), 0); /* none: nothing to do */
@@ -187,6 +188,59 @@ static void writers_and_gc_leave_leased_zones_alone(void) {
   zkv_dev_close(d);
 }
 
+/* Returning the written zones keeps the first `keep` empty ones (WALTZ's zone for a start on a full
+ * device), with one record that survives a power cut. */
+static void return_keep_empty_keeps_only_empty_zones(void) {
+  fresh("?wcache=1");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  uint32_t w, e1, zones[8];
+  CHECK_EQ(zfs_lease_zone(fs, OWNER_A, &w), 0);
+  CHECK_EQ(zfs_lease_zone(fs, OWNER_A, &e1), 0);
+  uint8_t *b = aligned_alloc(4096, GEO.lba_size);
+  memset(b, 3, GEO.lba_size);
+  CHECK(zfs_lease_append(fs, OWNER_A, w, b, GEO.lba_size, 1) >= 0);
+  zfs_stats before, after;
+  CHECK_EQ(zfs_stats_get(fs, &before), 0);
+  CHECK_EQ(zfs_lease_return_keep_empty(fs, OWNER_A, 1), 1);
+  CHECK_EQ(zfs_stats_get(fs, &after), 0);
+  CHECK_EQ(after.meta_bytes - before.meta_bytes, (uint64_t)GEO.lba_size); /* one record */
+  CHECK_EQ(zfs_leased_zones(fs, OWNER_A, zones, 8), 1);
+  CHECK_EQ(zones[0], e1);
+  zfs_zone_info zi;
+  CHECK_EQ(zfs_zone_info_get(fs, w, &zi), 0);
+  CHECK(!zi.leased);
+  CHECK_EQ(zi.wp, zi.start); /* reset */
+  fs = cut_and_remount(&d, fs, 8);
+  CHECK_EQ(zfs_leased_zones(fs, OWNER_A, zones, 8), 1);
+  CHECK_EQ(zones[0], e1);
+  /* Two empty ones, one kept; then none kept: all returned. */
+  uint32_t e2;
+  CHECK_EQ(zfs_lease_zone(fs, OWNER_A, &e2), 0);
+  CHECK_EQ(zfs_lease_return_keep_empty(fs, OWNER_A, 1), 1);
+  CHECK_EQ(zfs_leased_zones(fs, OWNER_A, zones, 8), 1);
+  CHECK_EQ(zfs_lease_return_keep_empty(fs, OWNER_A, 0), 0);
+  CHECK_EQ(zfs_leased_zones(fs, OWNER_A, zones, 8), 0);
+  CHECK_EQ(zfs_lease_return_keep_empty(fs, OWNER_A, 1), 0); /* none leased: nothing to do */
+  /* A set goes back whole, or not at all if one zone is not the owner's. */
+  uint32_t s0, s1, set[2];
+  CHECK_EQ(zfs_lease_zone(fs, OWNER_A, &s0), 0);
+  CHECK_EQ(zfs_lease_zone(fs, OWNER_B, &s1), 0);
+  set[0] = s0;
+  set[1] = s1;
+  CHECK_EQ(zfs_lease_return_set(fs, OWNER_A, set, 2), -ENOENT);
+  CHECK_EQ(zfs_leased_zones(fs, OWNER_A, zones, 8), 1);
+  CHECK_EQ(zfs_lease_return_set(fs, OWNER_A, set, 1), 0);
+  CHECK_EQ(zfs_leased_zones(fs, OWNER_A, zones, 8), 0);
+  CHECK_EQ(zfs_lease_return_set(fs, OWNER_B, set + 1, 1), 0);
+  CHECK_EQ(zfs_lease_return_set(fs, OWNER_A, NULL, 0), 0);
+  CHECK_EQ(zfs_lease_return_keep_empty(fs, 0, 1), -EINVAL);
+  free(b);
+  check_fsck(fs);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
 static void bad_calls_fail_cleanly(void) {
   fresh("");
   zkv_dev *d = open_dev();
@@ -224,6 +278,7 @@ int main(void) {
   printf("test_zonefs_lease seed=%llu\n", (unsigned long long)rng);
   leases_survive_mounts_and_power_cuts();
   writers_and_gc_leave_leased_zones_alone();
+  return_keep_empty_keeps_only_empty_zones();
   bad_calls_fail_cleanly();
   remove_temp_dir();
   TEST_DONE("test_zonefs_lease");

@@ -94,6 +94,12 @@ int zfs_lease_return(zfs *fs, uint64_t owner, uint32_t zone) {
   return return_zones(fs, owner, &zone, 1);
 }
 
+int zfs_lease_return_set(zfs *fs, uint64_t owner, const uint32_t *zones, uint32_t n) {
+  if (fs->readonly) return -EROFS;
+  if (!owner || (n && !zones)) return -EINVAL;
+  return n ? return_zones(fs, owner, zones, n) : 0;
+}
+
 int zfs_lease_return_all(zfs *fs, uint64_t owner) {
   if (fs->readonly) return -EROFS;
   if (!owner) return -EINVAL;
@@ -103,6 +109,30 @@ int zfs_lease_return_all(zfs *fs, uint64_t owner) {
   int rc = n > 0 ? return_zones(fs, owner, zones, (uint32_t)n) : 0;
   free(zones);
   return rc;
+}
+
+int zfs_lease_return_keep_empty(zfs *fs, uint64_t owner, uint32_t keep) {
+  if (fs->readonly) return -EROFS;
+  if (!owner) return -EINVAL;
+  uint32_t *zones = malloc(fs->g.nr_zones * sizeof *zones);
+  if (!zones) return -ENOMEM;
+  int n = zfs_leased_zones(fs, owner, zones, fs->g.nr_zones);
+  uint32_t give = 0, kept = 0;
+  int rc = 0;
+  for (int i = 0; i < n && !rc; i++) {
+    zkv_zone r; /* the owner no longer appends: the device's write pointer is the zone's */
+    int got = zkv_dev_report(fs->dev, zones[i], &r, 1);
+    if (got != 1) {
+      rc = got < 0 ? got : -EIO;
+    } else if (r.wp == r.start && kept < keep) {
+      kept++; /* never written: nothing to replay, kept for the owner's next start */
+    } else {
+      zones[give++] = zones[i];
+    }
+  }
+  if (!rc && give > 0) rc = return_zones(fs, owner, zones, give);
+  free(zones);
+  return rc ? rc : (int)kept;
 }
 
 int zfs_leased_zones(zfs *fs, uint64_t owner, uint32_t *zones, uint32_t cap) {

@@ -312,8 +312,14 @@ int zfs_set_wal_reserve(zfs *fs, uint32_t zones, uint64_t switch_room);
  * is left (or the policy gives none). */
 int zfs_lease_zone(zfs *fs, uint64_t owner, uint32_t *zone);
 int zfs_lease_return(zfs *fs, uint64_t owner, uint32_t zone);
+/* Returns the n zones (all leased to owner, else -ENOENT and none returned) with one record. */
+int zfs_lease_return_set(zfs *fs, uint64_t owner, const uint32_t *zones, uint32_t n);
 /* Returns every zone leased to owner with one record: after a crash all are leased or none. */
 int zfs_lease_return_all(zfs *fs, uint64_t owner);
+/* Returns with one record every zone leased to owner that has been written and every empty one
+ * beyond the first `keep`, which stay leased (an owner that must start again on a full device keeps
+ * a zone for it). Returns how many empty zones stay leased, or -errno (nothing returned). */
+int zfs_lease_return_keep_empty(zfs *fs, uint64_t owner, uint32_t keep);
 /* The zones leased to owner, ascending; returns how many there are (may exceed cap). */
 int zfs_leased_zones(zfs *fs, uint64_t owner, uint32_t *zones, uint32_t cap);
 /* Zone append of len bytes (blocks) to a zone leased to owner, with no file system lock; FUA if

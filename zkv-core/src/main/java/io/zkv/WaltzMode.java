@@ -9,9 +9,9 @@ import io.zkv.waltz.WaltzRecovery;
 import io.zkv.waltz.WaltzWriter;
 import io.zkv.waltz.ZoneLeases;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongSupplier;
-import org.rocksdb.FlushOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
@@ -58,16 +58,21 @@ final class WaltzMode {
     return h == 0 ? 1 : h;
   }
 
+  /** The log's zones beside the current one: spares, and 0 or 1 reserve zone ({@link WaltzLog}). */
+  record ZoneBudget(int spares, int reserve) {}
+
   /**
-   * Spares the device allows: the file system's active limit (the device's less 2, its metadata log
-   * and GC) must hold the log's zone, its spares, the env's reserved WAL zones and a flush and a
-   * compaction.
+   * The spares and reserve the device allows: the file system's active limit (the device's less 2,
+   * its metadata log and GC) must hold the log's zone, its spares, its reserve (an empty held zone
+   * counts as active there), the env's reserved WAL zones and a flush and a compaction. With room
+   * for two more zones the log keeps one spare and the reserve; with room for one, a spare only
+   * (then a log that fills its device cannot be sure to reopen there: docs/wal.md).
    *
    * @throws IllegalArgumentException if not even one spare fits
    */
-  static int sparesFor(DeviceGeometry g, int envWalReserve, String uri) {
+  static ZoneBudget budgetFor(DeviceGeometry g, int envWalReserve, String uri) {
     if (g.maxActive() == 0) {
-      return SPARES;
+      return new ZoneBudget(SPARES, 1);
     }
     int fsLimit = g.maxActive() > 3 ? g.maxActive() - 2 : 1;
     int room = fsLimit - envWalReserve - OTHER_ACTIVE_WRITERS - 1; // less the current zone
@@ -87,15 +92,19 @@ final class WaltzMode {
                   ? " (RocksDB writes no WAL file in WALTZ mode: reservedZones(0) frees those)"
                   : ""));
     }
-    return Math.min(SPARES, room);
+    if (room == 1) {
+      return new ZoneBudget(1, 0);
+    }
+    return new ZoneBudget(Math.min(SPARES, room - 1), 1);
   }
 
   /**
-   * Replays what the log's zones hold into {@code db} (opened with its WAL off), flushes it, gives
-   * the zones back, and starts a fresh log.
+   * Replays what the log's zones hold into {@code db} (opened with its WAL off) and starts the log
+   * again: the replayed zones go back once a flush covers them, an empty one left by a clean close
+   * is the new log's reserve.
    *
-   * @throws ZkvException if the replay or its flush fails (the zones stay leased: a later open
-   *     replays them again)
+   * @throws ZkvException if the replay fails (the zones stay leased: a later open replays them
+   *     again)
    */
   static WaltzMode open(
       ZonedEnv env,
@@ -105,7 +114,7 @@ final class WaltzMode {
       long writeBufferSize,
       Runnable flushRequest) {
     DeviceGeometry g = env.geometry();
-    int spares = sparesFor(g, env.options().wal().reservedZones(), env.uri());
+    ZoneBudget budget = budgetFor(g, env.options().wal().reservedZones(), env.uri());
     long owner = ownerOf(path);
     ZoneLeases leases = new EnvZoneLeases(env.rocksEnv(), owner, g);
     WaltzRecovery.Result r = WaltzRecovery.scan(leases, owner);
@@ -122,23 +131,17 @@ final class WaltzMode {
               + String.join("; ", r.problems())
               + "); nothing was replayed or given back");
     }
-    if (r.zones() > 0) {
-      try (WriteOptions noWal = new WriteOptions().setDisableWAL(true)) {
-        replayAndFlush(db, noWal, r); // the replayed writes in SSTs before their zones go
-      } catch (RocksDBException e) {
-        throw ZkvException.of("replaying the WALTZ log of " + path, e);
+    // Replayed into the memtable, not flushed here: a database must open on a full device too
+    // (to free space). The replayed zones stay leased, as the log's oldest, until a flush covers
+    // them; empty ones (the reserve a clean close kept) start the new log.
+    WaltzLog.Inherited inherited;
+    try (WriteOptions noWal = new WriteOptions().setDisableWAL(true)) {
+      for (WaltzRecovery.Record rec : r.records()) {
+        apply(db, noWal, rec.ops());
       }
-      // All at once (one record): zones given back one by one in zone order could leave an older
-      // zone whose records a crash would replay over the newer ones of a zone already gone.
-      int rc = leases.giveBackAll();
-      if (rc < 0) {
-        throw new ZkvException(
-            "cannot give back the replayed zones of the WALTZ log of "
-                + path
-                + " (error "
-                + rc
-                + ")");
-      }
+      inherited = inherited(leases, r.records().isEmpty() ? 0 : db.getLatestSequenceNumber());
+    } catch (RocksDBException e) {
+      throw ZkvException.of("replaying the WALTZ log of " + path, e);
     }
     long switchRoom = switchRoom(g);
     WaltzLog log;
@@ -146,8 +149,10 @@ final class WaltzMode {
       log =
           new WaltzLog(
               leases,
+              inherited,
               switchRoom,
-              spares,
+              budget.spares(),
+              budget.reserve(),
               flushedSequence,
               heldBudget(g, writeBufferSize),
               flushRequest);
@@ -223,20 +228,24 @@ final class WaltzMode {
     }
   }
 
-  /** Applies the records in sequence order, then flushes and waits: all of them in SSTs. */
-  private static void replayAndFlush(RocksDB db, WriteOptions noWal, WaltzRecovery.Result r)
-      throws RocksDBException {
-    for (WaltzRecovery.Record rec : r.records()) {
-      apply(db, noWal, rec.ops());
+  /**
+   * The log's leased zones split into empty ones and written ones (replayed up to {@code bound}).
+   */
+  private static WaltzLog.Inherited inherited(ZoneLeases leases, long bound) {
+    List<Integer> empty = new ArrayList<>();
+    List<Integer> written = new ArrayList<>();
+    for (int z : leases.leased()) {
+      (leases.written(z) == 0 ? empty : written).add(z);
     }
-    try (FlushOptions wait = new FlushOptions().setWaitForFlush(true).setAllowWriteStall(true)) {
-      db.flush(wait);
-    }
+    return new WaltzLog.Inherited(
+        empty.stream().mapToInt(Integer::intValue).toArray(),
+        written.stream().mapToInt(Integer::intValue).toArray(),
+        bound);
   }
 
   /**
-   * Replays the log's zones into a reopened {@code db} (resume: its memtables were dropped) and
-   * flushes them; the zones then go back with the log's next release.
+   * Replays the log's zones into a reopened {@code db} (resume: its memtables were dropped); the
+   * zones go back once a flush of the reopened database covers the replay.
    */
   int replayInto(RocksDB db, WriteOptions noWal) throws RocksDBException {
     WaltzRecovery.Result r = WaltzRecovery.scan(leases, owner);
@@ -244,10 +253,12 @@ final class WaltzMode {
       throw new RocksDBException(
           "WALTZ log: " + r.unreadZones() + " zone(s) could not be read: " + r.problems());
     }
-    replayAndFlush(db, noWal, r);
+    for (WaltzRecovery.Record rec : r.records()) {
+      apply(db, noWal, rec.ops());
+    }
     // The reopened database numbers its writes anew and its listener saw no flush: the zones'
-    // bounds mean nothing there. Flushed now, every record is in an SST.
-    log.allFlushed();
+    // bounds are now the replay's.
+    log.replayedUpTo(db.getLatestSequenceNumber());
     return r.records().size();
   }
 
@@ -272,8 +283,23 @@ final class WaltzMode {
     new EnvZoneLeases(env.rocksEnv(), ownerOf(path), env.geometry()).giveBackAll();
   }
 
-  /** Zones a database's WALTZ log still holds (a crash left records to replay). */
+  /**
+   * Zones of a database's WALTZ log with records to replay (a crash left them). A log of empty
+   * zones only (the reserve a clean close kept) is given back: a database opened without WALTZ does
+   * not need it.
+   */
   static int zonesLeft(ZonedEnv env, String path) {
-    return env.rocksEnv().leasedZones(ownerOf(path)).length;
+    EnvZoneLeases leases = new EnvZoneLeases(env.rocksEnv(), ownerOf(path), env.geometry());
+    int[] zones = leases.leased();
+    int written = 0;
+    for (int z : zones) {
+      if (leases.written(z) != 0) { // an error counts: its records are unknown
+        written++;
+      }
+    }
+    if (written == 0 && zones.length > 0) {
+      leases.giveBackKeepingEmpty(0);
+    }
+    return written;
   }
 }

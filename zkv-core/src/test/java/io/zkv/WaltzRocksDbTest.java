@@ -383,7 +383,10 @@ class WaltzRocksDbTest {
     }
   }
 
-  /** A clean close gives the zones back; a reopen finds none to replay and the data in SSTs. */
+  /**
+   * A clean close gives the zones back but the reserve (one empty zone); a reopen finds none to
+   * replay and the data in SSTs; a database opened without WALTZ gives the reserve back.
+   */
   @Test
   void aCleanCloseLeavesNothingToReplay() throws Exception {
     String uri = device("clean");
@@ -394,13 +397,26 @@ class WaltzRocksDbTest {
         db.put(b("a2"), b("2"));
         db.syncWal(); // a no-op: every write is durable already
       }
+      long owner = WaltzMode.ownerOf("/waltz");
+      int[] kept = env.rocksEnv().leasedZones(owner); // the reserve: one empty zone
+      assertEquals(1, kept.length);
+      assertEquals(0, env.rocksEnv().leaseWritten(owner, kept[0]));
       try (ZkvDb db = ZkvDb.open(env, "/waltz", waltz())) {
         assertEquals(0, db.waltzRecovery().orElseThrow().zones());
         assertNull(db.get(b("a")));
         assertArrayEquals(b("2"), db.get(b("a2")));
       }
       ZkvDb.destroy(env, "/waltz");
-      assertEquals(0, env.rocksEnv().leasedZones(WaltzMode.ownerOf("/waltz")).length);
+      assertEquals(0, env.rocksEnv().leasedZones(owner).length);
+      // Opened without WALTZ after a clean close: the reserve goes back, nothing to replay.
+      try (ZkvDb db = ZkvDb.open(env, "/other", waltz())) {
+        db.put(b("x"), b("1"));
+      }
+      assertEquals(1, env.rocksEnv().leasedZones(WaltzMode.ownerOf("/other")).length);
+      try (ZkvDb db = ZkvDb.open(env, "/other", TestDevices.small())) {
+        assertArrayEquals(b("1"), db.get(b("x")));
+      }
+      assertEquals(0, env.rocksEnv().leasedZones(WaltzMode.ownerOf("/other")).length);
     }
   }
 
@@ -420,7 +436,7 @@ class WaltzRocksDbTest {
       IllegalStateException e =
           assertThrows(
               IllegalStateException.class, () -> ZkvDb.open(env, "/waltz", TestDevices.small()));
-      assertTrue(e.getMessage().contains("WALTZ log of 3 zone(s) not replayed"), e.getMessage());
+      assertTrue(e.getMessage().contains("WALTZ log of 1 zone(s) not replayed"), e.getMessage());
       try (ZkvDb db = ZkvDb.open(env, "/waltz", waltz())) {
         assertArrayEquals(b("v"), db.get(b("k")));
         assertEquals(1, db.waltzRecovery().orElseThrow().records().size());

@@ -438,6 +438,25 @@ public final class ZkvEnv extends Env {
     return nReturnAllLeases(zkvHandle, owner);
   }
 
+  /**
+   * Returns the given zones, all leased to {@code owner}, with one metadata record: 0 or -errno
+   * (-ENOENT if one is not owner's: none returned).
+   */
+  public int returnLeaseSet(long owner, int[] zones) {
+    checkOpen();
+    return nReturnLeaseSet(zkvHandle, owner, zones.clone());
+  }
+
+  /**
+   * Returns with one metadata record every zone leased to {@code owner} that has been written, and
+   * every empty one beyond the first {@code keep}, which stay leased: how many empty zones stay
+   * leased, or -errno (nothing returned).
+   */
+  public int returnLeasesKeepEmpty(long owner, int keep) {
+    checkOpen();
+    return nReturnLeasesKeepEmpty(zkvHandle, owner, keep);
+  }
+
   /** The zones leased to {@code owner}, ascending. */
   public int[] leasedZones(long owner) {
     checkOpen();
@@ -836,6 +855,10 @@ public final class ZkvEnv extends Env {
   private static native int nLeasedZones(long handle, long owner, int[] out);
 
   private static native int nReturnAllLeases(long handle, long owner);
+
+  private static native int nReturnLeasesKeepEmpty(long handle, long owner, int keep);
+
+  private static native int nReturnLeaseSet(long handle, long owner, int[] zones);
 
   private static native long nLeaseAppend(
       long handle, long owner, int zone, ByteBuffer buf, int len, boolean fua);

@@ -35,6 +35,16 @@ public final class EnvZoneLeases implements ZoneLeases {
   }
 
   @Override
+  public int giveBackSet(int[] zones) {
+    return env.returnLeaseSet(owner, zones);
+  }
+
+  @Override
+  public int giveBackKeepingEmpty(int keep) {
+    return env.returnLeasesKeepEmpty(owner, keep);
+  }
+
+  @Override
   public int[] leased() {
     return env.leasedZones(owner);
   }

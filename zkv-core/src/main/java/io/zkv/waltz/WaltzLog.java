@@ -29,6 +29,9 @@ import java.util.function.LongSupplier;
  *       RocksDB sequence its apply took (RocksDB's latest after the apply). A zone left behind is
  *       given back, oldest first, once nobody's record there is unapplied and its bound is at most
  *       the largest sequence a completed flush persisted: every record in it is then in an SST.
+ *   <li><b>Reserve.</b> Where the active limit allows, one more empty zone the log never writes
+ *       while it has another, kept leased by a clean close: a database whose device filled up
+ *       reopens with a zone for the deletes that free space.
  *   <li><b>Persisted</b>: only the leases (the file system's log, at lease and return). Which zone
  *       is current, the order of zones and the records' places are found again by recovery ({@link
  *       WaltzRecovery}), which reads every leased zone.
@@ -41,6 +44,7 @@ public final class WaltzLog implements AutoCloseable {
   private final ZoneLeases leases;
   private final long switchRoom;
   private final int spareTarget;
+  private final int reserveTarget; // 0 or 1
   private final LongSupplier flushedSequence;
   private final long heldBudget;
   private final Runnable flushRequest;
@@ -52,6 +56,7 @@ public final class WaltzLog implements AutoCloseable {
   private final Condition wake = mu.newCondition();
   private final ArrayDeque<LogZone> spares = new ArrayDeque<>();
   private final ArrayDeque<LogZone> retired = new ArrayDeque<>(); // oldest first
+  private LogZone reserve; // an empty zone kept for a start on a full device, null if none
   private boolean closing;
   private final Thread manager;
 
@@ -67,15 +72,37 @@ public final class WaltzLog implements AutoCloseable {
   private final LongAdder flushRequests = new LongAdder();
   private final LongAdder giveBackFailures = new LongAdder();
 
-  /** One leased zone in use. */
+  /**
+   * What a new log takes over from the last run: empty zones (the reserve a clean close kept) and
+   * the zones a start replayed into RocksDB's memtable, whose records RocksDB holds up to sequence
+   * {@code replayedBound}. Those go back together (one record: their order is unknown) once a flush
+   * covers that bound.
+   */
+  public record Inherited(int[] empty, int[] replayed, long replayedBound) {
+    public static final Inherited NONE = new Inherited(new int[0], new int[0], 0);
+  }
+
+  /** One leased zone in use, or a set of replayed zones that go back together ({@code group}). */
   static final class LogZone {
-    final int index;
+    final int index; // -1 for a group
+    final int[] group; // null for one zone
     // writers with a record here not yet applied; -1 once released (nobody enters again)
     private final AtomicInteger users = new AtomicInteger();
     private final AtomicLong bound = new AtomicLong(); // largest RocksDB sequence noted
 
     LogZone(int index) {
       this.index = index;
+      this.group = null;
+    }
+
+    LogZone(int[] group, long bound) {
+      this.index = -1;
+      this.group = group.clone();
+      this.bound.set(bound);
+    }
+
+    int zoneCount() {
+      return group == null ? 1 : group.length;
     }
 
     boolean enter() {
@@ -114,9 +141,9 @@ public final class WaltzLog implements AutoCloseable {
       return true;
     }
 
-    /** Every record here is in an SST (a replay was flushed): the next release may take it. */
-    void allFlushed() {
-      bound.set(0);
+    /** Every record here was applied again, to a reopened database, up to its {@code sequence}. */
+    void replayedUpTo(long sequence) {
+      bound.set(sequence);
     }
   }
 
@@ -145,16 +172,8 @@ public final class WaltzLog implements AutoCloseable {
       int zonesHeld) {}
 
   /**
-   * Starts a log on {@code leases}: leases its first zone and {@code spares} spares now.
-   *
-   * @param switchRoom bytes of room under which a writer switches to a spare
-   * @param flushedSequence the largest RocksDB sequence a completed flush persisted
-   * @param heldBudget bytes of zones left behind (not yet given back) above which the manager asks
-   *     for a flush: records smaller than a block are padded to it, so the log can outgrow the
-   *     memtables it protects many times over (RocksDB bounds its own WAL likewise, {@code
-   *     max_total_wal_size})
-   * @param flushRequest starts a flush without waiting for it; called by the manager thread
-   * @throws WaltzLogException if the zones cannot be leased (the ones leased are given back)
+   * Starts a log on {@code leases} without a reserve zone: {@link #WaltzLog(ZoneLeases, Inherited,
+   * long, int, int, LongSupplier, long, Runnable)} with nothing inherited and reserve 0.
    */
   public WaltzLog(
       ZoneLeases leases,
@@ -163,31 +182,95 @@ public final class WaltzLog implements AutoCloseable {
       LongSupplier flushedSequence,
       long heldBudget,
       Runnable flushRequest) {
+    this(leases, Inherited.NONE, switchRoom, spares, 0, flushedSequence, heldBudget, flushRequest);
+  }
+
+  /**
+   * Starts a log on {@code leases}: its reserve zone, its first zone and up to {@code spares}
+   * spares, taken first from the inherited empty zones (the reserve a clean close kept), then
+   * leased now; the inherited replayed zones wait, as the oldest zones left behind, for a flush.
+   *
+   * <p>The <b>reserve</b> ({@code reserve} 1) is an empty zone the log keeps leased and never
+   * writes while it has another: a close keeps it ({@link #close(boolean)}), so a database whose
+   * device filled up opens again with a zone for its log, and the deletes that free space can be
+   * written. Only a start that cannot lease a first zone writes it; the manager leases a new one
+   * once zones are free.
+   *
+   * @param switchRoom bytes of room under which a writer switches to a spare
+   * @param flushedSequence the largest RocksDB sequence a completed flush persisted
+   * @param heldBudget bytes of zones left behind (not yet given back) above which the manager asks
+   *     for a flush: records smaller than a block are padded to it, so the log can outgrow the
+   *     memtables it protects many times over (RocksDB bounds its own WAL likewise, {@code
+   *     max_total_wal_size})
+   * @param flushRequest starts a flush without waiting for it; called by the manager thread
+   * @throws WaltzLogException if there is no zone to start in (none adopted, none leasable)
+   */
+  public WaltzLog(
+      ZoneLeases leases,
+      Inherited inherited,
+      long switchRoom,
+      int spares,
+      int reserve,
+      LongSupplier flushedSequence,
+      long heldBudget,
+      Runnable flushRequest) {
     if (spares < 1 || spares > 8) {
       throw new IllegalArgumentException("spare zones must be 1-8: " + spares);
+    }
+    if (reserve < 0 || reserve > 1) {
+      throw new IllegalArgumentException("reserve zones must be 0 or 1: " + reserve);
     }
     this.leases = leases;
     this.switchRoom = switchRoom;
     this.spareTarget = spares;
+    this.reserveTarget = reserve;
     this.flushedSequence = flushedSequence;
     this.heldBudget = heldBudget;
     this.flushRequest = flushRequest;
-    List<LogZone> got = new ArrayList<>();
-    try {
-      for (int i = 0; i <= spares; i++) {
-        got.add(leaseNow());
-      }
-    } catch (WaltzLogException e) {
-      for (LogZone z : got) {
-        leases.giveBack(z.index);
-      }
-      throw e;
+    ArrayDeque<LogZone> kept = new ArrayDeque<>();
+    for (int z : inherited.empty()) {
+      kept.addLast(new LogZone(z));
     }
-    current = got.get(0);
-    this.spares.addAll(got.subList(1, got.size()));
+    if (inherited.replayed().length > 0) {
+      retired.addLast(new LogZone(inherited.replayed(), inherited.replayedBound()));
+    }
+    if (reserve > 0) {
+      this.reserve = kept.isEmpty() ? tryLease() : kept.pollFirst();
+    }
+    LogZone first = kept.isEmpty() ? tryLease() : kept.pollFirst();
+    if (first == null) { // a full device: the reserve is what it was kept for
+      first = this.reserve;
+      this.reserve = null;
+    }
+    if (first == null) {
+      throw new WaltzLogException("cannot lease a zone for the log", -28);
+    }
+    current = first;
+    // Spares where the device has room; on a full device the log starts without (a database must
+    // open there to free space) and the manager leases them once zones are free again.
+    while (this.spares.size() < spares) {
+      LogZone z = kept.isEmpty() ? tryLease() : kept.pollFirst();
+      if (z == null) {
+        break;
+      }
+      this.spares.addLast(z);
+    }
+    for (LogZone z : kept) { // more than the log uses (none from a close of this log)
+      leases.giveBack(z.index);
+    }
     manager = new Thread(this::manage, "zkv-waltz-zones");
     manager.setDaemon(true);
     manager.start();
+  }
+
+  /** A newly leased zone, or null if none can be leased now. */
+  private LogZone tryLease() {
+    int z = leases.lease();
+    if (z < 0) {
+      return null;
+    }
+    leasesTaken.increment();
+    return new LogZone(z);
   }
 
   private LogZone leaseNow() {
@@ -360,17 +443,22 @@ public final class WaltzLog implements AutoCloseable {
   private boolean overBudget() {
     mu.lock();
     try {
-      return (long) retired.size() * leases.zoneCapacity() > heldBudget;
+      long zones = 0;
+      for (LogZone z : retired) {
+        zones += z.zoneCount();
+      }
+      return zones * leases.zoneCapacity() > heldBudget;
     } finally {
       mu.unlock();
     }
   }
 
+  /** The reserve (if the log keeps one and has none), then the spares, back to their targets. */
   private boolean refill() {
     for (; ; ) {
       mu.lock();
       try {
-        if (closing || spares.size() >= spareTarget) {
+        if (closing || (reserve != null || reserveTarget == 0) && spares.size() >= spareTarget) {
           return true;
         }
       } finally {
@@ -387,7 +475,11 @@ public final class WaltzLog implements AutoCloseable {
           leases.giveBack(z);
           return true;
         }
-        spares.addLast(new LogZone(z));
+        if (reserve == null && reserveTarget > 0) {
+          reserve = new LogZone(z);
+        } else {
+          spares.addLast(new LogZone(z));
+        }
       } finally {
         mu.unlock();
       }
@@ -395,19 +487,19 @@ public final class WaltzLog implements AutoCloseable {
   }
 
   /**
-   * Every record in the log is in an SST (a replay was applied and flushed, on a database whose
-   * sequence numbers started over): every zone's bound is reset, so the zones left behind go back
-   * with the next release. Called with no write in flight.
+   * Every record in the log was applied again to a reopened database (its sequence numbers started
+   * over), up to its {@code sequence}: every zone's bound becomes that, so the zones go back once a
+   * flush of the reopened database covers it. Called with no write in flight.
    */
-  public void allFlushed() {
+  public void replayedUpTo(long sequence) {
     mu.lock();
     try {
       for (LogZone z : retired) {
-        z.allFlushed();
+        z.replayedUpTo(sequence);
       }
       LogZone c = current;
       if (c != null) {
-        c.allFlushed();
+        c.replayedUpTo(sequence);
       }
     } finally {
       mu.unlock();
@@ -428,7 +520,8 @@ public final class WaltzLog implements AutoCloseable {
       } finally {
         mu.unlock();
       }
-      int rc = leases.giveBack(oldest.index);
+      int rc =
+          oldest.group != null ? leases.giveBackSet(oldest.group) : leases.giveBack(oldest.index);
       if (rc < 0) {
         // kept at the head and tried again next round: giving newer zones back past it would
         // let its older records be replayed over newer values after a crash
@@ -441,14 +534,17 @@ public final class WaltzLog implements AutoCloseable {
       } finally {
         mu.unlock();
       }
-      releases.increment();
+      releases.add(oldest.zoneCount());
     }
   }
 
   public Stats stats() {
     mu.lock();
     try {
-      int held = spares.size() + retired.size() + (current != null ? 1 : 0);
+      int held = spares.size() + (current != null ? 1 : 0) + (reserve != null ? 1 : 0);
+      for (LogZone z : retired) {
+        held += z.zoneCount();
+      }
       return new Stats(
           appends.sum(),
           appendedBytes.sum(),
@@ -469,8 +565,8 @@ public final class WaltzLog implements AutoCloseable {
 
   /**
    * Stops the manager. With {@code giveBack} (every record is flushed: the caller flushed RocksDB
-   * after the last write) every zone is given back, all in one metadata record; without, the leases
-   * stay for recovery.
+   * after the last write) every zone is given back, all in one metadata record, but one empty zone
+   * where the log keeps a reserve; without, the leases stay for recovery.
    */
   @Override
   public void close() {
@@ -494,7 +590,9 @@ public final class WaltzLog implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     if (giveBack) {
-      leases.giveBackAll(); // one record: a crash in the middle cannot leave an older zone alone
+      // One record: a crash in the middle cannot leave an older zone alone. An empty zone stays
+      // leased where the log keeps a reserve: the next start has a zone on a full device too.
+      leases.giveBackKeepingEmpty(reserveTarget);
     }
     current = null;
   }

@@ -28,7 +28,7 @@ public final class WaltzRecovery {
    *
    * @param records whole records, in sequence order
    * @param problems one line per bad part or incomplete record: zone, offset, reason
-   * @param zones leased zones read
+   * @param zones leased zones that had been written (empty ones, kept for a start, are not counted)
    * @param bytesRead bytes read from them
    * @param zeroBlocks all-zero blocks below a write pointer (appends lost in a power cut)
    * @param unreadZones zones whose write pointer or data could not be read: their records are
@@ -68,8 +68,12 @@ public final class WaltzRecovery {
     long zeroBlocks = 0;
     int unread = 0;
     int[] zones = leases.leased();
+    int writtenZones = 0;
     for (int zone : zones) {
       long written = leases.written(zone);
+      if (written != 0) {
+        writtenZones++;
+      }
       if (written < 0) {
         problems.add("zone " + zone + ": cannot read its write pointer (error " + written + ")");
         unread++;
@@ -155,7 +159,7 @@ public final class WaltzRecovery {
       }
     }
     records.sort(Comparator.comparingLong(Record::seq));
-    return new Result(records, problems, zones.length, bytesRead, zeroBlocks, unread);
+    return new Result(records, problems, writtenZones, bytesRead, zeroBlocks, unread);
   }
 
   /**

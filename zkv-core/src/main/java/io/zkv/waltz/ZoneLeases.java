@@ -22,6 +22,20 @@ public interface ZoneLeases {
    */
   int giveBackAll();
 
+  /**
+   * Returns the given zones at once (one metadata record: after a crash all are leased or none): 0
+   * or -errno (none returned). For a set whose order is unknown (the zones a start replayed).
+   */
+  int giveBackSet(int[] zones);
+
+  /**
+   * Returns at once (one metadata record) every zone leased to this owner that has been written,
+   * and every empty one beyond the first {@code keep}, which stay leased: how many empty zones
+   * stay, or -errno (nothing returned). A set of written zones goes back whole, as in {@link
+   * #giveBackAll}.
+   */
+  int giveBackKeepingEmpty(int keep);
+
   /** The zones leased to this owner now, ascending (after a crash: the log's). */
   int[] leased();
 

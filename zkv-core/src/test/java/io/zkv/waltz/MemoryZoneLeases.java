@@ -67,6 +67,40 @@ final class MemoryZoneLeases implements ZoneLeases {
   }
 
   @Override
+  public synchronized int giveBackSet(int[] zones) {
+    for (int z : zones) {
+      if (z == failGiveBack) {
+        return -5;
+      }
+      if (!wp.containsKey(z)) {
+        return -2;
+      }
+    }
+    for (int z : zones) {
+      wp.remove(z);
+      data.remove(z);
+      returns++;
+      givenBack.add(z);
+    }
+    return 0;
+  }
+
+  @Override
+  public synchronized int giveBackKeepingEmpty(int keep) {
+    int kept = 0;
+    for (Integer z : java.util.List.copyOf(wp.keySet())) {
+      if (wp.get(z) == 0 && kept < keep) {
+        kept++;
+      } else {
+        wp.remove(z);
+        data.remove(z);
+        returns++;
+      }
+    }
+    return kept;
+  }
+
+  @Override
   public synchronized int[] leased() {
     return wp.keySet().stream().mapToInt(Integer::intValue).toArray();
   }

@@ -190,6 +190,108 @@ class WaltzLogTest {
     log.close(false);
   }
 
+  /**
+   * The reserve: never written while the log has another zone, not even when the device fills up
+   * and writes fail with NoSpace; a clean close keeps it (and only it); a log started on a full
+   * device with it adopted writes there.
+   */
+  @Test
+  void theReserveZoneOutlivesAFullDeviceAndStartsTheNextLog() throws Exception {
+    MemoryZoneLeases leases = new MemoryZoneLeases(BLOCK, 16 << 10, 64 << 10, 3); // 3 zones
+    // nothing is ever flushed (-1): no zone goes back while the test fills the device
+    WaltzLog log =
+        new WaltzLog(
+            leases, WaltzLog.Inherited.NONE, BLOCK, 1, 1, () -> -1, Long.MAX_VALUE, () -> {});
+    int reserve = leases.leased()[0]; // leased first
+    WaltzWriter w = new WaltzWriter(log, DB, BLOCK, 16 << 10, 0);
+    WaltzLogException full = null;
+    int written = 0;
+    for (int i = 0; i < 1000 && full == null; i++) {
+      try {
+        w.write(List.of(WaltzOp.put(key(0, i), new byte[3000])), ops -> 0);
+        written++;
+      } catch (WaltzLogException e) {
+        full = e;
+      }
+    }
+    assertTrue(full != null && full.noSpace(), "the device's 2 other zones fill up: " + full);
+    assertEquals(2 * 16, written, "two zones of 16 one-block records");
+    assertEquals(0, leases.written(reserve), "the reserve is never written");
+    log.close(true); // flushed: the written zones go back, the reserve stays
+    assertEquals(List.of(reserve), java.util.Arrays.stream(leases.leased()).boxed().toList());
+
+    // Another owner takes every other zone: the next log starts in its reserve.
+    int other1 = leases.lease();
+    int other2 = leases.lease();
+    assertTrue(other1 >= 0 && other2 >= 0);
+    WaltzLog next =
+        new WaltzLog(
+            leases,
+            new WaltzLog.Inherited(new int[] {reserve}, new int[0], 0),
+            BLOCK,
+            1,
+            1,
+            () -> 0,
+            Long.MAX_VALUE,
+            () -> {});
+    new WaltzWriter(next, DB, BLOCK, 16 << 10, written)
+        .write(List.of(WaltzOp.put(key(0, 0), new byte[10])), ops -> 0);
+    assertEquals(BLOCK, leases.written(reserve), "a start without a free zone writes its reserve");
+    next.close(false);
+    // Without a reserve or a free zone there is nothing to start in.
+    leases.giveBack(other1);
+    leases.lease(); // taken again
+    WaltzLogException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            WaltzLogException.class,
+            () ->
+                new WaltzLog(
+                    leases,
+                    WaltzLog.Inherited.NONE,
+                    BLOCK,
+                    1,
+                    1,
+                    () -> 0,
+                    Long.MAX_VALUE,
+                    () -> {}));
+    assertTrue(e.noSpace(), e.toString());
+  }
+
+  /**
+   * Zones a start replayed (their order unknown) wait as the oldest for a flush that covers the
+   * replay, then go back together.
+   */
+  @Test
+  void replayedZonesGoBackTogetherOnceAFlushCoversThem() throws Exception {
+    MemoryZoneLeases leases = new MemoryZoneLeases(BLOCK, 16 << 10, 64 << 10, 16);
+    int a = leases.lease();
+    int b = leases.lease();
+    AtomicLong flushed = new AtomicLong();
+    WaltzLog log =
+        new WaltzLog(
+            leases,
+            new WaltzLog.Inherited(new int[0], new int[] {a, b}, 100),
+            BLOCK,
+            1,
+            1,
+            flushed::get,
+            Long.MAX_VALUE,
+            () -> {});
+    assertEquals(2 + 1 + 1 + 1, log.stats().zonesHeld()); // replayed, current, spare, reserve
+    flushed.set(99);
+    log.releaseFlushed();
+    assertTrue(contains(leases.leased(), a) && contains(leases.leased(), b), "not yet flushed");
+    flushed.set(100);
+    log.releaseFlushed();
+    assertTrue(!contains(leases.leased(), a) && !contains(leases.leased(), b), "flushed: gone");
+    assertEquals(2, log.stats().releases());
+    log.close(false);
+  }
+
+  private static boolean contains(int[] zones, int z) {
+    return java.util.Arrays.stream(zones).anyMatch(x -> x == z);
+  }
+
   /** Damage in the middle: reported with zone and offset, every valid record after it kept. */
   @Test
   void recoveryKeepsEveryValidRecordPastDamage() throws Exception {

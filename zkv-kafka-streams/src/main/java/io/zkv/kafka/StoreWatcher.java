@@ -15,9 +15,11 @@ import org.rocksdb.Options;
  * closes the options it gave the setter right after the database ({@code RocksDBStore.close}). So
  * the setter's close hands the lease here, and it ends once those options are closed. Likewise the
  * setter runs just before the open, so the store's meters wait here until the database has opened
- * (its directory, which names its task, is known then). A daemon thread looks every millisecond
- * while a store waits, and exits after a second without any. A store whose open failed is never
- * closed by Streams; its lease ends when its options become unreachable (a {@link Cleaner}).
+ * (its directory, which names its task, is known then; a meter reading binds those opened since
+ * itself, {@link #bindOpenedNow}, so it never misses a segment). A daemon thread looks every
+ * millisecond while a store waits, and exits after a second without any. A store whose open failed
+ * is never closed by Streams; its lease ends when its options become unreachable (a {@link
+ * Cleaner}).
  */
 final class StoreWatcher {
   private static final System.Logger LOG = System.getLogger(StoreWatcher.class.getName());
@@ -57,6 +59,39 @@ final class StoreWatcher {
     }
   }
 
+  /**
+   * Binds now the meters of every store whose database has opened, on the calling thread (a meter
+   * reading, which must count a segment opened a moment ago).
+   */
+  static void bindOpenedNow() {
+    List<StreamsDevice.Lease> opening;
+    synchronized (CLOSING) {
+      if (OPENING.isEmpty()) {
+        return;
+      }
+      opening = new ArrayList<>(OPENING);
+    }
+    bindOpened(opening);
+  }
+
+  /** Binds the meters of those of {@code opening} whose database has opened (idempotent). */
+  private static void bindOpened(List<StreamsDevice.Lease> opening) {
+    List<StreamsDevice.Lease> done = new ArrayList<>();
+    for (StreamsDevice.Lease l : opening) {
+      try {
+        if (l.meterIfOpened()) {
+          done.add(l);
+        }
+      } catch (RuntimeException e) { // the store works without its meters
+        done.add(l);
+        LOG.log(System.Logger.Level.WARNING, "zkv: binding the meters of " + l + " failed", e);
+      }
+    }
+    synchronized (CLOSING) {
+      OPENING.removeAll(done);
+    }
+  }
+
   private static void startIfIdle() {
     if (thread == null) {
       thread = new Thread(StoreWatcher::run, "zkv-kafka-streams-watcher");
@@ -92,20 +127,7 @@ final class StoreWatcher {
           idleSince = 0;
         }
       }
-      List<StreamsDevice.Lease> done = new ArrayList<>();
-      for (StreamsDevice.Lease l : opening) {
-        try {
-          if (l.meterIfOpened()) {
-            done.add(l);
-          }
-        } catch (RuntimeException e) { // the store works without its meters
-          done.add(l);
-          LOG.log(System.Logger.Level.WARNING, "zkv: binding the meters of " + l + " failed", e);
-        }
-      }
-      synchronized (CLOSING) {
-        OPENING.removeAll(done);
-      }
+      bindOpened(opening);
       for (StreamsDevice.Lease l : closed) {
         try {
           l.release();

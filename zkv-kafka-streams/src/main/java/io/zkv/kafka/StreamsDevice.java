@@ -6,6 +6,7 @@ import io.zkv.device.DeviceInUseException;
 import io.zkv.device.EmulatedDevice;
 import io.zkv.device.ZonedDeviceException;
 import java.io.File;
+import java.lang.ref.WeakReference;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.errors.StreamsException;
+import org.rocksdb.Options;
 import org.rocksdb.ZkvEnv;
 
 /**
@@ -213,6 +215,10 @@ final class StreamsDevice {
     private String stackScope;
     private String meteredStore; // the store directory whose meters count this lease's database
     private String meteredDatabase;
+    // The options Streams gave the store: it closes them right after the database, on the thread
+    // that closed it, so a closed handle means the database is closed. Weak: an unreachable lease
+    // must not keep them from their Cleaner (a failed open, StoreWatcher).
+    private volatile WeakReference<Options> options = new WeakReference<>(null);
 
     private Lease(String storeName, StreamsMeters meters) {
       this.storeName = storeName;
@@ -271,10 +277,11 @@ final class StreamsDevice {
      * has opened, the store's meters (with Streams' tags, {@link StoreTags}) join the registry. No
      * effect without a registry.
      */
-    void meterWhenOpened(File appDir) {
+    void meterWhenOpened(File appDir, Options options) {
       if (meters == null) {
         return;
       }
+      this.options = new WeakReference<>(options);
       this.appDir = appDir;
       this.threadId = Thread.currentThread().getName();
       this.stackScope = StoreTags.scopeOnStack();
@@ -304,12 +311,22 @@ final class StreamsDevice {
           tags = segmentedTags.get(segmented);
         }
         if (tags != null) {
-          meters.bindStore(tags, dir);
+          meters.bindStore(tags, dir, this);
           meteredStore = tags.dir();
           meteredDatabase = dir;
         }
         return true;
       }
+    }
+
+    /**
+     * Whether the store's database is still open by what the calling thread can see: Streams closes
+     * its options right after it, so a store closed by a thread that then reads a meter is already
+     * left out, whatever the watcher has yet to do.
+     */
+    boolean databaseOpen() {
+      Options o = options.get();
+      return !released.get() && o != null && o.isOwningHandle();
     }
 
     /** Closes {@code listener} when the lease ends (after the store's database has closed). */
@@ -338,7 +355,7 @@ final class StreamsDevice {
       attachment.close();
       synchronized (OPEN) {
         if (meteredStore != null) {
-          meters.unbindStore(meteredStore, meteredDatabase);
+          meters.unbindStore(meteredStore, meteredDatabase, this);
         }
         if (--leases == 0) {
           OPEN.remove(uri, StreamsDevice.this);

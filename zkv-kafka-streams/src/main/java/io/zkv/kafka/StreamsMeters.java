@@ -7,10 +7,10 @@ import io.zkv.ZonedEnv;
 import io.zkv.micrometer.ZkvMetrics;
 import io.zkv.micrometer.ZkvStoreMetrics;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.config.ConfigException;
 
@@ -28,10 +28,31 @@ final class StreamsMeters {
   private final List<Meter> bound = new ArrayList<>();
   private final Map<String, StoreBinding> stores = new HashMap<>(); // by store directory
 
-  /** A store's meters, bound while any of its databases (segments) is open; they read those. */
+  /**
+   * A store's meters, bound while any of its databases (segments) is open; they read those whose
+   * database is open at the moment of reading (by directory, with the lease that opened it).
+   */
   private static final class StoreBinding {
-    final Set<String> databases = ConcurrentHashMap.newKeySet();
+    final Map<String, StreamsDevice.Lease> databases = new ConcurrentHashMap<>();
     List<Meter> meters;
+
+    /**
+     * The store's databases open now. The watcher binds and releases within a millisecond or so,
+     * later on a loaded host; a reading must not wait for it: segments opened since are bound here
+     * first, and a database whose options are closed (Streams closes them right after the database)
+     * is left out.
+     */
+    Collection<String> openDatabases() {
+      StoreWatcher.bindOpenedNow();
+      List<String> open = new ArrayList<>();
+      databases.forEach(
+          (dir, lease) -> {
+            if (lease.databaseOpen()) {
+              open.add(dir);
+            }
+          });
+      return open;
+    }
   }
 
   private StreamsMeters(MeterRegistry registry, ZonedEnv env) {
@@ -80,25 +101,27 @@ final class StreamsMeters {
    * Counts the database at {@code database} in the meters of its store ({@code tags.dir()}),
    * binding them if it is the store's first open database.
    */
-  void bindStore(StoreTags tags, String database) {
+  void bindStore(StoreTags tags, String database, StreamsDevice.Lease lease) {
     StoreBinding b = stores.get(tags.dir());
     if (b == null) {
       b = new StoreBinding();
       List<Tag> t = new ArrayList<>();
       tags.asMap().forEach((k, v) -> t.add(Tag.of(k, v)));
-      Set<String> databases = b.databases;
-      ZkvStoreMetrics m = new ZkvStoreMetrics(env, () -> databases, t);
+      ZkvStoreMetrics m = new ZkvStoreMetrics(env, b::openDatabases, t);
       m.bindTo(registry);
       b.meters = m.meters();
       stores.put(tags.dir(), b);
     }
-    b.databases.add(database);
+    b.databases.put(database, lease);
   }
 
-  /** The database at {@code database} of the store at {@code dir} closed. */
-  void unbindStore(String dir, String database) {
+  /**
+   * The database at {@code database} of the store at {@code dir}, opened under {@code lease},
+   * closed (a segment opened again since under another lease stays counted).
+   */
+  void unbindStore(String dir, String database, StreamsDevice.Lease lease) {
     StoreBinding b = stores.get(dir);
-    if (b != null && b.databases.remove(database) && b.databases.isEmpty()) {
+    if (b != null && b.databases.remove(database, lease) && b.databases.isEmpty()) {
       stores.remove(dir);
       b.meters.forEach(registry::remove);
     }

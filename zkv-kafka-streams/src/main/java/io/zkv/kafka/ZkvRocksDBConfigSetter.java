@@ -74,7 +74,7 @@ public class ZkvRocksDBConfigSetter implements RocksDBConfigSetter {
       options.setKeepLogFileNum(ZkvOptions.INFO_LOG_FILES_KEPT);
       options.setMaxLogFileSize(ZkvOptions.INFO_LOG_FILE_MAX_BYTES);
       StoreWatcher.releaseWhenUnreachable(options, l);
-      l.meterWhenOpened(appDir);
+      l.meterWhenOpened(appDir, options);
     } catch (RuntimeException e) {
       l.release();
       throw e;
