@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongSupplier;
+import org.rocksdb.FlushOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
@@ -131,15 +132,36 @@ final class WaltzMode {
               + String.join("; ", r.problems())
               + "); nothing was replayed or given back");
     }
-    // Replayed into the memtable, not flushed here: a database must open on a full device too
-    // (to free space). The replayed zones stay leased, as the log's oldest, until a flush covers
-    // them; empty ones (the reserve a clean close kept) start the new log.
+    // Replayed into the memtable, then flushed and the zones given back where the device has room
+    // for the flush (the usual case: the log's zones never pile up over crashes that come before
+    // a flush). On a full device the flush is not tried (its failure would stop RocksDB) and the
+    // database opens to free space: the replayed zones stay leased, as the log's oldest, until a
+    // flush covers them. Empty zones (the reserve a clean close kept) start the new log.
     WaltzLog.Inherited inherited;
     try (WriteOptions noWal = new WriteOptions().setDisableWAL(true)) {
       for (WaltzRecovery.Record rec : r.records()) {
         apply(db, noWal, rec.ops());
       }
-      inherited = inherited(leases, r.records().isEmpty() ? 0 : db.getLatestSequenceNumber());
+      long bound = r.records().isEmpty() ? 0 : db.getLatestSequenceNumber();
+      if (r.zones() > 0 && roomToFlush(env, db, writeBufferSize)) {
+        try (FlushOptions wait =
+            new FlushOptions().setWaitForFlush(true).setAllowWriteStall(true)) {
+          db.flush(wait);
+        }
+        // All at once (one record): zones given back one by one in zone order could leave an
+        // older zone whose records a crash would replay over the newer ones of a zone gone.
+        int rc = leases.giveBackKeepingEmpty(budget.reserve());
+        if (rc < 0) {
+          throw new ZkvException(
+              "cannot give back the replayed zones of the WALTZ log of "
+                  + path
+                  + " (error "
+                  + rc
+                  + ")");
+        }
+        bound = 0;
+      }
+      inherited = inherited(leases, bound);
     } catch (RocksDBException e) {
       throw ZkvException.of("replaying the WALTZ log of " + path, e);
     }
@@ -159,8 +181,17 @@ final class WaltzMode {
     } catch (WaltzLogException e) {
       throw mapped("starting the WALTZ log of " + path, e);
     }
-    return new WaltzMode(
-        owner, leases, log, new WaltzWriter(log, owner, g.lbaSize(), g.zasl(), r.maxSeq()), r);
+    WaltzWriter writer =
+        new WaltzWriter(
+            log,
+            owner,
+            g.lbaSize(),
+            g.zasl(),
+            r.maxSeq(),
+            r.flushedThrough(),
+            inherited.replayedBound());
+    log.afterEachRound(writer::markFlushed);
+    return new WaltzMode(owner, leases, log, writer, r);
   }
 
   /**
@@ -229,6 +260,21 @@ final class WaltzMode {
   }
 
   /**
+   * Whether the device has room (after garbage collection) to flush the memtables: their real size
+   * and 64 KiB for an SST's index and footer, as {@code ZkvDb.resume} judges it.
+   */
+  private static boolean roomToFlush(ZonedEnv env, RocksDB db, long writeBufferSize) {
+    long memtables;
+    try {
+      memtables = Long.parseLong(db.getProperty("rocksdb.cur-size-all-mem-tables").trim());
+    } catch (RocksDBException | NumberFormatException e) {
+      memtables = ZkvOptions.MAX_WRITE_BUFFER_NUMBER * writeBufferSize; // the limit
+    }
+    long need = memtables + (64L << 10);
+    return env.rocksEnv().reclaim(need) >= need;
+  }
+
+  /**
    * The log's leased zones split into empty ones and written ones (replayed up to {@code bound}).
    */
   private static WaltzLog.Inherited inherited(ZoneLeases leases, long bound) {
@@ -241,6 +287,16 @@ final class WaltzMode {
         empty.stream().mapToInt(Integer::intValue).toArray(),
         written.stream().mapToInt(Integer::intValue).toArray(),
         bound);
+  }
+
+  /**
+   * Before {@link #replayInto}: the database is being reopened, so no zone goes back and no mark
+   * moves until the replay sets the bounds anew (a flush of a half-replayed database must not
+   * count).
+   */
+  void boundsUnknown() {
+    log.replayedUpTo(Long.MAX_VALUE);
+    writer.replayed(Long.MAX_VALUE);
   }
 
   /**
@@ -258,7 +314,9 @@ final class WaltzMode {
     }
     // The reopened database numbers its writes anew and its listener saw no flush: the zones'
     // bounds are now the replay's.
-    log.replayedUpTo(db.getLatestSequenceNumber());
+    long bound = db.getLatestSequenceNumber();
+    log.replayedUpTo(bound);
+    writer.replayed(bound);
     return r.records().size();
   }
 

@@ -763,13 +763,24 @@ public final class ZkvDb implements AutoCloseable {
           throw stopped;
         }
       }
+      if (waltz != null) {
+        // The reopened database numbers its writes from its SSTs' last sequence again: until the
+        // log is replayed into it, no bound the log holds may be compared with its flushes.
+        waltz.boundsUnknown();
+      }
       try {
         freshListener();
-        db = RocksDB.open(rocksOptions, path);
-        env.rocksEnv().refreshLsmHints(db);
-        if (waltz != null) {
-          waltz.replayInto(db, writeOptions); // the dropped memtables' writes, from the log
+        RocksDB reopened = RocksDB.open(rocksOptions, path);
+        try {
+          env.rocksEnv().refreshLsmHints(reopened);
+          if (waltz != null) {
+            waltz.replayInto(reopened, writeOptions); // the dropped memtables' writes, from the log
+          }
+        } catch (RocksDBException | RuntimeException e) {
+          closeHalfReplayed(reopened);
+          throw e;
         }
+        db = reopened;
         stopped = null;
       } catch (RocksDBException e) {
         stopped = ZkvException.of("resume " + path + ": reopening failed", e);
@@ -778,6 +789,22 @@ public final class ZkvDb implements AutoCloseable {
     } finally {
       gate.exitExclusive();
     }
+  }
+
+  /**
+   * Closes a reopened database whose WALTZ replay failed part way: read, it would show a state no
+   * writer made (a range delete not yet replayed over the puts before it), so the database stays
+   * stopped until a resume replays the whole log. A close that flushes the partial replay is
+   * harmless (the next replay applies every record over it, and the log keeps its zones: their
+   * bounds are unknown); a close that fails leaves nothing to protect (no WAL in WALTZ mode).
+   */
+  private static void closeHalfReplayed(RocksDB reopened) {
+    try {
+      reopened.closeE();
+    } catch (RocksDBException e) {
+      // nothing more to do: see above
+    }
+    RocksDbLeaks.releaseAfterClose(reopened);
   }
 
   /**

@@ -119,6 +119,7 @@ class FullDeviceRecoveryTest {
   private int nextSequential; // SEQUENTIAL: the next key a fill writes
   private int half = KEY_SPACE / 2; // keys below it are the half a user frees
   private boolean waltz; // writes through WALTZ's log (RocksDB's WAL off), not RocksDB's WAL
+  private boolean stalling; // the stallingShape
 
   static byte[] key(int k) {
     return String.format("k%08d", k).getBytes();
@@ -263,9 +264,14 @@ class FullDeviceRecoveryTest {
 
   /**
    * The same in WALTZ mode (its log above RocksDB, RocksDB's WAL off): {@code resume()} reopens the
-   * stopped database, which drops its memtable, and replays the memtable's writes from the log
-   * ({@code WaltzMode.replayInto}); every acknowledged key is checked after the resume and after a
-   * remount. The env keeps no WAL zones of its own (the log leases its zones).
+   * stopped database, which drops its memtable, and replays the log into it ({@code
+   * WaltzMode.replayInto}); the env keeps no WAL zones of its own (the log leases its zones).
+   * Sequential keys (the reliability issue's case): every acknowledged key is checked after the
+   * resume and after a remount, and writes must go in again. Random keys: every call ends (success
+   * or a typed failure) and no acknowledged key is lost (checked at the end, read-only: the SSTs
+   * overlaid with the log); how much the second fill gets in is printed, not asserted (14-83% in
+   * the 18 random-key cases of two runs, 2026-11-28; before the flushed-through marks 3 of them
+   * freed nothing: docs/wal.md, "A full device").
    */
   @ParameterizedTest(name = "{0} {1} {2} seed {3}")
   @MethodSource("waltzCases")
@@ -273,18 +279,15 @@ class FullDeviceRecoveryTest {
       throws Exception {
     this.order = order;
     this.waltz = true;
-    int[] fills = fillFreeAndFillAgain(how, g, seed, FullDeviceRecoveryTest::shape, true);
-    assertTrue(fills[1] > 0, "nothing written after the resume; " + log);
+    boolean sequential = order == KeyOrder.SEQUENTIAL;
+    int[] fills = fillFreeAndFillAgain(how, g, seed, FullDeviceRecoveryTest::shape, sequential);
+    if (sequential) {
+      assertTrue(fills[1] > 0, "nothing written after the resume; " + log);
+    }
   }
 
-  /**
-   * Sequential keys (the reliability issue's case). Random keys are left out: there a close that
-   * found no room to flush leaves log zones of up to several write buffers of records already in
-   * SSTs, and their replay at the reopen needs flush room the full device lacks (2 of 6 random-key
-   * cases failed to free space or to resume; docs/wal.md, "A full device").
-   */
   static Stream<Arguments> waltzCases() {
-    return cases().filter(a -> a.get()[0] == KeyOrder.SEQUENTIAL && (long) a.get()[3] == 11);
+    return cases();
   }
 
   /**
@@ -299,6 +302,7 @@ class FullDeviceRecoveryTest {
   void everyCallOnAStalledFullDeviceEnds(KeyOrder order, Freeing how, DeviceGeometry g, long seed)
       throws Exception {
     this.order = order;
+    this.stalling = true;
     fillFreeAndFillAgain(how, g, seed, FullDeviceRecoveryTest::stallingShape, false);
   }
 
@@ -380,7 +384,7 @@ class FullDeviceRecoveryTest {
           seed,
           how,
           order,
-          recoverable ? "" : " (writes stop at 8 L0 files)",
+          (waltz ? " (WALTZ)" : "") + (stalling ? " (writes stop at 8 L0 files)" : ""),
           first,
           second,
           100.0 * second / first);

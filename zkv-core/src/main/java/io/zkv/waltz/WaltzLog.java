@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -61,6 +62,7 @@ public final class WaltzLog implements AutoCloseable {
   private final Thread manager;
 
   private final LongAdder appends = new LongAdder();
+  private final LongAdder marks = new LongAdder();
   private final LongAdder appendedBytes = new LongAdder();
   private final LongAdder appendRetries = new LongAdder();
   private final LongAdder switches = new LongAdder();
@@ -153,12 +155,14 @@ public final class WaltzLog implements AutoCloseable {
   }
 
   /**
-   * Counters since the log started: records appended and their device bytes (padding included),
-   * appends retried in a new zone, zone switches, leases taken on the put path (no spare) and the
-   * longest, zones finished and given back, leases taken, zones held now.
+   * Counters since the log started: records of writes appended and their device bytes (marks'
+   * included, padding included), flushed-through marks appended, appends retried in a new zone,
+   * zone switches, leases taken on the put path (no spare) and the longest, zones finished and
+   * given back, leases taken, zones held now.
    */
   public record Stats(
       long appends,
+      long marks,
       long appendedBytes,
       long appendRetries,
       long switches,
@@ -290,6 +294,19 @@ public final class WaltzLog implements AutoCloseable {
    * @throws WaltzLogException if an append fails (nothing is acknowledged)
    */
   public Ticket append(ByteBuffer record, int[] sizes) {
+    Ticket t = appendParts(record, sizes);
+    appends.increment();
+    return t;
+  }
+
+  /** {@link #append} of a flushed-through mark (counted apart from the writes' records). */
+  public Ticket appendMark(ByteBuffer record, int[] sizes) {
+    Ticket t = appendParts(record, sizes);
+    marks.increment();
+    return t;
+  }
+
+  private Ticket appendParts(ByteBuffer record, int[] sizes) {
     Ticket t = new Ticket();
     int at = 0;
     try {
@@ -301,7 +318,6 @@ public final class WaltzLog implements AutoCloseable {
       applied(t, Long.MAX_VALUE); // its zones keep it for recovery: never released in this run
       throw e;
     }
-    appends.increment();
     return t;
   }
 
@@ -423,6 +439,10 @@ public final class WaltzLog implements AutoCloseable {
           retryAfter = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100); // full device
         }
         releaseFlushed();
+        LongConsumer round = afterRound;
+        if (round != null) {
+          round.accept(flushedSequence.getAsLong());
+        }
         if (System.nanoTime() >= nextFlushRequest && overBudget()) {
           flushRequests.increment();
           flushRequest.run();
@@ -436,6 +456,16 @@ public final class WaltzLog implements AutoCloseable {
   }
 
   private final LongAdder managerFailures = new LongAdder();
+
+  private volatile LongConsumer afterRound;
+
+  /**
+   * Has the manager call {@code action} with the flushed sequence after each round (the writer's
+   * flushed-through marks: {@link WaltzWriter#markFlushed}); off the put path.
+   */
+  public void afterEachRound(LongConsumer action) {
+    afterRound = action;
+  }
 
   private long nextFlushRequest;
 
@@ -547,6 +577,7 @@ public final class WaltzLog implements AutoCloseable {
       }
       return new Stats(
           appends.sum(),
+          marks.sum(),
           appendedBytes.sum(),
           appendRetries.sum(),
           switches.sum(),

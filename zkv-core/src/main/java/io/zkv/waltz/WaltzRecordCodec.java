@@ -7,15 +7,15 @@ import java.util.List;
 import java.util.zip.CRC32C;
 
 /**
- * WALTZ's record format, version 1 ({@code docs/formats/zkv-wal.md} is the reference): a record is
- * one logged write, split into parts of at most the device's largest zone append; each part is one
- * append, block aligned, with its own header and CRC-32C, so a torn, lost or foreign part is found
- * on its own and a record counts only when all its parts are there.
+ * WALTZ's record format, versions 1 and 2 ({@code docs/formats/zkv-wal.md} is the reference): a
+ * record is one logged write, split into parts of at most the device's largest zone append; each
+ * part is one append, block aligned, with its own header and CRC-32C, so a torn, lost or foreign
+ * part is found on its own and a record counts only when all its parts are there.
  *
  * <pre>
  * offset size  field (little-endian)
  *  0     4     magic 0x544C575A ("ZWLT")
- *  4     2     version (1)
+ *  4     2     version (1; 2 for a flushed-through mark)
  *  6     2     header size (40)
  *  8     8     database id (the log's owner)
  * 16     8     sequence number (the writer's, from 1)
@@ -28,12 +28,18 @@ import java.util.zip.CRC32C;
  * </pre>
  *
  * The payload (all parts' bytes joined): u32 operation count, then per operation u8 kind (1 put, 2
- * delete, 3 delete range), u32 length and bytes of the key (range start), and for a put or a range
- * u32 length and bytes of the value (range end).
+ * delete, 3 delete range, 4 flushed-through mark), u32 length and bytes of the key (range start; a
+ * mark's u64 sequence), and for a put, a range or a mark u32 length and bytes of the value (range
+ * end; a mark's are empty). A mark is alone in its record, which is version 2 (all others are
+ * version 1): a reader of version 1 only skips marks and replays everything, which is safe.
  */
 public final class WaltzRecordCodec {
   public static final int MAGIC = 0x544C575A;
   public static final int VERSION = 1;
+
+  /** The version of a record holding a flushed-through mark (and nothing else). */
+  public static final int MARK_VERSION = 2;
+
   public static final int HEADER = 40;
 
   /** A record's parts: at most this many (a u16 in the header, kept well below it). */
@@ -90,10 +96,11 @@ public final class WaltzRecordCodec {
     int[] sizes = new int[parts];
     ByteBuffer o = out.duplicate().order(ByteOrder.LITTLE_ENDIAN);
     int at = out.position();
+    int version = isMark(ops) ? MARK_VERSION : VERSION;
     if (parts == 1) { // the usual case: the payload goes straight to its place, no copy
       o.position(at + HEADER);
       putOps(o, ops);
-      sizes[0] = finishPart(o, at, dbId, seq, 0, 1, payload, payload, block);
+      sizes[0] = finishPart(o, at, version, dbId, seq, 0, 1, payload, payload, block);
       return sizes;
     }
     ByteBuffer body = ByteBuffer.allocate(payload).order(ByteOrder.LITTLE_ENDIAN);
@@ -102,10 +109,22 @@ public final class WaltzRecordCodec {
       int from = k * per;
       int len = Math.min(per, payload - from);
       o.put(at + HEADER, body.array(), from, len);
-      sizes[k] = finishPart(o, at, dbId, seq, k, parts, len, payload, block);
+      sizes[k] = finishPart(o, at, version, dbId, seq, k, parts, len, payload, block);
       at += sizes[k];
     }
     return sizes;
+  }
+
+  /** Whether {@code ops} is a flushed-through mark (alone, as a mark must be). */
+  static boolean isMark(List<WaltzOp> ops) {
+    boolean any = false;
+    for (WaltzOp op : ops) {
+      any |= op.kind() == WaltzOp.Kind.FLUSHED_THROUGH;
+    }
+    if (any && ops.size() != 1) {
+      throw new IllegalArgumentException("a flushed-through mark goes alone in its record");
+    }
+    return any;
   }
 
   private static void putOps(ByteBuffer dst, List<WaltzOp> ops) {
@@ -125,6 +144,7 @@ public final class WaltzRecordCodec {
   private static int finishPart(
       ByteBuffer o,
       int at,
+      int version,
       long dbId,
       long seq,
       int k,
@@ -134,7 +154,7 @@ public final class WaltzRecordCodec {
       int block) {
     int padded = (HEADER + len + block - 1) / block * block;
     o.position(at);
-    o.putInt(MAGIC).putShort((short) VERSION).putShort((short) HEADER);
+    o.putInt(MAGIC).putShort((short) version).putShort((short) HEADER);
     o.putLong(dbId).putLong(seq);
     o.putShort((short) k).putShort((short) parts).putInt(len).putInt(payload);
     CRC32C crc = new CRC32C();
@@ -149,7 +169,14 @@ public final class WaltzRecordCodec {
 
   /** One decoded part: its header's fields, its payload bytes and its padded size. */
   public record Part(
-      long dbId, long seq, int part, int parts, int totalPayload, byte[] payload, int paddedSize) {}
+      int version,
+      long dbId,
+      long seq,
+      int part,
+      int parts,
+      int totalPayload,
+      byte[] payload,
+      int paddedSize) {}
 
   /** Why bytes are not a valid part (zone and offset are the caller's to add). */
   public static final class FormatException extends Exception {
@@ -186,8 +213,9 @@ public final class WaltzRecordCodec {
       throw new FormatException(String.format("bad magic 0x%08x", magic));
     }
     int version = b.getShort(pos + 4) & 0xffff;
-    if (version != VERSION) {
-      throw new FormatException("version " + version + " (this zkv reads " + VERSION + ")");
+    if (version != VERSION && version != MARK_VERSION) {
+      throw new FormatException(
+          "version " + version + " (this zkv reads " + VERSION + " and " + MARK_VERSION + ")");
     }
     int header = b.getShort(pos + 6) & 0xffff;
     int part = b.getShort(pos + 24) & 0xffff;
@@ -228,15 +256,43 @@ public final class WaltzRecordCodec {
     byte[] payload = new byte[len];
     b.get(pos + HEADER, payload);
     int padded = (HEADER + len + block - 1) / block * block;
-    return new Part(b.getLong(pos + 8), b.getLong(pos + 16), part, parts, total, payload, padded);
+    return new Part(
+        version, b.getLong(pos + 8), b.getLong(pos + 16), part, parts, total, payload, padded);
   }
 
   /**
-   * The operations of a whole record's payload (its parts' bytes joined in part order).
+   * The operations of a whole version-1 record's payload (its parts' bytes joined in part order).
    *
    * @throws FormatException if it does not parse to exactly its length
    */
   public static List<WaltzOp> decodePayload(byte[] payload) throws FormatException {
+    return decodePayload(payload, VERSION);
+  }
+
+  /**
+   * The operations of a whole record's payload of {@code version}: a flushed-through mark alone in
+   * version 2, none in version 1.
+   *
+   * @throws FormatException if it does not parse to exactly its length, or breaks that rule
+   */
+  public static List<WaltzOp> decodePayload(byte[] payload, int version) throws FormatException {
+    List<WaltzOp> ops = decodeOps(payload);
+    boolean mark;
+    try {
+      mark = isMark(ops);
+    } catch (IllegalArgumentException e) {
+      throw new FormatException("a flushed-through mark among other operations");
+    }
+    if (mark != (version == MARK_VERSION)) {
+      throw new FormatException(
+          mark
+              ? "a flushed-through mark in a version 1 record"
+              : "a version 2 record without a mark");
+    }
+    return ops;
+  }
+
+  private static List<WaltzOp> decodeOps(byte[] payload) throws FormatException {
     ByteBuffer p = ByteBuffer.wrap(payload).order(ByteOrder.LITTLE_ENDIAN);
     try {
       int n = p.getInt();
@@ -251,7 +307,11 @@ public final class WaltzRecordCodec {
         }
         byte[] a = bytes(p);
         byte[] b = kind == WaltzOp.Kind.DELETE ? null : bytes(p);
-        ops.add(new WaltzOp(kind, a, b));
+        try {
+          ops.add(new WaltzOp(kind, a, b));
+        } catch (IllegalArgumentException e) {
+          throw new FormatException(e.getMessage());
+        }
       }
       if (p.hasRemaining()) {
         throw new FormatException(p.remaining() + " bytes after the last operation");

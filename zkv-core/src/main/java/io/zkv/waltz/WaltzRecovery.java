@@ -26,13 +26,19 @@ public final class WaltzRecovery {
   /**
    * What the scan found.
    *
-   * @param records whole records, in sequence order
+   * @param records whole records to replay, in sequence order: those after the last flushed-through
+   *     mark (the marks themselves are not records)
    * @param problems one line per bad part or incomplete record: zone, offset, reason
    * @param zones leased zones that had been written (empty ones, kept for a start, are not counted)
    * @param bytesRead bytes read from them
    * @param zeroBlocks all-zero blocks below a write pointer (appends lost in a power cut)
    * @param unreadZones zones whose write pointer or data could not be read: their records are
    *     unknown, so the caller must not give them back
+   * @param flushedThrough the largest flushed-through mark: every record up to it is in an SST and
+   *     was left out of {@code records}; 0 if none
+   * @param maxSeq the largest sequence of any valid part of this database (a mark's, a skipped or
+   *     an incomplete record's too), 0 if none: a new writer must start above it, or a record of
+   *     its could meet an old one's parts under the same sequence at the next recovery
    */
   public record Result(
       List<Record> records,
@@ -40,18 +46,17 @@ public final class WaltzRecovery {
       int zones,
       long bytesRead,
       long zeroBlocks,
-      int unreadZones) {
-    /** The largest sequence found, 0 if none. */
-    public long maxSeq() {
-      return records.isEmpty() ? 0 : records.get(records.size() - 1).seq();
-    }
-  }
+      int unreadZones,
+      long flushedThrough,
+      long maxSeq) {}
 
   private static final class Assembly {
+    final int version;
     final byte[][] parts;
     int found;
 
-    Assembly(int n) {
+    Assembly(int version, int n) {
+      this.version = version;
       parts = new byte[n][];
     }
   }
@@ -67,6 +72,7 @@ public final class WaltzRecovery {
     long bytesRead = 0;
     long zeroBlocks = 0;
     int unread = 0;
+    long maxSeq = 0;
     int[] zones = leases.leased();
     int writtenZones = 0;
     for (int zone : zones) {
@@ -110,8 +116,11 @@ public final class WaltzRecovery {
                     + p.dbId()
                     + ", skipped");
           } else {
-            Assembly a = bySeq.computeIfAbsent(p.seq(), s -> new Assembly(p.parts()));
-            if (a.parts.length == p.parts() && a.parts[p.part()] == null) {
+            maxSeq = Math.max(maxSeq, p.seq());
+            Assembly a = bySeq.computeIfAbsent(p.seq(), s -> new Assembly(p.version(), p.parts()));
+            if (a.version == p.version()
+                && a.parts.length == p.parts()
+                && a.parts[p.part()] == null) {
               a.parts[p.part()] = p.payload();
               a.found++;
             }
@@ -135,17 +144,13 @@ public final class WaltzRecovery {
       }
     }
     List<Record> records = new ArrayList<>();
+    long flushedThrough = 0;
+    List<long[]> incomplete = new ArrayList<>();
     for (Map.Entry<Long, Assembly> e : bySeq.entrySet()) {
       Assembly a = e.getValue();
       if (a.found < a.parts.length) {
-        problems.add(
-            "record "
-                + e.getKey()
-                + ": "
-                + a.found
-                + " of "
-                + a.parts.length
-                + " parts found, not replayed");
+        incomplete.add(
+            new long[] {e.getKey(), a.found, a.parts.length}); // reported unless in SSTs anyway
         continue;
       }
       ByteArrayOutputStream joined = new ByteArrayOutputStream();
@@ -153,13 +158,26 @@ public final class WaltzRecovery {
         joined.writeBytes(p);
       }
       try {
-        records.add(new Record(e.getKey(), WaltzRecordCodec.decodePayload(joined.toByteArray())));
+        List<WaltzOp> ops = WaltzRecordCodec.decodePayload(joined.toByteArray(), a.version);
+        if (a.version == WaltzRecordCodec.MARK_VERSION) {
+          flushedThrough = Math.max(flushedThrough, ops.get(0).markedSequence());
+        } else {
+          records.add(new Record(e.getKey(), ops));
+        }
       } catch (WaltzRecordCodec.FormatException ex) {
         problems.add("record " + e.getKey() + ": " + ex.getMessage() + ", not replayed");
       }
     }
+    long through = flushedThrough;
+    records.removeIf(r -> r.seq() <= through); // in SSTs already
+    for (long[] i : incomplete) {
+      if (i[0] > through) {
+        problems.add("record " + i[0] + ": " + i[1] + " of " + i[2] + " parts found, not replayed");
+      }
+    }
     records.sort(Comparator.comparingLong(Record::seq));
-    return new Result(records, problems, writtenZones, bytesRead, zeroBlocks, unread);
+    return new Result(
+        records, problems, writtenZones, bytesRead, zeroBlocks, unread, flushedThrough, maxSeq);
   }
 
   /**
@@ -174,8 +192,9 @@ public final class WaltzRecovery {
       return false;
     }
     ByteBuffer b = buf.duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    int version = b.getShort(pos + 4) & 0xffff;
     if (b.getInt(pos) != WaltzRecordCodec.MAGIC
-        || (b.getShort(pos + 4) & 0xffff) != WaltzRecordCodec.VERSION) {
+        || version != WaltzRecordCodec.VERSION && version != WaltzRecordCodec.MARK_VERSION) {
       return false;
     }
     int len = b.getInt(pos + 28);

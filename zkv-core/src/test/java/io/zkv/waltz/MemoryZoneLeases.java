@@ -23,6 +23,8 @@ final class MemoryZoneLeases implements ZoneLeases {
   volatile int failGiveBack = -1; // a zone whose give-back fails (an I/O error), -1 none
   final java.util.List<Integer> givenBack =
       new java.util.ArrayList<>(); // in order; guarded by this
+  // zones in the order of their first append: the log's order with one writer; guarded by this
+  final java.util.List<Integer> firstWritten = new java.util.ArrayList<>();
 
   MemoryZoneLeases(int block, int maxAppend, int capacity, int zoneCount) {
     this.block = block;
@@ -119,6 +121,9 @@ final class MemoryZoneLeases implements ZoneLeases {
     }
     buf.get(0, data.get(zone), at, len);
     wp.put(zone, at + len);
+    if (at == 0) {
+      firstWritten.add(zone);
+    }
     return at;
   }
 

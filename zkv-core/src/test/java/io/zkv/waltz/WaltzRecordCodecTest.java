@@ -76,6 +76,63 @@ class WaltzRecordCodecTest {
     }
   }
 
+  /**
+   * A flushed-through mark is a version-2 record of one operation; version 2 holds nothing else and
+   * version 1 never a mark, so a reader of version 1 only skips marks.
+   */
+  @Test
+  void aMarkIsAVersionTwoRecordOfItsOwn() throws Exception {
+    List<WaltzOp> mark = List.of(WaltzOp.flushedThrough(123_456_789_012L));
+    int[][] sizes = new int[1][];
+    ByteBuffer b = encode(77, 9, mark, sizes);
+    WaltzRecordCodec.Part p = WaltzRecordCodec.decodePart(b, 0, b.capacity(), BLOCK);
+    assertEquals(WaltzRecordCodec.MARK_VERSION, p.version());
+    List<WaltzOp> got = WaltzRecordCodec.decodePayload(p.payload(), p.version());
+    assertEquals(123_456_789_012L, got.get(0).markedSequence());
+    WaltzRecordCodec.FormatException e =
+        assertThrows(
+            WaltzRecordCodec.FormatException.class,
+            () -> WaltzRecordCodec.decodePayload(p.payload(), WaltzRecordCodec.VERSION));
+    assertTrue(e.getMessage().contains("mark in a version 1 record"), e.getMessage());
+    // a put's payload under version 2
+    ByteBuffer put = encode(77, 10, List.of(WaltzOp.put(new byte[] {1}, new byte[] {2})), sizes);
+    byte[] putPayload = WaltzRecordCodec.decodePart(put, 0, put.capacity(), BLOCK).payload();
+    e =
+        assertThrows(
+            WaltzRecordCodec.FormatException.class,
+            () -> WaltzRecordCodec.decodePayload(putPayload, WaltzRecordCodec.MARK_VERSION));
+    assertTrue(e.getMessage().contains("without a mark"), e.getMessage());
+    // a mark with company is refused when written
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            encode(
+                77, 11, List.of(WaltzOp.flushedThrough(1), WaltzOp.delete(new byte[] {1})), sizes));
+    // and read: a payload of a mark and a delete
+    ByteBuffer two = ByteBuffer.allocate(64).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    two.putInt(2)
+        .put((byte) 4)
+        .putInt(8)
+        .putLong(1)
+        .putInt(0)
+        .put((byte) 2)
+        .putInt(1)
+        .put((byte) 1);
+    byte[] twoPayload = java.util.Arrays.copyOf(two.array(), two.position());
+    e =
+        assertThrows(
+            WaltzRecordCodec.FormatException.class,
+            () -> WaltzRecordCodec.decodePayload(twoPayload, WaltzRecordCodec.MARK_VERSION));
+    assertTrue(e.getMessage().contains("among other operations"), e.getMessage());
+    // a mark of a wrong length
+    ByteBuffer shortMark = ByteBuffer.allocate(64).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    shortMark.putInt(1).put((byte) 4).putInt(4).putInt(7).putInt(0);
+    byte[] shortPayload = java.util.Arrays.copyOf(shortMark.array(), shortMark.position());
+    assertThrows(
+        WaltzRecordCodec.FormatException.class,
+        () -> WaltzRecordCodec.decodePayload(shortPayload, WaltzRecordCodec.MARK_VERSION));
+  }
+
   /** Every byte of a part's header and payload is covered: a flip anywhere fails cleanly. */
   @Test
   void everyDamagedByteIsRefusedCleanly() throws Exception {
