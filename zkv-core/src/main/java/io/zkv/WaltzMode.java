@@ -15,6 +15,7 @@ import java.util.function.LongSupplier;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
+import org.rocksdb.Status;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
@@ -139,9 +140,7 @@ final class WaltzMode {
     // flush covers them. Empty zones (the reserve a clean close kept) start the new log.
     WaltzLog.Inherited inherited;
     try (WriteOptions noWal = new WriteOptions().setDisableWAL(true)) {
-      for (WaltzRecovery.Record rec : r.records()) {
-        apply(db, noWal, rec.ops());
-      }
+      replay(db, noWal, r.records());
       long bound = r.records().isEmpty() ? 0 : db.getLatestSequenceNumber();
       if (r.zones() > 0 && roomToFlush(env, db, writeBufferSize)) {
         try (FlushOptions wait =
@@ -214,13 +213,28 @@ final class WaltzMode {
   /** Logs {@code ops}, then applies them to {@code db} with {@code noWal}. */
   void write(String what, RocksDB db, WriteOptions noWal, List<WaltzOp> ops)
       throws RocksDBException {
+    RocksDBException[] refused = new RocksDBException[1];
     try {
       writer.write(
           ops,
           o -> {
-            apply(db, noWal, o);
+            try {
+              apply(db, noWal, o);
+            } catch (RocksDBException e) {
+              if (!refusedAsItStands(e)) {
+                throw e;
+              }
+              // RocksDB refused the write itself (a range whose end comes before its start):
+              // nothing was applied and a replay would be refused alike, so the record holds
+              // nothing back (bound 0) and is skipped when replayed.
+              refused[0] = e;
+              return 0L;
+            }
             return db.getLatestSequenceNumber();
           });
+      if (refused[0] != null) {
+        throw refused[0];
+      }
     } catch (RocksDBException | RuntimeException e) {
       if (e instanceof WaltzLogException w) {
         throw mapped(what, w);
@@ -228,6 +242,31 @@ final class WaltzMode {
       throw e;
     } catch (Exception e) {
       throw new ZkvException(what, e);
+    }
+  }
+
+  /** Whether RocksDB refused a write for what it is (InvalidArgument), not for its own state. */
+  static boolean refusedAsItStands(RocksDBException e) {
+    return e.getStatus() != null && e.getStatus().getCode() == Status.Code.InvalidArgument;
+  }
+
+  /**
+   * Replays {@code records} in order; a record RocksDB refuses as it stands (it refused it when it
+   * was written, too: never acknowledged) is reported and skipped.
+   */
+  private static void replay(RocksDB db, WriteOptions noWal, List<WaltzRecovery.Record> records)
+      throws RocksDBException {
+    for (WaltzRecovery.Record rec : records) {
+      try {
+        apply(db, noWal, rec.ops());
+      } catch (RocksDBException e) {
+        if (!refusedAsItStands(e)) {
+          throw e;
+        }
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "WALTZ record " + rec.seq() + " refused by RocksDB, skipped: " + e.getMessage());
+      }
     }
   }
 
@@ -281,7 +320,14 @@ final class WaltzMode {
     List<Integer> empty = new ArrayList<>();
     List<Integer> written = new ArrayList<>();
     for (int z : leases.leased()) {
-      (leases.written(z) == 0 ? empty : written).add(z);
+      if (leases.written(z) == 0) {
+        empty.add(z);
+      } else {
+        written.add(z);
+        // The crashed run's current zone is partly written: finished, it holds no active token
+        // the log's budget did not count (a full zone's finish fails harmlessly)
+        leases.finish(z);
+      }
     }
     return new WaltzLog.Inherited(
         empty.stream().mapToInt(Integer::intValue).toArray(),
@@ -309,9 +355,7 @@ final class WaltzMode {
       throw new RocksDBException(
           "WALTZ log: " + r.unreadZones() + " zone(s) could not be read: " + r.problems());
     }
-    for (WaltzRecovery.Record rec : r.records()) {
-      apply(db, noWal, rec.ops());
-    }
+    replay(db, noWal, r.records());
     // The reopened database numbers its writes anew and its listener saw no flush: the zones'
     // bounds are now the replay's.
     long bound = db.getLatestSequenceNumber();

@@ -32,13 +32,17 @@ public final class ZkvBatch {
     return this;
   }
 
-  /** Deletes the keys in {@code [fromInclusive, toExclusive)}. */
+  /**
+   * Deletes the keys in {@code [fromInclusive, toExclusive)}.
+   *
+   * @throws IllegalArgumentException if {@code toExclusive} comes before {@code fromInclusive}
+   *     ({@link ZkvDb#deleteRange})
+   */
   public ZkvBatch deleteRange(byte[] fromInclusive, byte[] toExclusive) {
-    ops.add(
-        new Op(
-            Kind.DELETE_RANGE,
-            Objects.requireNonNull(fromInclusive, "fromInclusive must not be null"),
-            Objects.requireNonNull(toExclusive, "toExclusive must not be null")));
+    Objects.requireNonNull(fromInclusive, "fromInclusive must not be null");
+    Objects.requireNonNull(toExclusive, "toExclusive must not be null");
+    ZkvDb.checkRange(fromInclusive, toExclusive);
+    ops.add(new Op(Kind.DELETE_RANGE, fromInclusive, toExclusive));
     return this;
   }
 

@@ -23,6 +23,7 @@ final class FlushedThrough {
   private final ArrayDeque<long[]> runs = new ArrayDeque<>(); // {last sequence, largest bound}
   private long folded; // every sequence up to it has ended (in runs, or through)
   private long through;
+  private long recordsThrough; // through's last advance over a run holding a logged record
   private long replayBound; // no advance until a flush persisted it
   private final long floor; // what is through until then
 
@@ -37,6 +38,7 @@ final class FlushedThrough {
     this.folded = lastSeq;
     this.floor = Math.min(recoveredThrough, lastSeq);
     this.replayBound = replayBound;
+    this.recordsThrough = replayBound > 0 ? floor : lastSeq;
   }
 
   /** Sequence {@code seq} ended; RocksDB holds it up to {@code bound} (see the class comment). */
@@ -66,11 +68,27 @@ final class FlushedThrough {
     if (replayBound > 0 && flushed < replayBound) {
       return floor;
     }
-    replayBound = 0;
+    if (replayBound > 0) {
+      recordsThrough = through; // the replayed records, now flushed
+      replayBound = 0;
+    }
     while (!runs.isEmpty() && runs.peekFirst()[1] <= flushed) {
-      through = runs.pollFirst()[0];
+      long[] r = runs.pollFirst();
+      through = r[0];
+      if (r[1] != 0) {
+        recordsThrough = through;
+      }
     }
     return through;
+  }
+
+  /**
+   * The point as of the last time it passed a logged record (bound above 0): a mark is due only
+   * when this moves, not for sequences with nothing to replay (marks, failed appends), or an idle
+   * log would mark its own marks.
+   */
+  synchronized long recordsThrough() {
+    return recordsThrough;
   }
 
   /**

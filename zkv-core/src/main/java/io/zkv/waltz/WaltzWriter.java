@@ -55,7 +55,7 @@ public final class WaltzWriter {
     this.maxAppend = maxAppend;
     this.sequence = new AtomicLong(lastSeq);
     this.flushed = new FlushedThrough(lastSeq, recoveredThrough, replayBound);
-    this.lastMark = recoveredThrough;
+    this.lastMark = flushed.recordsThrough(); // nothing replayed: no mark due for the past
   }
 
   /**
@@ -105,15 +105,16 @@ public final class WaltzWriter {
    */
   public void markFlushed(long flushedRocksSeq) {
     long through = flushed.advance(flushedRocksSeq);
-    if (through <= lastMark) {
-      return;
+    long records = flushed.recordsThrough();
+    if (records <= lastMark) {
+      return; // no logged record passed since the last mark
     }
     long seq = sequence.incrementAndGet();
     try {
       Encoded e = encode(seq, List.of(WaltzOp.flushedThrough(through)));
       WaltzLog.Ticket t = log.appendMark(e.buffer(), e.parts());
       log.applied(t, 0); // nothing to flush: its zone may go as soon as the rest of it
-      lastMark = through;
+      lastMark = records;
     } catch (WaltzLogException e) {
       // no room now (a full device): the next round tries again
     } finally {

@@ -29,6 +29,23 @@ class FlushedThroughTest {
     assertEquals(6, f.advance(50), "a failed append alone passes at once");
   }
 
+  /** Marks are due only for logged records: runs of marks or failed appends alone do not count. */
+  @Test
+  void recordsThroughMovesOnlyOverLoggedRecords() {
+    FlushedThrough f = new FlushedThrough(0, 0, 0);
+    f.done(1, 0); // a mark, or an append that failed
+    assertEquals(1, f.advance(0));
+    assertEquals(0, f.recordsThrough());
+    f.done(2, 5);
+    assertEquals(2, f.advance(5));
+    assertEquals(2, f.recordsThrough());
+    FlushedThrough replayed = new FlushedThrough(40, 25, 500);
+    replayed.advance(499);
+    assertEquals(25, replayed.recordsThrough());
+    replayed.advance(500);
+    assertEquals(40, replayed.recordsThrough(), "the replayed records, flushed");
+  }
+
   @Test
   void anUnappliedRecordHoldsItUntilAReplay() {
     FlushedThrough f = new FlushedThrough(0, 0, 0);

@@ -307,14 +307,23 @@ class WaltzLogTest {
     }
     w.markFlushed(6); // a flush persisted RocksDB's 6: records 1-6 are in SSTs
     w.markFlushed(6); // nothing new: no second mark
-    assertEquals(1, log.stats().marks());
+    w.markFlushed(6); // nor a mark of the last mark (an idle log must stay idle)
+    WaltzRecovery.Result mid = WaltzRecovery.scan(leases, DB);
+    assertEquals(6, mid.flushedThrough());
+    assertEquals(
+        List.of(7L, 8L, 9L, 10L), mid.records().stream().map(WaltzRecovery.Record::seq).toList());
+    assertEquals(11, mid.maxSeq(), "the mark took sequence 11");
+    w.markFlushed(100);
+    assertEquals(2, log.stats().marks(), "one for 1-6, one for 7-10 once 10 is flushed");
+    w.markFlushed(100);
+    w.markFlushed(100);
+    assertEquals(2, log.stats().marks());
     assertEquals(10, log.stats().appends());
     log.close(false);
     WaltzRecovery.Result r = WaltzRecovery.scan(leases, DB);
-    assertEquals(6, r.flushedThrough());
-    assertEquals(
-        List.of(7L, 8L, 9L, 10L), r.records().stream().map(WaltzRecovery.Record::seq).toList());
-    assertEquals(11, r.maxSeq(), "the mark took sequence 11");
+    assertEquals(11, r.flushedThrough(), "through the first mark's own sequence");
+    assertEquals(List.of(), r.records(), "all in SSTs");
+    assertEquals(12, r.maxSeq(), "the marks took sequences 11 and 12");
     assertTrue(r.problems().isEmpty(), r.problems().toString());
   }
 
