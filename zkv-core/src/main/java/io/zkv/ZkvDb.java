@@ -722,7 +722,9 @@ public final class ZkvDb implements AutoCloseable {
    * database can be opened again only after the {@link ZonedEnv} is closed and mounted again.
    *
    * <p>With the WAL disabled a reopen would drop the memtable, so there {@code resume()} does not
-   * reopen and throws unless RocksDB has recovered by itself.
+   * reopen and throws unless RocksDB has recovered by itself. In WALTZ mode the reopened database
+   * gets the log's records back (replayed, not flushed then: docs/wal.md, "Recovery"); a replay
+   * that fails part way closes it again, and it stays stopped until a later {@code resume()}.
    *
    * @throws ZkvNoSpaceException if there is still not enough space
    * @throws ZkvException if RocksDB fails otherwise, or the WAL is disabled and RocksDB is still
