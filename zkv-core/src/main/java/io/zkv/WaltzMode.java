@@ -303,13 +303,7 @@ final class WaltzMode {
    * and 64 KiB for an SST's index and footer, as {@code ZkvDb.resume} judges it.
    */
   private static boolean roomToFlush(ZonedEnv env, RocksDB db, long writeBufferSize) {
-    long memtables;
-    try {
-      memtables = Long.parseLong(db.getProperty("rocksdb.cur-size-all-mem-tables").trim());
-    } catch (RocksDBException | NumberFormatException e) {
-      memtables = ZkvOptions.MAX_WRITE_BUFFER_NUMBER * writeBufferSize; // the limit
-    }
-    long need = memtables + (64L << 10);
+    long need = ZkvDb.roomToFlush(db, writeBufferSize);
     return env.rocksEnv().reclaim(need) >= need;
   }
 

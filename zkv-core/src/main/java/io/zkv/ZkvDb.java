@@ -852,13 +852,8 @@ public final class ZkvDb implements AutoCloseable {
   }
 
   private void checkRoomToResume(RocksDBException stoppedBy) {
-    long memtables;
-    try {
-      memtables = Long.parseLong(db.getProperty("rocksdb.cur-size-all-mem-tables").trim());
-    } catch (RocksDBException | NumberFormatException e) {
-      memtables = ZkvOptions.MAX_WRITE_BUFFER_NUMBER * options.writeBufferSize(); // the limit
-    }
-    long need = memtables + FLUSH_OVERHEAD;
+    long need = roomToFlush(db, options.writeBufferSize());
+    long memtables = need - FLUSH_OVERHEAD;
     // Space freed by deletes often shares zones with live data: garbage collection gets it back.
     long usable = env.rocksEnv().reclaim(need);
     if (usable < need) {
@@ -883,6 +878,17 @@ public final class ZkvDb implements AutoCloseable {
           org.rocksdb.Status.Code.IOError,
           org.rocksdb.Status.SubCode.NoSpace);
     }
+  }
+
+  /** Bytes a flush of {@code db}'s memtables needs: their real size (else their limit) and more. */
+  static long roomToFlush(RocksDB db, long writeBufferSize) {
+    long memtables;
+    try {
+      memtables = Long.parseLong(db.getProperty("rocksdb.cur-size-all-mem-tables").trim());
+    } catch (RocksDBException | NumberFormatException e) {
+      memtables = ZkvOptions.MAX_WRITE_BUFFER_NUMBER * writeBufferSize; // the limit
+    }
+    return memtables + FLUSH_OVERHEAD;
   }
 
   private void releaseIterators(String reason) {

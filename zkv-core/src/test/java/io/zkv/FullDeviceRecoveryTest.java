@@ -274,7 +274,7 @@ class FullDeviceRecoveryTest {
    * freed nothing: docs/wal.md, "A full device").
    */
   @ParameterizedTest(name = "{0} {1} {2} seed {3}")
-  @MethodSource("waltzCases")
+  @MethodSource("cases")
   void aFullDeviceIsRecoveredInWaltzMode(KeyOrder order, Freeing how, DeviceGeometry g, long seed)
       throws Exception {
     this.order = order;
@@ -284,10 +284,6 @@ class FullDeviceRecoveryTest {
     if (sequential) {
       assertTrue(fills[1] > 0, "nothing written after the resume; " + log);
     }
-  }
-
-  static Stream<Arguments> waltzCases() {
-    return cases();
   }
 
   /**
