@@ -92,6 +92,11 @@ public record BenchInvocation(
           Option.of("background-jobs", "N", "RocksDB's (2)", "flush and compaction jobs (1-64)"),
           Option.of("subcompactions", "N", "RocksDB's (1)", "max subcompactions (1-64)"),
           Option.of(
+              "compaction-pri",
+              "NAME",
+              "RocksDB's (min-overlapping-ratio)",
+              "which SSTs a level compacts first (round-robin: in key order)"),
+          Option.of(
               "bloom-bits", "BITS", "0", "Bloom filter bits per key, 0 for RocksDB's default"),
           Option.of("repeat", "N", "1 (compare: 3)", "runs of each configuration"),
           Option.of("interval", "SECONDS", "1", "throughput timeline interval"),

@@ -6,16 +6,17 @@ import io.zkv.cli.Arguments;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
+import org.rocksdb.CompactionPriority;
 import org.rocksdb.Env;
 import org.rocksdb.Options;
 
 /**
  * The shape of the LSM tree a configuration runs with, for both targets: SST target size, level
- * base, dynamic level bytes, compression, background jobs, subcompactions. What is not set (0 or
- * null) is RocksDB's own default, so a report states every value RocksDB ran with ({@link
- * #describe()} reads them back from the options), not only those given. RocksDB 9.7.3's defaults:
- * 64 MiB target files, a 256 MiB level base, dynamic level bytes on, 2 background jobs, 1
- * subcompaction (none); zkv's compression default is Snappy (RocksDB's).
+ * base, dynamic level bytes, compression, background jobs, subcompactions, compaction priority.
+ * What is not set (0 or null) is RocksDB's own default, so a report states every value RocksDB ran
+ * with ({@link #describe()} reads them back from the options), not only those given. RocksDB
+ * 9.7.3's defaults: 64 MiB target files, a 256 MiB level base, dynamic level bytes on, 2 background
+ * jobs, 1 subcompaction (none); zkv's compression default is Snappy (RocksDB's).
  *
  * @param targetFileSize {@code target_file_size_base} in bytes, 0 for RocksDB's
  * @param levelBase {@code max_bytes_for_level_base} in bytes, 0 for RocksDB's
@@ -23,6 +24,7 @@ import org.rocksdb.Options;
  * @param compression SST compression, null for zkv's default
  * @param backgroundJobs {@code max_background_jobs}, 0 for RocksDB's
  * @param subcompactions {@code max_subcompactions}, 0 for RocksDB's (1: a compaction runs as one)
+ * @param compactionPri {@code compaction_pri}, null for RocksDB's ({@code kMinOverlappingRatio})
  */
 public record LsmShape(
     long targetFileSize,
@@ -30,10 +32,11 @@ public record LsmShape(
     Boolean dynamicLevels,
     Compression compression,
     int backgroundJobs,
-    int subcompactions) {
+    int subcompactions,
+    CompactionPriority compactionPri) {
 
   /** Everything RocksDB's (and zkv's) default. */
-  public static final LsmShape DEFAULTS = new LsmShape(0, 0, null, null, 0, 0);
+  public static final LsmShape DEFAULTS = new LsmShape(0, 0, null, null, 0, 0, null);
 
   /** The keys (and {@code --} options) that set the shape. */
   public static final List<String> KEYS =
@@ -43,7 +46,8 @@ public record LsmShape(
           "dynamic-levels",
           "compression",
           "background-jobs",
-          "subcompactions");
+          "subcompactions",
+          "compaction-pri");
 
   /**
    * This shape with {@code key} set to {@code value}.
@@ -60,7 +64,8 @@ public record LsmShape(
               dynamicLevels,
               compression,
               backgroundJobs,
-              subcompactions);
+              subcompactions,
+              compactionPri);
       case "level-base" ->
           new LsmShape(
               targetFileSize,
@@ -68,10 +73,17 @@ public record LsmShape(
               dynamicLevels,
               compression,
               backgroundJobs,
-              subcompactions);
+              subcompactions,
+              compactionPri);
       case "dynamic-levels" ->
           new LsmShape(
-              targetFileSize, levelBase, bool(key, v), compression, backgroundJobs, subcompactions);
+              targetFileSize,
+              levelBase,
+              bool(key, v),
+              compression,
+              backgroundJobs,
+              subcompactions,
+              compactionPri);
       case "compression" ->
           new LsmShape(
               targetFileSize,
@@ -79,7 +91,8 @@ public record LsmShape(
               dynamicLevels,
               compression(v),
               backgroundJobs,
-              subcompactions);
+              subcompactions,
+              compactionPri);
       case "background-jobs" ->
           new LsmShape(
               targetFileSize,
@@ -87,7 +100,8 @@ public record LsmShape(
               dynamicLevels,
               compression,
               (int) count(key, v, 1, 64),
-              subcompactions);
+              subcompactions,
+              compactionPri);
       case "subcompactions" ->
           new LsmShape(
               targetFileSize,
@@ -95,7 +109,17 @@ public record LsmShape(
               dynamicLevels,
               compression,
               backgroundJobs,
-              (int) count(key, v, 1, 64));
+              (int) count(key, v, 1, 64),
+              compactionPri);
+      case "compaction-pri" ->
+          new LsmShape(
+              targetFileSize,
+              levelBase,
+              dynamicLevels,
+              compression,
+              backgroundJobs,
+              subcompactions,
+              CompactionPri.parse(v));
       default ->
           throw new IllegalArgumentException(
               "unknown LSM shape key '" + key + "' (known: " + String.join(", ", KEYS) + ")");
@@ -120,6 +144,7 @@ public record LsmShape(
         || dynamicLevels != null
         || backgroundJobs > 0
         || subcompactions > 0
+        || compactionPri != null
         || more != null) {
       b.rocksDbTuning(
           o -> {
@@ -148,26 +173,31 @@ public record LsmShape(
     if (subcompactions > 0) {
       o.setMaxSubcompactions(subcompactions);
     }
+    if (compactionPri != null) {
+      o.setCompactionPriority(compactionPri);
+    }
   }
 
   /**
    * The shape RocksDB runs with, every value read back from the options this shape makes (the
    * defaults included), e.g. "LSM: target files 64 MiB, level base 256 MiB, dynamic levels on,
-   * SNAPPY_COMPRESSION, 2 background jobs, 1 subcompaction".
+   * SNAPPY_COMPRESSION, 2 background jobs, 1 subcompaction, compaction priority
+   * min-overlapping-ratio".
    */
   public String describe() {
     try (Options o = applyTo(ZkvOptions.builder()).build().toRocksOptions(Env.getDefault())) {
       return String.format(
           Locale.ROOT,
           "LSM: target files %s, level base %s, dynamic levels %s, %s, %d background jobs,"
-              + " %d subcompaction%s",
+              + " %d subcompaction%s, compaction priority %s",
           bytes(o.targetFileSizeBase()),
           bytes(o.maxBytesForLevelBase()),
           o.levelCompactionDynamicLevelBytes() ? "on" : "off",
           o.compressionType(),
           o.maxBackgroundJobs(),
           o.maxSubcompactions(),
-          o.maxSubcompactions() == 1 ? "" : "s");
+          o.maxSubcompactions() == 1 ? "" : "s",
+          CompactionPri.name(o.compactionPriority()));
     }
   }
 
@@ -191,6 +221,9 @@ public record LsmShape(
     }
     if (subcompactions > 0) {
       b.append(" --subcompactions ").append(subcompactions);
+    }
+    if (compactionPri != null) {
+      b.append(" --compaction-pri ").append(CompactionPri.name(compactionPri));
     }
     return b.toString();
   }

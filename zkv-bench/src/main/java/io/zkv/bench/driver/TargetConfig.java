@@ -51,7 +51,8 @@ import java.util.function.Consumer;
  * ZenFS). Keys for {@code rocksdb-default}: {@code dir} (where the database lives; default the
  * scratch directory), {@code sync}, {@code label}. Keys for both: {@code threads}, {@code bloom},
  * and the LSM tree's shape ({@link LsmShape#KEYS}: {@code target-file-size}, {@code level-base},
- * {@code dynamic-levels}, {@code compression}, {@code background-jobs}, {@code subcompactions}).
+ * {@code dynamic-levels}, {@code compression}, {@code background-jobs}, {@code subcompactions},
+ * {@code compaction-pri}).
  *
  * @param spec the configuration as written on the command line
  * @param label the name in tables and plots (the spec as written unless {@code label=} is given)
@@ -299,7 +300,7 @@ public record TargetConfig(
                       + " windows, timescale,"
                       + " wal, wal-buffer, wal-reserve, target-file-size, level-base,"
                       + " dynamic-levels,"
-                      + " compression, background-jobs, subcompactions,"
+                      + " compression, background-jobs, subcompactions, compaction-pri,"
                       + " wal-qd, wal-barrier, write-behind, fallback)");
         }
       }

@@ -10,6 +10,7 @@ import io.zkv.cli.Arguments;
 import io.zkv.cli.Arguments.UsageException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.rocksdb.CompactionPriority;
 import org.rocksdb.CompressionType;
 import org.rocksdb.Env;
 import org.rocksdb.Options;
@@ -33,7 +34,8 @@ class LsmShapeTest {
             .with("dynamic-levels", "false")
             .with("compression", "zstd")
             .with("background-jobs", "4")
-            .with("subcompactions", "2");
+            .with("subcompactions", "2")
+            .with("compaction-pri", "round-robin");
     try (Options o = rocksOptions(lsm)) {
       assertEquals(8L << 20, o.targetFileSizeBase());
       assertEquals(32L << 20, o.maxBytesForLevelBase());
@@ -41,6 +43,7 @@ class LsmShapeTest {
       assertEquals(CompressionType.ZSTD_COMPRESSION, o.compressionType());
       assertEquals(4, o.maxBackgroundJobs());
       assertEquals(2, o.maxSubcompactions());
+      assertEquals(CompactionPriority.RoundRobin, o.compactionPriority());
       assertEquals(4L << 20, o.writeBufferSize(), "the other settings stay");
     }
     try (Options o = rocksOptions(LsmShape.DEFAULTS);
@@ -50,15 +53,16 @@ class LsmShapeTest {
       assertEquals(rocks.levelCompactionDynamicLevelBytes(), o.levelCompactionDynamicLevelBytes());
       assertEquals(rocks.maxBackgroundJobs(), o.maxBackgroundJobs());
       assertEquals(rocks.maxSubcompactions(), o.maxSubcompactions());
+      assertEquals(rocks.compactionPriority(), o.compactionPriority());
       assertEquals(CompressionType.SNAPPY_COMPRESSION, o.compressionType());
     }
     assertEquals(
         "LSM: target files 8 MiB, level base 32 MiB, dynamic levels off, ZSTD_COMPRESSION, 4"
-            + " background jobs, 2 subcompactions",
+            + " background jobs, 2 subcompactions, compaction priority round-robin",
         lsm.describe());
     assertEquals(
         " --target-file-size 8388608 --level-base 33554432 --dynamic-levels false --compression"
-            + " zstd --background-jobs 4 --subcompactions 2",
+            + " zstd --background-jobs 4 --subcompactions 2 --compaction-pri round-robin",
         lsm.asOptions());
   }
 
@@ -90,6 +94,12 @@ class LsmShapeTest {
       {"dynamic-levels", "maybe", "dynamic-levels must be true or false"},
       {"compression", "gzip", "compression must be one of none, snappy, lz4, zstd"},
       {"background-jobs", "0", "background-jobs must be a whole number from 1 to 64"},
+      {
+        "compaction-pri",
+        "key-order",
+        "compaction-pri must be one of by-compensated-size, oldest-largest-seq-first,"
+            + " oldest-smallest-seq-first, min-overlapping-ratio, round-robin, not 'key-order'"
+      },
     };
     for (String[] b : bad) {
       IllegalArgumentException e =
@@ -117,9 +127,9 @@ class LsmShapeTest {
     LsmShape a = inv.configs().get(0).lsm();
     LsmShape b = inv.configs().get(1).lsm();
     LsmShape c = inv.configs().get(2).lsm();
-    assertEquals(new LsmShape(8L << 20, 0, null, Compression.LZ4, 0, 0), a);
-    assertEquals(new LsmShape(16L << 20, 0, false, Compression.LZ4, 0, 0), b);
-    assertEquals(new LsmShape(8L << 20, 0, null, Compression.LZ4, 4, 0), c);
+    assertEquals(new LsmShape(8L << 20, 0, null, Compression.LZ4, 0, 0, null), a);
+    assertEquals(new LsmShape(16L << 20, 0, false, Compression.LZ4, 0, 0, null), b);
+    assertEquals(new LsmShape(8L << 20, 0, null, Compression.LZ4, 4, 0, null), c);
     assertTrue(inv.configs().get(2).describe().contains("4 background jobs"));
     assertTrue(inv.configs().get(1).describe().contains("target files 16 MiB"));
     assertTrue(
