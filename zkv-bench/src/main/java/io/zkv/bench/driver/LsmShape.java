@@ -56,74 +56,52 @@ public record LsmShape(
    */
   public LsmShape with(String key, String value) {
     String v = value.trim();
-    return switch (key) {
-      case "target-file-size" ->
-          new LsmShape(
-              size(key, v, 64L << 10, 1L << 40),
-              levelBase,
-              dynamicLevels,
-              compression,
-              backgroundJobs,
-              subcompactions,
-              compactionPri);
-      case "level-base" ->
-          new LsmShape(
-              targetFileSize,
-              size(key, v, 64L << 10, 1L << 44),
-              dynamicLevels,
-              compression,
-              backgroundJobs,
-              subcompactions,
-              compactionPri);
-      case "dynamic-levels" ->
-          new LsmShape(
-              targetFileSize,
-              levelBase,
-              bool(key, v),
-              compression,
-              backgroundJobs,
-              subcompactions,
-              compactionPri);
-      case "compression" ->
-          new LsmShape(
-              targetFileSize,
-              levelBase,
-              dynamicLevels,
-              compression(v),
-              backgroundJobs,
-              subcompactions,
-              compactionPri);
-      case "background-jobs" ->
-          new LsmShape(
-              targetFileSize,
-              levelBase,
-              dynamicLevels,
-              compression,
-              (int) count(key, v, 1, 64),
-              subcompactions,
-              compactionPri);
-      case "subcompactions" ->
-          new LsmShape(
-              targetFileSize,
-              levelBase,
-              dynamicLevels,
-              compression,
-              backgroundJobs,
-              (int) count(key, v, 1, 64),
-              compactionPri);
-      case "compaction-pri" ->
-          new LsmShape(
-              targetFileSize,
-              levelBase,
-              dynamicLevels,
-              compression,
-              backgroundJobs,
-              subcompactions,
-              CompactionPri.parse(v));
+    Draft d = new Draft(this);
+    switch (key) {
+      case "target-file-size" -> d.targetFileSize = size(key, v, 64L << 10, 1L << 40);
+      case "level-base" -> d.levelBase = size(key, v, 64L << 10, 1L << 44);
+      case "dynamic-levels" -> d.dynamicLevels = bool(key, v);
+      case "compression" -> d.compression = compression(v);
+      case "background-jobs" -> d.backgroundJobs = (int) count(key, v, 1, 64);
+      case "subcompactions" -> d.subcompactions = (int) count(key, v, 1, 64);
+      case "compaction-pri" -> d.compactionPri = CompactionPri.parse(v);
       default ->
           throw new IllegalArgumentException(
               "unknown LSM shape key '" + key + "' (known: " + String.join(", ", KEYS) + ")");
-    };
+    }
+    return d.build();
+  }
+
+  /** A shape being changed one key at a time. */
+  private static final class Draft {
+    long targetFileSize;
+    long levelBase;
+    Boolean dynamicLevels;
+    Compression compression;
+    int backgroundJobs;
+    int subcompactions;
+    CompactionPriority compactionPri;
+
+    Draft(LsmShape s) {
+      targetFileSize = s.targetFileSize;
+      levelBase = s.levelBase;
+      dynamicLevels = s.dynamicLevels;
+      compression = s.compression;
+      backgroundJobs = s.backgroundJobs;
+      subcompactions = s.subcompactions;
+      compactionPri = s.compactionPri;
+    }
+
+    LsmShape build() {
+      return new LsmShape(
+          targetFileSize,
+          levelBase,
+          dynamicLevels,
+          compression,
+          backgroundJobs,
+          subcompactions,
+          compactionPri);
+    }
   }
 
   /** {@code b} with what this shape sets: compression through zkv, the rest through RocksDB's. */
