@@ -504,6 +504,33 @@ JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nZoneStats(JNIEnv* env, jclass, 
   return zkv_boundary_write_single(dst, static_cast<size_t>(cap), ZKV_BND_ZONE_STATS, ZKV_STATS_VERSION, &v, sizeof v);
 }
 
+// The zone view the policies decide on, taken now (a ZKV_BND_ZONE_VIEW buffer without a request,
+// jni/boundary.h), as a Java byte array: inspection, a slow path. Null when it cannot be taken (Java
+// throws with context; an OutOfMemoryError may be pending).
+JNI_EXPORT jbyteArray JNICALL Java_org_rocksdb_ZkvEnv_nZoneView(JNIEnv* env, jclass, jlong handle) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs) return nullptr;
+  struct Copy {
+    JNIEnv* env;
+    const zkv::LsmHintRegistry* hints;
+    jbyteArray out;
+  } copy{env, h->hints.get(), nullptr};
+  int rc = zfs_inspect_view(
+      h->zone_fs,
+      [](void* ctx, const zfs_view* v) -> int {
+        auto* c = static_cast<Copy*>(ctx);
+        zkv::ZoneView view;
+        int built = view.Build(*v, c->hints, nullptr);
+        if (built) return built;
+        c->out = c->env->NewByteArray(static_cast<jsize>(view.size()));
+        if (!c->out) return -ENOMEM;  // OutOfMemoryError pending
+        c->env->SetByteArrayRegion(c->out, 0, static_cast<jsize>(view.size()), static_cast<const jbyte*>(view.data()));
+        return 0;
+      },
+      &copy);
+  return rc ? nullptr : copy.out;
+}
+
 // A listener (org.rocksdb.ZkvLsmListener) RocksJava can hold like its own: returns the
 // LsmHintListenerHandle*, or 0 with a Java exception when this build's layout does not match.
 JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvLsmListener_nNewListener(JNIEnv* env, jobject self) {

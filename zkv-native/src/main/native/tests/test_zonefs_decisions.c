@@ -399,6 +399,43 @@ static void test_view_shows_owners_and_expected_size(void) {
   zkv_dev_close(d);
 }
 
+/* zfs_inspect_view hands the caller the policies' view without the file system's lock: every
+ * zone, and the owner file's live bytes (its writer still open) where its data is; the callback's
+ * result is returned. */
+typedef struct inspected {
+  zfs *fs;
+  uint64_t file_id;
+  uint32_t zones;
+  uint64_t live;
+  int lock_was_free;
+} inspected;
+
+static int inspect(void *ctx, const zfs_view *view) {
+  inspected *in = ctx;
+  in->zones = view->n_zones;
+  for (size_t i = 0; i < view->n_files; i++)
+    if (view->files[i].file_id == in->file_id) in->live += view->files[i].live;
+  in->lock_was_free = pthread_mutex_trylock(&in->fs->mu) == 0;
+  if (in->lock_was_free) pthread_mutex_unlock(&in->fs->mu);
+  return 7;
+}
+
+static void test_inspected_view_is_the_policies_view_without_the_lock(void) {
+  zkv_dev *d;
+  zfs *fs = fresh_mount(&d);
+  owner_file o = owner_open(fs, "/db/owner.sst", 33);
+  inspected in = {fs, file_named_id(fs, "/db/owner.sst"), 0, 0, 0};
+  zkv_geometry g;
+  CHECK_EQ(zkv_dev_geometry(d, &g), 0);
+  CHECK_EQ(zfs_inspect_view(fs, inspect, &in), 7);
+  CHECK_EQ(in.zones, g.nr_zones);
+  CHECK_EQ(in.live, o.size);
+  CHECK(in.lock_was_free);
+  owner_close_and_check(fs, &o, "/db/owner.sst");
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+}
+
 /* Installing a policy waits for a call-out under way, so the old policy's context may be freed
  * when it returns. */
 typedef struct swap_call {
@@ -720,6 +757,7 @@ int main(void) {
   test_stale_decision_is_asked_again();
   test_need_gc_collects_then_asks_again();
   test_view_shows_owners_and_expected_size();
+  test_inspected_view_is_the_policies_view_without_the_lock();
   test_installing_waits_for_callouts();
   test_sync_record_is_written_without_the_lock();
   test_namespace_records_and_resets_are_written_without_the_lock();

@@ -146,6 +146,17 @@ int call_gc_trigger(zfs *fs, uint64_t *max_live) {
   return rc;
 }
 
+int zfs_inspect_view(zfs *fs, int (*fn)(void *ctx, const zfs_view *view), void *ctx) {
+  decision_view view;
+  pthread_mutex_lock(&fs->mu);
+  int rc = view_take(fs, &view, NULL, NULL);
+  pthread_mutex_unlock(&fs->mu);
+  if (rc) return rc;
+  rc = fn(ctx, &view.v);
+  view_free(&view);
+  return rc;
+}
+
 /* Installs a policy (under fs->mu), then waits until no call-out runs: one may still be using the
  * policy it replaced. */
 static void installed(zfs *fs) {

@@ -363,6 +363,10 @@ int zfs_link(zfs *fs, const char *existing, const char *link);
 /* Calls fn for every name that starts with `prefix`. */
 int zfs_list(zfs *fs, const char *prefix, void (*fn)(const char *name, uint64_t size, void *arg), void *arg);
 int zfs_stats_get(zfs *fs, zfs_stats *out);
+/* Hands `fn` the zone view the policies decide on, taken now under the file system's lock and
+ * called without it (no device command, no metadata write): for inspection, e.g. which levels'
+ * files the zones hold (zkv bench). Returns fn's result, or a negative errno. */
+int zfs_inspect_view(zfs *fs, int (*fn)(void *ctx, const zfs_view *view), void *ctx);
 
 /* Inspection (the zkv CLI): superblock in use, meta zones, zones, files, consistency. */
 #include "meta_codec.h"

@@ -535,6 +535,19 @@ public final class ZonedEnv implements AutoCloseable {
   }
 
   /**
+   * The zone view placement policies decide on, taken now: every zone with its condition, tag and
+   * live bytes, every live file with its level and key range, and which file has how much in which
+   * zone. For inspection (e.g. which levels' data the zones hold); it copies the file system's
+   * tables under its lock, so poll it sparingly.
+   *
+   * @throws ZkvClosedException if this env is closed
+   */
+  public synchronized io.zkv.placement.ZoneTable zoneTable() {
+    checkOpen();
+    return env.zoneTable();
+  }
+
+  /**
    * How well compaction outputs' key-range hints (their compactions' inputs' unions, from their own
    * first keys where readable: what the placement policy gets) stand for the outputs' own ranges,
    * in next-level SSTs overlapped since mount (the overlaps CAZA ranks zones by).

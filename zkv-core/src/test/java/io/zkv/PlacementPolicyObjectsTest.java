@@ -391,6 +391,23 @@ class PlacementPolicyObjectsTest {
       }
       ZkvEnv.ZoneStats s = env.stats();
       assertEquals(0, s.policyOverrides(), s.toString());
+      // the view taken on request (not at an allocation) shows every SST at RocksDB's level, and
+      // the zones' live bytes the file system counts
+      io.zkv.placement.ZoneTable now = env.zoneTable();
+      java.util.Map<Integer, Integer> withL0 = new java.util.TreeMap<>(rocks);
+      withL0.put(0, Integer.parseInt(d.property("rocksdb.num-files-at-level0").orElseThrow()));
+      java.util.Map<Integer, Integer> snapshot = new java.util.TreeMap<>();
+      for (io.zkv.placement.FileInfo f : now.files()) {
+        if (f.kind() == io.zkv.placement.FileKind.SST) {
+          snapshot.merge(f.level().orElseThrow(), 1, Integer::sum);
+        }
+      }
+      assertEquals(withL0, snapshot);
+      long live = 0;
+      for (int z = 0; z < now.zoneCount(); z++) {
+        live += now.zone(z).liveBytes();
+      }
+      assertEquals(env.stats().liveBytes(), live);
       synchronized (policy) {
         java.util.Map<Integer, Integer> viewed = new java.util.TreeMap<>(policy.sstsPerLevel);
         viewed.remove(0);

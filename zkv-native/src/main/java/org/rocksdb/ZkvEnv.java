@@ -30,11 +30,13 @@ public final class ZkvEnv extends Env {
   private boolean disposed; // guarded by callouts
   private final ByteBuffer statsBuffer = ByteBuffer.allocateDirect(ZoneStats.BUFFER_BYTES);
   private volatile ZoneAllocator allocator; // the installed placement call-out
+  private final io.zkv.device.DeviceGeometry geometry;
 
-  private ZkvEnv(long zkvHandle, ZonedDevice.Lease lease) {
+  private ZkvEnv(long zkvHandle, ZonedDevice.Lease lease, io.zkv.device.DeviceGeometry geometry) {
     super(nEnvPointer(zkvHandle));
     this.zkvHandle = zkvHandle;
     this.lease = lease;
+    this.geometry = geometry;
   }
 
   /**
@@ -93,7 +95,7 @@ public final class ZkvEnv extends Env {
       lease.close();
       throw io.zkv.fs.NotFormattedException.ofMount(device.uri() + ": " + nLastError(), h);
     }
-    return new ZkvEnv(h, lease);
+    return new ZkvEnv(h, lease, device.geometry());
   }
 
   /**
@@ -322,6 +324,23 @@ public final class ZkvEnv extends Env {
       }
       return ZoneStats.read(statsBuffer);
     }
+  }
+
+  /**
+   * The zone view placement policies decide on, taken now (zoned Envs only): every zone with its
+   * condition, tag and live bytes, every live file with its LSM hints (level, key range) and where
+   * its data is. For inspection: it copies the file system's tables under its lock (no device
+   * command), so take it sparingly.
+   *
+   * @throws IllegalStateException if this is not a zoned Env or the view could not be taken
+   */
+  public io.zkv.placement.ZoneTable zoneTable() {
+    checkOpen();
+    byte[] view = nZoneView(zkvHandle);
+    if (view == null) {
+      throw new IllegalStateException("no zone view of this Env (not a zoned Env, or no memory)");
+    }
+    return io.zkv.fs.ZoneView.wrap(ByteBuffer.wrap(view)).table(geometry);
   }
 
   /**
@@ -889,6 +908,8 @@ public final class ZkvEnv extends Env {
   private static native int nStartGc(long handle);
 
   private static native int nZoneStats(long handle, ByteBuffer out);
+
+  private static native byte[] nZoneView(long handle);
 
   private static native int nRefreshLsmHints(long handle, long db);
 

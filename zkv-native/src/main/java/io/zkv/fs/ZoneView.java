@@ -85,6 +85,11 @@ public final class ZoneView {
             RESERVES_SIZE));
   }
 
+  /** This view as placement policies see it ({@link io.zkv.placement.ZoneTable}). */
+  public io.zkv.placement.ZoneTable table(io.zkv.device.DeviceGeometry geometry) {
+    return ZoneTableProjection.forAllocation(this, geometry);
+  }
+
   public int zoneCount() {
     return b.count(ZONES);
   }

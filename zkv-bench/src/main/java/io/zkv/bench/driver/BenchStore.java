@@ -43,6 +43,14 @@ public interface BenchStore extends AutoCloseable {
   }
 
   /**
+   * The zones in use by the level of the data they hold ({@link ZoneLevels#describe()}), for the
+   * report's notes: where the space a placement leaves unused sits. Null for a store without zones.
+   */
+  default String zoneLevels() {
+    return null;
+  }
+
+  /**
    * The LSM tree's files per level, L0 to L6 ("2/0/0/0/3/12/4"), for the report's notes: read
    * figures of two targets compare only on equal shapes. Null for a store without RocksDB.
    */

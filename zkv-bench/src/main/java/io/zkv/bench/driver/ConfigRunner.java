@@ -95,6 +95,16 @@ final class ConfigRunner {
         addShapeNote(store, label, repeat, p.name(), notes);
       }
       ZoneCounters after = store.counters();
+      if (before != null && p.writesData()) {
+        notes.add(
+            String.format(
+                Locale.ROOT,
+                "%s #%d after %s: zones by level %s",
+                label,
+                repeat,
+                p.name(),
+                store.zoneLevels()));
+      }
       if (before != null) {
         r = r.withDevice(DeviceFigures.between(before, after, r.userBytes()));
         if (!r.device().overridesByReason().isEmpty()) { // which safety rule stepped in

@@ -234,6 +234,11 @@ final class ZkvStore implements BenchStore {
   }
 
   @Override
+  public String zoneLevels() {
+    return ZoneLevels.of(env.zoneTable()).describe();
+  }
+
+  @Override
   public ZoneCounters counters() {
     ZoneCounters z =
         ZoneCounters.of(
