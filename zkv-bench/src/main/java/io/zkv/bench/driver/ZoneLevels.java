@@ -49,6 +49,14 @@ public record ZoneLevels(Map<Integer, Group> groups) {
     public double unusedPercent() {
       return capacity == 0 ? 0 : 100.0 * (capacity - live) / capacity;
     }
+
+    /**
+     * Of that, the share never written (zones finished or still open before their end), in percent
+     * of the capacity; the rest is dead data.
+     */
+    public double unwrittenPercent() {
+      return capacity == 0 ? 0 : 100.0 * (capacity - written) / capacity;
+    }
   }
 
   /** The data zones of {@code table} that are not empty, grouped. */
@@ -108,11 +116,12 @@ public record ZoneLevels(Map<Integer, Group> groups) {
             parts.add(
                 String.format(
                     Locale.ROOT,
-                    "%s %d zone%s (%.0f%% unused%s)",
+                    "%s %d zone%s (%.0f%% unused, %.0f%% unwritten%s)",
                     name(key),
                     g.zones(),
                     g.zones() == 1 ? "" : "s",
                     g.unusedPercent(),
+                    g.unwrittenPercent(),
                     g.mixed() == 0 ? "" : ", " + g.mixed() + " mixed")));
     return String.join(", ", parts);
   }

@@ -61,8 +61,9 @@ class ZoneLevelsTest {
     assertEquals(new ZoneLevels.Group(1, CAP, 80, CAP, 1), z.groups().get(3));
     assertEquals(new ZoneLevels.Group(1, CAP, 0, CAP, 0), z.groups().get(ZoneLevels.DEAD));
     assertEquals(
-        "logs 1 zone (90% unused), L2 2 zones (55% unused, 1 mixed), L3 1 zone (20% unused, 1"
-            + " mixed), dead 1 zone (100% unused)",
+        "logs 1 zone (90% unused, 90% unwritten), L2 2 zones (55% unused, 20% unwritten, 1"
+            + " mixed), L3 1 zone (20% unused, 0% unwritten, 1 mixed), dead 1 zone (100% unused, 0%"
+            + " unwritten)",
         z.describe());
     ZoneTable unknown =
         ZoneTable.builder(2, CAP)
@@ -72,7 +73,7 @@ class ZoneLevelsTest {
             .zone(1, ZoneCondition.FULL, CAP, WriteLifetime.MEDIUM)
             .live(1, 5, CAP)
             .build();
-    assertEquals("L? 1 zone (0% unused)", ZoneLevels.of(unknown).describe());
+    assertEquals("L? 1 zone (0% unused, 0% unwritten)", ZoneLevels.of(unknown).describe());
     assertEquals("none in use", ZoneLevels.of(ZoneTable.builder(2, CAP).build()).describe());
   }
 }
