@@ -24,7 +24,8 @@ typedef struct tp_config {
   uint64_t block;       /* the smallest write */
 } tp_config;
 
-static tp_config tp_cfg = {.open_tokens = 0, .gc_percent = 20, .block = 4096};
+#define TP_GC_PERCENT 20 /* the trigger's level every mount starts with */
+static tp_config tp_cfg = {.open_tokens = 0, .gc_percent = TP_GC_PERCENT, .block = 4096};
 
 static unsigned tp_lifetime_diff(uint32_t zone_lt, uint32_t file_lt) {
   if (file_lt <= 1) return zone_lt == file_lt ? 0 : 100;
@@ -99,10 +100,12 @@ TP_POLICY int tp_trigger(void *ctx, const zfs_view *v, uint64_t *max_live) {
   return 0;
 }
 
-/* Installs the three on fs, with open tokens as ZenFS keeps them (two of the device's limit back). */
+/* Installs the three on fs, with open tokens as ZenFS keeps them (two of the device's limit back),
+ * the trigger at its first level (a level an earlier test set does not carry over). */
 TP_POLICY void tp_install(zfs *fs, const zkv_geometry *g) {
   tp_cfg.open_tokens = g->max_open ? (g->max_open > 3 ? g->max_open - 2 : 1) : 0;
   tp_cfg.block = g->lba_size;
+  tp_cfg.gc_percent = TP_GC_PERCENT;
   zfs_set_allocator(fs, tp_allocate, &tp_cfg);
   zfs_set_victim_chooser(fs, tp_victim, &tp_cfg);
   zfs_set_gc_trigger(fs, tp_trigger, &tp_cfg);

@@ -43,7 +43,7 @@ void lock_namespace(zfs *fs, after_unlock *work) {
 }
 
 /* The zone's reset is done (or, `ok` = 0, failed: left for GC); under fs->mu. */
-static void zone_reset_done(zfs *fs, uint32_t z, int ok, int without_copy) {
+static void zone_reset_done(zfs *fs, uint32_t z, int ok, int flags) {
   zone_state *zs = &fs->zones[z];
   if (ok) {
     zs->wp = zs->start;
@@ -54,15 +54,17 @@ static void zone_reset_done(zfs *fs, uint32_t z, int ok, int without_copy) {
     zs->io_class = ZKV_CLASS_NONE;
     atomic_fetch_add(&zs->generation, 1);
     fs->st.resets++;
-    if (without_copy) fs->st.resets_without_copy++;
+    if (flags & RESET_WITHOUT_COPY) fs->st.resets_without_copy++;
+    if (flags & RESET_GC_ZONE) fs->st.gc_zones++;
+    if (flags & RESET_GC_RUN) fs->st.gc_runs++;
   }
   zone_unclaim(zs);
   zones_changed(fs);
 }
 
-int reset_zone_now(zfs *fs, uint32_t z, int without_copy) {
+int reset_zone_now(zfs *fs, uint32_t z, int flags) {
   int rc = zkv_dev_zone_mgmt(fs->dev, z, ZKV_ZONE_RESET);
-  zone_reset_done(fs, z, rc == 0, without_copy);
+  zone_reset_done(fs, z, rc == 0, flags);
   return rc;
 }
 
@@ -81,7 +83,7 @@ int defer_record(zfs *fs, meta_pending *p) {
   return 0;
 }
 
-void defer_reset(zfs *fs, uint32_t z, int without_copy, int required) {
+void defer_reset(zfs *fs, uint32_t z, int flags, int required) {
   after_unlock *a = current_scope;
   /* Claimed until the reset is done: nobody takes it meanwhile (GC's victim keeps GC's claim). */
   (void)zone_claim(&fs->zones[z]);
@@ -91,11 +93,11 @@ void defer_reset(zfs *fs, uint32_t z, int without_copy, int required) {
     if (grown) a->resets = grown, a->cap_resets = cap;
   }
   if (!a || a->fs != fs || a->n_resets == a->cap_resets) {
-    int rc = reset_zone_now(fs, z, without_copy); /* a failed reset leaves the zone for GC */
+    int rc = reset_zone_now(fs, z, flags); /* a failed reset leaves the zone for GC */
     if (a && a->fs == fs && required && !a->failed) a->failed = rc;
     return;
   }
-  a->resets[a->n_resets++] = (deferred_reset){z, (uint8_t)without_copy, (uint8_t)required, 0};
+  a->resets[a->n_resets++] = (deferred_reset){z, (uint8_t)flags, (uint8_t)required, 0};
 }
 
 int write_deferred_records_now(zfs *fs) {
@@ -121,7 +123,7 @@ void run_deferred_now(zfs *fs) {
       if (rc)
         zone_reset_done(fs, z, 0, 0);
       else
-        rc = reset_zone_now(fs, z, a->resets[i].without_copy);
+        rc = reset_zone_now(fs, z, a->resets[i].flags);
       if (rc && a->resets[i].required && !a->failed) a->failed = rc;
     }
     a->n_resets = 0;
@@ -147,7 +149,7 @@ int unlock_fs(zfs *fs, after_unlock *work) {
     }
     pthread_mutex_lock(&fs->mu);
     for (uint32_t i = 0; i < work->n_resets; i++)
-      zone_reset_done(fs, work->resets[i].zone, work->resets[i].ok, work->resets[i].without_copy);
+      zone_reset_done(fs, work->resets[i].zone, work->resets[i].ok, work->resets[i].flags);
     pthread_mutex_unlock(&fs->mu);
   }
   free(work->records);

@@ -192,7 +192,7 @@ void reset_if_unused(zfs *fs, uint32_t z) {
   zone_state *zs = &fs->zones[z];
   /* Not after the log failed: its records on the device may still point into the zone. */
   if (zs->live_phys || zone_held(zs) || zs->wp == zs->start || log_failed(fs)) return;
-  defer_reset(fs, z, 1, 0);
+  defer_reset(fs, z, RESET_WITHOUT_COPY, 0);
 }
 
 void drop_file(zfs *fs, fobj *f) {

@@ -281,7 +281,9 @@ static int gc_one_zone(zfs *fs, uint64_t max_live, int for_class, int new_run) {
    * then. Readers go on at once: the swap is done, none reads the victim. */
   if (!rc) {
     v->live = v->live_phys = 0;
-    defer_reset(fs, (uint32_t)victim, !copied, 1);
+    /* counted as GC's (zone, run) with the reset itself */
+    defer_reset(fs, (uint32_t)victim, (copied ? 0 : RESET_WITHOUT_COPY) | RESET_GC_ZONE | (new_run ? RESET_GC_RUN : 0),
+                1);
   } else {
     zone_unclaim(v);
   }
@@ -292,12 +294,6 @@ static int gc_one_zone(zfs *fs, uint64_t max_live, int for_class, int new_run) {
   readers_admit(fs);
   int after = unlock_fs(fs, &work);
   if (!rc) rc = after;
-  if (!rc) { /* counted once the victim is reset (its records and reset done) */
-    pthread_mutex_lock(&fs->mu);
-    fs->st.gc_zones++;
-    fs->st.gc_runs += new_run != 0;
-    pthread_mutex_unlock(&fs->mu);
-  }
   for (size_t i = 0; i < n; i++) free(moves[i].copies);
   free(moves);
   free(touched);

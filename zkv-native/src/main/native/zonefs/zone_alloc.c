@@ -332,6 +332,16 @@ static int view_allowed_empty(const zfs *fs, const decision_view *view) {
   return empty > view->v.empty_kept;
 }
 
+/* Whether a writer may start an empty zone now within the active limit (GC one more: its own
+ * token), once the decision's zones to finish are finished. */
+static int active_zone_free(const zfs *fs, const zfs_alloc_decision *d, int purpose) {
+  if (!fs->active_limit) return 1;
+  uint32_t active = active_data_zones(fs);
+  for (uint32_t i = 0; i < d->n_finish && i < ZFS_ALLOC_MAX_FINISH; i++)
+    if (active && partly_written(fs, d->finish[i])) active--;
+  return active < fs->active_limit + (purpose == FOR_GC ? 1u : 0u);
+}
+
 /* Decisions retried on a fresh view before the safety rule decides (counted, both). */
 #define MAX_STALE_DECISIONS 8
 
@@ -387,11 +397,17 @@ int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int c
     int invalid = !decision_holds(fs, &d, view.zones), action = d.action;
     /* a Wait is stale too when a zone came free while it decided; an empty zone its view let it
      * start (more empty zones than kept) but the reserves keep now, since others (the WAL reserve's
-     * fill, a WAL's switch, another writer) started empty zones meanwhile, is stale as well */
-    int stale = !invalid &&
-                (!decision_holds(fs, &d, NULL) || (action == ZFS_ALLOC_WAIT && fs->zone_events != view.zone_events) ||
-                 (action == ZFS_ALLOC_OPEN_EMPTY && !req->for_wal_reserve && view_allowed_empty(fs, &view) &&
-                  !may_take_empty_zone(fs, purpose, cls) && fs->walr_n == 0));
+     * fill, a WAL's switch, another writer) started empty zones meanwhile, is stale as well; and so
+     * is a zone to write in that is empty now (a USE of a zone whose data was deleted and the zone
+     * reset meanwhile starts it again) where the active limit has no room left: others started
+     * zones meanwhile (without this check a writer opened one zone more than the device allows) */
+    int writes_zone = action == ZFS_ALLOC_OPEN_EMPTY || action == ZFS_ALLOC_USE;
+    int stale =
+        !invalid &&
+        (!decision_holds(fs, &d, NULL) || (action == ZFS_ALLOC_WAIT && fs->zone_events != view.zone_events) ||
+         (action == ZFS_ALLOC_OPEN_EMPTY && !req->for_wal_reserve && view_allowed_empty(fs, &view) &&
+          !may_take_empty_zone(fs, purpose, cls) && fs->walr_n == 0) ||
+         (writes_zone && fs->zones[d.zone].wp == fs->zones[d.zone].start && !active_zone_free(fs, &d, purpose)));
     view_free(&view);
     if (invalid) return fall_back(fs, ZFS_OVERRIDE_INVALID, req, purpose, cls, out);
     if (stale) {

@@ -309,8 +309,8 @@ typedef struct meta_pending {
 /* Device work left for after fs->mu (after_unlock.c): an operation's records and zone resets. */
 typedef struct deferred_reset {
   uint32_t zone;
-  uint8_t without_copy; /* counted in resets_without_copy */
-  uint8_t required;     /* GC's victim: a failed reset fails the operation (else it is left for GC) */
+  uint8_t flags;    /* RESET_*: what the reset is counted as */
+  uint8_t required; /* GC's victim: a failed reset fails the operation (else it is left for GC) */
   uint8_t ok;
 } deferred_reset;
 typedef struct after_unlock {
@@ -332,10 +332,13 @@ void lock_namespace(zfs *fs, after_unlock *work);
 int unlock_fs(zfs *fs, after_unlock *work);
 /* Under mu: a reserved record, written at unlock_fs (or now, outside a scope); frees p->buf. */
 int defer_record(zfs *fs, meta_pending *p);
-/* Under mu: zone z is reset at unlock_fs (or now, outside a scope); busy until then. */
-void defer_reset(zfs *fs, uint32_t z, int without_copy, int required);
+/* What a zone reset is counted as, once it is done (with the reset, so that no reader of the stats
+ * sees a collection's reset without its run). */
+enum { RESET_WITHOUT_COPY = 1, RESET_GC_ZONE = 2, RESET_GC_RUN = 4 };
+/* Under mu: zone z is reset at unlock_fs (or now, outside a scope); busy until then. flags: RESET_*. */
+void defer_reset(zfs *fs, uint32_t z, int flags, int required);
 /* Under mu: resets zone z now and marks it empty (busy cleared either way; a failure leaves it for GC). */
-int reset_zone_now(zfs *fs, uint32_t z, int without_copy);
+int reset_zone_now(zfs *fs, uint32_t z, int flags);
 /* Under mu, before a wait or a roll: the scope's records are written now (a roll waits for every
  * reserved record). */
 int write_deferred_records_now(zfs *fs);
