@@ -81,12 +81,13 @@ class BenchEndToEndTest {
       assertEquals(phases, run.phases().stream().map(PhaseResult::workload).toList());
       assertEquals(
           List.of(), withoutShapes(run.notes()), "fillseq populated the database: no prefill");
+      boolean zkv = run.config().startsWith("zkv");
       for (PhaseResult p : run.phases()) {
         if (p.writes() > 0) {
           assertShapeNote(run, p.workload());
+          assertZoneLevelsNote(run, p.workload(), zkv);
         }
       }
-      boolean zkv = run.config().startsWith("zkv");
       for (PhaseResult p : run.phases()) {
         long counted = p.latency().values().stream().mapToLong(LatencyStats::count).sum();
         if (p.workload().equals("readwhilewriting")) {
@@ -262,8 +263,23 @@ class BenchEndToEndTest {
       java.util.regex.Pattern.compile(
           ".+ #\\d+ after (\\S+): LSM files per level L0-L6 \\d+(/\\d+){6}");
 
+  /** The notes without the LSM shape's and the zones by level (asserted apart). */
   private static List<String> withoutShapes(List<String> notes) {
-    return notes.stream().filter(n -> !n.contains("LSM files per level")).toList();
+    return notes.stream()
+        .filter(n -> !n.contains("LSM files per level") && !n.contains(": zones by level "))
+        .toList();
+  }
+
+  /**
+   * After a phase that wrote, a zkv run's notes give its zones by the level of their data, and a
+   * run without zones none.
+   */
+  private static void assertZoneLevelsNote(RunResult run, String phase, boolean zoned) {
+    String prefix = " after " + phase + ": zones by level ";
+    assertEquals(
+        zoned ? 1 : 0,
+        run.notes().stream().filter(n -> n.contains(prefix)).count(),
+        run.config() + " " + phase + ": " + run.notes());
   }
 
   /** After a phase that wrote, the run's notes give the LSM shape RocksDB reports (7 levels). */
