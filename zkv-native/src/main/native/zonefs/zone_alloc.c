@@ -28,6 +28,12 @@ static uint32_t active_data_zones(const zfs *fs) {
   return n;
 }
 
+/* Whether `active` active zones leave a writer room to start one more (GC one more: its own
+ * token). */
+static int below_active_limit(const zfs *fs, uint32_t active, int purpose) {
+  return !fs->active_limit || active < fs->active_limit + (purpose == FOR_GC ? 1u : 0u);
+}
+
 static const char *base_name(const char *name) {
   const char *base = strrchr(name, '/');
   return base ? base + 1 : name;
@@ -335,11 +341,10 @@ static int view_allowed_empty(const zfs *fs, const decision_view *view) {
 /* Whether a writer may start an empty zone now within the active limit (GC one more: its own
  * token), once the decision's zones to finish are finished. */
 static int active_zone_free(const zfs *fs, const zfs_alloc_decision *d, int purpose) {
-  if (!fs->active_limit) return 1;
   uint32_t active = active_data_zones(fs);
   for (uint32_t i = 0; i < d->n_finish && i < ZFS_ALLOC_MAX_FINISH; i++)
     if (active && partly_written(fs, d->finish[i])) active--;
-  return active < fs->active_limit + (purpose == FOR_GC ? 1u : 0u);
+  return below_active_limit(fs, active, purpose);
 }
 
 /* Decisions retried on a fresh view before the safety rule decides (counted, both). */
@@ -462,7 +467,7 @@ int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int c
  * gc_zone_too: the writer may start the empty zone kept for GC as well (TAKE_GC_ZONE_TOO). */
 int safety_zone(zfs *fs, uint32_t lifetime, int purpose, int cls, int gc_zone_too, uint32_t *out) {
   if (may_take_empty_zone(fs, gc_zone_too ? FOR_GC : purpose, cls) &&
-      (!fs->active_limit || active_data_zones(fs) < fs->active_limit + (purpose == FOR_GC ? 1u : 0u)))
+      below_active_limit(fs, active_data_zones(fs), purpose))
     for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
       zone_state *s = &fs->zones[z];
       if (!zone_held(s) && s->wp == s->start) {
