@@ -208,9 +208,12 @@ zkv_timing zkv_timing_deadline(const zkv_profile *p, const zkv_curve *lat, const
     double sigma = zkv_tail_sigma(tail_ratio(p, bytes, qd));
     factor = exp(sigma * normal01(rng) - sigma * sigma / 2);
   } else if (p->jitter_ppm) {
-    /* Uniform +-jitter_ppm of the latency (|jitter| < l keeps done > now). */
+    /* Uniform +-jitter_ppm of the latency (|jitter| < l keeps done > now), added to the service
+     * time, not to the absolute deadline: a double holds CLOCK_MONOTONIC to the nanosecond only
+     * below 2^53 ns (104 days of uptime), after which the sum rounded and the same draws gave
+     * times 1-2 ns apart on the wall clock of a long-running host (test_plm compares two runs). */
     double j = (2 * uniform01(rng) - 1) * p->jitter_ppm / 1e6 * l;
-    done = (uint64_t)((double)done + j);
+    done = now + (uint64_t)((double)(done - now) + j);
     t.deadline = done;
     t.model_latency_ns = (uint64_t)(closed + j);
     return t;

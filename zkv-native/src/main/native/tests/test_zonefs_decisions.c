@@ -284,9 +284,16 @@ static void test_stale_decision_is_asked_again(void) {
   call c = {fs, "/db/slow.sst", 0, 0};
   pthread_t t;
   CHECK_EQ(pthread_create(&t, NULL, write_new_file, &c), 0);
-  blocker_wait_entered(&p.b); /* it has chosen on its view; the view goes stale now */
-  uint32_t first = p.first_choice;
+  blocker_wait_entered(&p.b);                        /* its view is taken; the view goes stale now */
   owner_file o = owner_open(fs, "/db/fast.sst", 24); /* asks the same policy: the same empty zone */
+  /* The first answer is fast.sst's: slow.sst's call answers only once released (read here, not
+   * before owner_open: then nothing had answered yet and the check below looked at zone 0, a
+   * metadata zone, which always holds data). */
+  pthread_mutex_lock(&p.b.mu);
+  CHECK(p.answers >= 1);
+  uint32_t first = p.first_choice;
+  pthread_mutex_unlock(&p.b.mu);
+  CHECK_EQ(o.f->f->zone, (int32_t)first); /* fast.sst holds the zone both calls chose */
   blocker_release(&p.b);
   CHECK_EQ(pthread_join(t, NULL), 0);
   CHECK_EQ(c.rc, 0);
@@ -557,10 +564,15 @@ static void stuck_record_end(zfs *fs, const stuck_record *r) {
 /* While the log is held up by `stuck`, a call that came after it (whose result `waiting_rc` stays 1
  * until it returns) has reserved its record; another file's writer must then write a buffer out
  * and read it back before the log goes on. Ends the stuck record; returns whether the writer got
- * through while it was stuck. */
+ * through while it was stuck. The reservation is asserted on the value the poll saw: a second look
+ * could find fs->mu held for over a millisecond by a thread the host preempted (the GC worker's
+ * or the WAL reserve's round on a loaded host) and read 0. */
 static int owner_progresses_behind_stuck_log(zfs *fs, owner_file *o, const stuck_record *stuck, const int *waiting_rc) {
-  for (int i = 0; i < BLOCK_BOUND_SECONDS * 1000 && log_reserved_end(fs) <= stuck->at + stuck->size; i++) usleep(1000);
-  CHECK(log_reserved_end(fs) > stuck->at + stuck->size); /* the call's record is reserved, waits its turn */
+  uint64_t reserved_end = 0;
+  for (int i = 0; i < BLOCK_BOUND_SECONDS * 1000 && (reserved_end = log_reserved_end(fs)) <= stuck->at + stuck->size;
+       i++)
+    usleep(1000);
+  CHECK(reserved_end > stuck->at + stuck->size); /* the call's record is reserved, waits its turn */
   write_out_call w = {fs, o, 0};
   pthread_t tw;
   CHECK_EQ(pthread_create(&tw, NULL, owner_write_out_and_read, &w), 0);

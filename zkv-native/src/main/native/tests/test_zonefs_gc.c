@@ -8,6 +8,11 @@
  * writes only fit after garbage collection moves the survivors. */
 enum { PAIRS = 19, CHUNK = 256 << 10, CHUNKS = 6 }; /* 19 pairs x 2 x 1.5 MiB = 57 of 63 MiB */
 
+/* The waits for the background GC thread poll every 20 ms for at least a minute: they fail only if
+ * what they wait for never happens, however long a loaded host keeps the thread from running. */
+#define POLL_US 20000
+#define POLL_ROUNDS 3000
+
 /* Appends one chunk and closes: a closed file gives its zone back, and once the active zones are
  * all taken the next file of the same lifetime writes into the zone the other one released. */
 static void append_chunk(zfs *fs, const char *name, int first, uint64_t seed, int c, uint8_t *buf) {
@@ -69,9 +74,9 @@ static void test_gc_makes_room(void) {
   CHECK_EQ(zfs_start_gc(fs), 0); /* idempotent */
   /* free space is under the trigger's 20%: background GC reclaims the half-garbage zones without
    * any write */
-  /* a whole collection (copies, then the reset); up to 20 s: a loaded host delays the thread */
-  for (int i = 0; i < 1000 && s.resets == s.resets_without_copy; i++) {
-    usleep(20000);
+  /* a whole collection (copies, then the reset), however long a loaded host delays the thread */
+  for (int i = 0; i < POLL_ROUNDS && s.resets == s.resets_without_copy; i++) {
+    usleep(POLL_US);
     zfs_stats_get(fs, &s);
   }
   CHECK(s.gc_bytes > 0);
@@ -129,14 +134,14 @@ static void test_gc_trigger_decides(void) {
   zfs_set_gc_trigger(fs, fixed_trigger, &probe);
   fill_half_garbage(fs);
   zfs_stats s;
-  for (int i = 0; i < 1000 && __atomic_load_n(&probe.calls, __ATOMIC_RELAXED) < 3; i++) usleep(20000);
+  for (int i = 0; i < POLL_ROUNDS && __atomic_load_n(&probe.calls, __ATOMIC_RELAXED) < 3; i++) usleep(POLL_US);
   zfs_stats_get(fs, &s);
   CHECK(__atomic_load_n(&probe.calls, __ATOMIC_RELAXED) >= 3);
   CHECK_EQ(s.gc_bytes, 0); /* the trigger said no */
   __atomic_store_n(&probe.bound, (uint64_t)GEO.zone_cap, __ATOMIC_RELAXED);
   uint64_t resets_before = s.resets;
-  for (int i = 0; i < 1000 && s.resets == resets_before; i++) { /* up to 20 s */
-    usleep(20000);
+  for (int i = 0; i < POLL_ROUNDS && s.resets == resets_before; i++) {
+    usleep(POLL_US);
     zfs_stats_get(fs, &s);
   }
   CHECK(s.resets > resets_before);
@@ -200,8 +205,8 @@ static void test_victim_policy_and_gc_level(void) {
   resets_before = s.resets;
   /* at 100% the background worker collects the half-garbage zones the policy picks, highest first */
   tp_set_gc_level(fs, 100);
-  for (int i = 0; i < 1000 && s.resets == resets_before; i++) { /* a whole collection, up to 20 s */
-    usleep(20000);
+  for (int i = 0; i < POLL_ROUNDS && s.resets == resets_before; i++) { /* a whole collection */
+    usleep(POLL_US);
     zfs_stats_get(fs, &s);
   }
   CHECK(s.resets > resets_before);

@@ -10,7 +10,9 @@
 #include "zfs_fixture.h"
 #include "zonefs_internal.h" /* zone states: finished, reserved */
 
-#define WAIT_BOUND_MS 30000
+/* The polls of the reserve's thread: they fail only if it never gets there, however long a loaded
+ * host keeps it from running. */
+#define WAIT_BOUND_MS (BLOCK_BOUND_SECONDS * 1000)
 
 /* The tests' placement policy, recording who asks: requests for a WAL's own zone (the put path)
  * and the reserve's requests, which block once the blocker is armed. */

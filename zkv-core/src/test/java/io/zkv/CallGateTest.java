@@ -28,7 +28,9 @@ class CallGateTest {
               gate.exitExclusive();
             });
     closer.start();
-    Thread.sleep(100);
+    // the closer is inside enterExclusive, polling for the shared hold to end (parked between
+    // polls); a fixed sleep let a slow host check before it had even started
+    waitUntil(() -> closer.getState() == Thread.State.TIMED_WAITING || exclusiveHeld.get());
     assertFalse(exclusiveHeld.get(), "exclusive taken while a call was in progress");
     gate.exitShared();
     waitUntil(exclusiveHeld::get);
@@ -42,7 +44,11 @@ class CallGateTest {
               gate.exitShared();
             });
     caller.start();
-    caller.join(100);
+    // the caller waits for the exclusive section to end (parked on its lock), or went in
+    waitUntil(
+        () ->
+            caller.getState() == Thread.State.WAITING
+                || caller.getState() == Thread.State.TERMINATED);
     assertTrue(caller.isAlive(), "a call went in during the exclusive section");
     released.countDown();
     caller.join();
@@ -60,7 +66,8 @@ class CallGateTest {
               gate.exitExclusive();
             });
     closer.start();
-    Thread.sleep(50); // the closer waits for this thread's hold
+    // the closer waits for this thread's hold: inside enterExclusive, parked between its polls
+    waitUntil(() -> closer.getState() == Thread.State.TIMED_WAITING);
     gate.enterShared(); // nested (an iterator's next calls hasNext): must not wait for the closer
     gate.exitShared();
     gate.exitShared();
@@ -118,11 +125,12 @@ class CallGateTest {
     }
   }
 
+  /** Waits up to 60 s until {@code c} has held once (a thread's state may change again after). */
   private static void waitUntil(java.util.function.BooleanSupplier c) throws InterruptedException {
-    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!c.getAsBoolean() && System.nanoTime() < end) {
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!c.getAsBoolean()) {
+      assertTrue(System.nanoTime() < end, "timed out");
       Thread.sleep(1);
     }
-    assertTrue(c.getAsBoolean(), "timed out");
   }
 }

@@ -72,8 +72,12 @@ class JvmExitTest {
     }
   }
 
-  /** Bound on a halt: Runtime.halt must end the process whatever zkv's threads hold. */
-  private static final long HALT_BOUND_S = 10;
+  /**
+   * Bound on a halt: Runtime.halt must end the process whatever zkv's threads hold. A hang never
+   * ends; a halt takes well under a second here (docs/zone-fs.md: the slowest 340 ms), and a loaded
+   * host may stretch that, so the bound is a hang's, like {@link #BOUND_S}, not a speed claim.
+   */
+  private static final long HALT_BOUND_S = BOUND_S;
 
   @Test
   void aBusyDatabaseExitsOnSystemExitAndSigtermWithoutHangingOrLosingSyncedWrites()
@@ -114,13 +118,14 @@ class JvmExitTest {
 
   /**
    * {@code Runtime.halt} (no shutdown hooks) during writes, right after a flush and right after a
-   * compaction, with GC in the background: every JVM ends within {@link #HALT_BOUND_S} seconds with
-   * the halt's status, and the device then mounts with every acknowledged write there. A halt right
-   * after a flush hung 2 of 4 times: a call-out into a Java policy never returned, and exit()
-   * joined its thread. Tries: {@code -Dzkv.halt.tries} (default 21, a third each way).
+   * compaction, with GC in the background: every JVM ends (within {@link #HALT_BOUND_S} seconds:
+   * not hung) with the halt's status, and the device then mounts with every acknowledged write
+   * there. A halt right after a flush hung 2 of 4 times: a call-out into a Java policy never
+   * returned, and exit() joined its thread. Tries: {@code -Dzkv.halt.tries} (default 21, a third
+   * each way).
    */
   @Test
-  void aHaltedJvmEndsWithinTenSecondsAndKeepsSyncedWrites() throws Exception {
+  void aHaltedJvmEndsWithoutHangingAndKeepsSyncedWrites() throws Exception {
     int tries = Integer.getInteger("zkv.halt.tries", 21);
     System.out.println("JvmExitTest halts seed=" + SEED + " tries=" + tries);
     SplittableRandom rnd = new SplittableRandom(SEED ^ 0x5DEECE66DL);

@@ -119,10 +119,19 @@ class ZkvCliTest {
         0,
         cli.run("device-demo", "--profiles", "instant,zn540", "--seconds", "1", "--threads", "2"));
     String o = cli.out();
-    assertTrue(o.matches("(?s).*zn540 +append x2 threads +[1-9][0-9]* .*"), o);
-    assertTrue(o.matches("(?s).*zn540 +write QD1 +[1-9][0-9]* .*"), o);
+    // How many operations fit in the second is the host's (none for a thread that does not run
+    // in it): the rows are checked, and that the zone report shows the zones they wrote.
+    long ops = count(o, "zn540 +append x2 threads") + count(o, "zn540 +write QD1");
     assertTrue(o.contains("zone report of the last device"), o);
-    assertTrue(o.contains("FULL") || o.contains("IMPLICITLY_OPEN"), o);
+    assertEquals(ops > 0, o.contains("FULL") || o.contains("IMPLICITLY_OPEN"), o);
+  }
+
+  /** The ops column of the table row that starts with {@code row} (a regular expression). */
+  private static long count(String out, String row) {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("(?m)^" + row + " +([0-9]+) ").matcher(out);
+    assertTrue(m.find(), row + " missing: " + out);
+    return Long.parseLong(m.group(1));
   }
 
   @Test

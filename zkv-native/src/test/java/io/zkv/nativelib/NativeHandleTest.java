@@ -77,7 +77,14 @@ class NativeHandleTest {
     inCall.await();
     Thread closer = new Thread(p::close);
     closer.start();
-    closer.join(200);
+    // close parks between its looks at the call in progress, or ends (200 ms of sleep let a slow
+    // host check before close had even started)
+    long end = System.nanoTime() + 60_000_000_000L;
+    while (closer.getState() != Thread.State.TIMED_WAITING
+        && closer.getState() != Thread.State.TERMINATED
+        && System.nanoTime() < end) {
+      Thread.sleep(1);
+    }
     assertTrue(closer.isAlive(), "close must wait for the call in progress");
     assertEquals(0, p.disposals.get());
     letGo.countDown();

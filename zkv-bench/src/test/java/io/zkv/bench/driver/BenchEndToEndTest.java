@@ -91,7 +91,9 @@ class BenchEndToEndTest {
       for (PhaseResult p : run.phases()) {
         long counted = p.latency().values().stream().mapToLong(LatencyStats::count).sum();
         if (p.workload().equals("readwhilewriting")) {
-          assertEquals(p.latency().get("READ").count(), p.ops(), "ops/s counts the readers only");
+          // how many reads the readers got in while the writer wrote is the host's (none if
+          // they never ran before it finished): PhaseRunnerTest makes them overlap
+          assertEquals(reads(p), p.ops(), "ops/s counts the readers only");
           assertEquals(KEYS, p.writerOps(), "the writer writes --ops (= keys)");
         } else {
           assertEquals(KEYS, p.ops(), run.config() + " " + p.workload());
@@ -99,8 +101,8 @@ class BenchEndToEndTest {
         }
         assertEquals(
             p.ops() + p.writerOps(), counted, "every operation has a latency: " + p.workload());
-        assertTrue(p.opsPerSecond() > 0);
-        assertTrue(p.timeline().length >= 1);
+        assertTrue(p.ops() == 0 || p.opsPerSecond() > 0);
+        assertTrue(p.ops() == 0 || p.timeline().length >= 1);
         for (LatencyStats l : p.latency().values()) {
           assertTrue(l.p50Us() <= l.p99Us() && l.p99Us() <= l.maxUs(), l.toString());
           assertTrue(l.avgUs() > 0, l.toString());
@@ -163,13 +165,27 @@ class BenchEndToEndTest {
         withoutShapes(run.notes()));
     assertShapeNote(run, "readwhilewriting");
     PhaseResult read = run.phases().get(0);
-    assertTrue(read.seconds() < 5, "readers stop at the duration or with the writer");
+    // The readers stop at the duration or with the writer, whichever comes first, and not
+    // before: how much later is the host's. (Whether they got a read in before then is the
+    // host's too; PhaseRunnerTest makes them overlap.)
+    assertTrue(
+        read.seconds() >= Math.min(0.3, read.writerSeconds()) - 1e-9,
+        read.seconds() + " s, the writer's " + read.writerSeconds() + " s");
+    System.out.printf(
+        "readwhilewriting, 0.3 s: the readers stopped after %.3f s with %d reads, the writer's"
+            + " 2,000 writes took %.3f s%n",
+        read.seconds(), read.ops(), read.writerSeconds());
     assertEquals(2000, read.writerOps(), "the writer always completes its writes (parity)");
     assertEquals(2000, read.latency().get("WRITE").count(), "the background writer is measured");
-    assertEquals(read.latency().get("READ").count(), read.ops(), "ops are the readers'");
-    assertTrue(read.ops() > 0);
+    assertEquals(reads(read), read.ops(), "ops are the readers'");
     String md = Files.readString(o.markdown());
     assertTrue(md.contains("readwhilewriting #1: the background writer did 2,000 writes at "), md);
+  }
+
+  /** The phase's reads: none recorded if no reader got one in. */
+  private static long reads(PhaseResult p) {
+    LatencyStats l = p.latency().get("READ");
+    return l == null ? 0 : l.count();
   }
 
   @Test

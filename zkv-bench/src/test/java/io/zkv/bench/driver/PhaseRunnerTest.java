@@ -132,23 +132,61 @@ class PhaseRunnerTest {
     assertNotEquals(a.writesDigest(), other.writesDigest(), "the digest tells different keys");
   }
 
+  /**
+   * The readers read while the writer writes: its first put waits until a reader has read (the
+   * schedule, not the host, makes them overlap). One timeline interval longer than any run makes
+   * the timeline a single point over the whole phase, so its count is the readers' exactly (with 1
+   * s intervals a phase that ended just after a sample dropped the sliver after it, and its reads,
+   * however slow the host made the 500 writes).
+   */
   @Test
   void readWhileWritingCountsOnlyTheReadersInOpsPerSecond() throws Exception {
-    RecordingStore store = new RecordingStore("-writer", 5_000);
-    PhaseResult r = run(store, settings("readwhilewriting", 2, 500, 0));
+    java.util.concurrent.CountDownLatch read = new java.util.concurrent.CountDownLatch(1);
+    RecordingStore store =
+        new RecordingStore("-writer", 5_000) {
+          @Override
+          public byte[] get(byte[] key) {
+            read.countDown();
+            return super.get(key);
+          }
+
+          @Override
+          public void put(byte[] key, byte[] value) {
+            try {
+              assertTrue(read.await(60, java.util.concurrent.TimeUnit.SECONDS), "no reader read");
+            } catch (InterruptedException e) {
+              throw new IllegalStateException(e);
+            }
+            super.put(key, value);
+          }
+        };
+    BenchSettings s =
+        new BenchSettings(
+            List.of("readwhilewriting"),
+            2,
+            16,
+            100,
+            100,
+            500,
+            0,
+            0,
+            false,
+            64L << 20,
+            0,
+            7,
+            3600,
+            1);
+    PhaseResult r = run(store, s);
     long reads = r.latency().get("READ").count();
+    assertTrue(reads > 0, "the readers ran beside the writer");
     assertEquals(reads, r.ops(), "ops are the readers' reads only");
     assertEquals(500, r.writerOps(), "the writer writes its budget (keys)");
     assertEquals(500, r.latency().get("WRITE").count());
     assertEquals(500, r.writes());
     assertEquals(reads / r.seconds(), r.opsPerSecond(), 1e-6);
-    double timelineOps = 0;
-    double last = 0;
-    for (int i = 0; i < r.timeline().length; i++) {
-      timelineOps += r.timeline()[i] * (r.timelineSeconds()[i] - last);
-      last = r.timelineSeconds()[i];
-    }
-    assertEquals(reads, timelineOps, reads * 0.01 + 1, "the timeline counts the readers only");
+    assertEquals(1, r.timeline().length, "one interval: the whole phase");
+    double timelineOps = r.timeline()[0] * r.timelineSeconds()[0];
+    assertEquals(reads, timelineOps, reads * 1e-9, "the timeline counts the readers only");
     assertTrue(r.writerSeconds() > 0 && r.writerOpsPerSecond() > 0);
   }
 
@@ -160,13 +198,26 @@ class PhaseRunnerTest {
             List.of("readrandom"), 1, 16, 100, 100, 1000, 0, 0.35, false, 64L << 20, 0, 7, 0.1, 1);
     PhaseResult r = run(store, s);
     double[] t = r.timelineSeconds();
+    // How many samples fit in the 0.35 s is the host's (a sampler or client that does not run
+    // for 0.1 s takes fewer, and with no operation after the last sample there is no closing
+    // point): printed. What holds on any host is checked.
+    System.out.println(
+        "timeline of a 0.35 s phase in 0.1 s intervals ("
+            + r.seconds()
+            + " s): samples at "
+            + java.util.Arrays.toString(t));
     assertEquals(r.timeline().length, t.length);
-    assertTrue(t.length >= 3, "about 0.35 s in 0.1 s intervals: " + t.length);
+    assertTrue(r.ops() == 0 || t.length >= 1, "operations, and no point: " + r.ops());
     for (int i = 0; i < t.length; i++) {
       assertTrue(t[i] > (i == 0 ? 0 : t[i - 1]), "increasing");
       assertTrue(t[i] >= (i + 1) * 0.1 - 1e-9 || i == t.length - 1, "not before its interval");
+      assertTrue(t[i] <= r.seconds(), "not after the phase");
     }
-    assertEquals(r.seconds(), t[t.length - 1], 0.05, "the last ends with the phase");
+    if (t.length > 0) {
+      double last = t[t.length - 1];
+      // the closing point, taken at the phase's end, or a sample not before its interval
+      assertTrue(last == r.seconds() || last >= t.length * 0.1 - 1e-9, "the last: " + last);
+    }
   }
 
   @Test
