@@ -409,7 +409,7 @@ static void count_read_fault_rules(emu_dev *dev) {
   atomic_store_explicit(&dev->read_fault_rules, n, memory_order_release);
 }
 
-int emu_fault_check(emu_dev *dev, int op, int64_t zone) {
+int emu_fault_check(emu_dev *dev, int op, int64_t zone, uint32_t *cut_keep) {
   if (dev->dead) return -ENODEV;
   for (int i = 0; i < EMU_MAX_FAULTS; i++) {
     fault_rule *r = &dev->faults[i];
@@ -419,9 +419,31 @@ int emu_fault_check(emu_dev *dev, int op, int64_t zone) {
       continue;
     }
     if (!--r->count) count_read_fault_rules(dev);
+    if (r->cut_keep) {
+      *cut_keep = r->cut_keep;
+      return EMU_CUT_DURING;
+    }
     return r->error;
   }
   return 0;
+}
+
+int zkv_emu_cut_power_during(zkv_dev *d, int op_mask, int64_t zone, uint32_t skip, uint32_t keep_blocks) {
+  if (d->be != &zkv_emu_backend) return -EOPNOTSUPP;
+  if (!op_mask || (op_mask & ~(ZKV_FAULT_WRITE | ZKV_FAULT_APPEND)) || keep_blocks == UINT32_MAX) return -EINVAL;
+  emu_dev *dev = (emu_dev *)d;
+  pthread_mutex_lock(&dev->mu);
+  int rc = -ENOSPC;
+  for (int i = 0; i < EMU_MAX_FAULTS; i++) {
+    fault_rule *r = &dev->faults[i];
+    if (!r->count) {
+      *r = (fault_rule){.op_mask = op_mask, .zone = zone, .skip = skip, .count = 1, .cut_keep = keep_blocks + 1};
+      rc = 0;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&dev->mu);
+  return rc;
 }
 
 int zkv_emu_inject_error(zkv_dev *d, int op_mask, int64_t zone, uint32_t skip, uint32_t count, int error) {
@@ -436,7 +458,7 @@ int zkv_emu_inject_error(zkv_dev *d, int op_mask, int64_t zone, uint32_t skip, u
       if (r->op_mask == op_mask && r->zone == zone) memset(r, 0, sizeof *r);
       rc = 0;
     } else if (!r->count) {
-      *r = (fault_rule){op_mask, zone, skip, count, error};
+      *r = (fault_rule){.op_mask = op_mask, .zone = zone, .skip = skip, .count = count, .error = error};
       rc = 0;
       break;
     }
@@ -517,23 +539,37 @@ static int by_zone_then_offset_desc(const void *a, const void *b) {
   return x->rel > y->rel ? -1 : x->rel < y->rel;
 }
 
+/* The power cut with mu held and the device alive; the non-durable write `keep_id`, if any, keeps
+ * its first `keep_id_blocks` blocks whatever the mode. */
+static int64_t power_cut_locked(emu_dev *dev, int mode, uint64_t seed, uint64_t keep_id, uint64_t keep_id_blocks);
+
 int64_t zkv_emu_power_cut(zkv_dev *d, int mode, uint64_t seed) {
   d = plm_array_inner(d); /* a plmarray: device loses power with the device it is made of */
   if (d->be != &zkv_emu_backend) return -EOPNOTSUPP;
   emu_dev *dev = (emu_dev *)d;
   if (mode != ZKV_CUT_DROP_ALL && mode != ZKV_CUT_RANDOM) return -EINVAL;
   pthread_mutex_lock(&dev->mu);
-  if (dev->dead) {
-    pthread_mutex_unlock(&dev->mu);
-    return -ENODEV;
-  }
+  int64_t affected = dev->dead ? -ENODEV : power_cut_locked(dev, mode, seed, 0, 0);
+  pthread_mutex_unlock(&dev->mu);
+  return affected;
+}
+
+void emu_cut_during(emu_dev *dev, const emu_io *io) {
+  pthread_mutex_lock(&dev->mu);
+  if (!dev->dead) power_cut_locked(dev, ZKV_CUT_DROP_ALL, 0, io->nd_id, io->cut_keep - 1);
+  pthread_mutex_unlock(&dev->mu);
+}
+
+static int64_t power_cut_locked(emu_dev *dev, int mode, uint64_t seed, uint64_t keep_id, uint64_t keep_id_blocks) {
   uint64_t rng = seed;
   uint32_t lba = dev->base.geo.lba_size;
   int64_t affected = (int64_t)dev->nd_len;
   for (size_t i = 0; i < dev->nd_len; i++) {
     nd_rec *r = &dev->nd[i];
     uint64_t blocks = r->len / lba, keep_blocks = 0;
-    if (mode == ZKV_CUT_RANDOM) {
+    if (keep_id && r->id == keep_id) {
+      keep_blocks = keep_id_blocks < blocks ? keep_id_blocks : blocks;
+    } else if (mode == ZKV_CUT_RANDOM) {
       switch (zkv_rng_next(&rng) % 3) {
         case 0: keep_blocks = blocks; break;                                           /* applied */
         case 1: keep_blocks = 0; break;                                                /* lost */
@@ -566,7 +602,6 @@ int64_t zkv_emu_power_cut(zkv_dev *d, int mode, uint64_t seed) {
   dev->nd_len = j;
   __atomic_store_n(&dev->dead, 1, __ATOMIC_RELEASE);
   msync(dev->map, dev->map_len, MS_SYNC);
-  pthread_mutex_unlock(&dev->mu);
   return affected;
 }
 
@@ -637,8 +672,10 @@ int emu_io_begin(emu_dev *dev, emu_io *io) {
   zkv_timing t;
   uint64_t *rng = io->rng ? io->rng : &dev->rng;
   int64_t zone = io->op == ZKV_OP_APPEND ? (int64_t)io->zone : (int64_t)(io->offset / g->zone_size);
-  int rc = emu_fault_check(dev, FAULT_OF_OP[io->op], zone);
-  if (rc) return rc;
+  uint32_t cut_keep = 0;
+  int rc = emu_fault_check(dev, FAULT_OF_OP[io->op], zone, &cut_keep);
+  if (rc && rc != EMU_CUT_DURING) return rc;
+  io->cut_keep = cut_keep; /* a write that gets under way, the power lost during it (emu_cut_during) */
   io->nd_id = 0;
   io->result = 0;
   io->submitted = now;
@@ -756,6 +793,7 @@ static int64_t sync_io_part(emu_dev *dev, emu_io *io, size_t skip, void *buf, si
     res = emu_read_data(dev, io, skip, buf, n);
   else if (io->op != ZKV_OP_FLUSH)
     res = write_full(dev->fd, buf, io->len, io->file_off);
+  if (io->cut_keep) emu_cut_during(dev, io);
   emu_wait_until(dev, io->deadline);
   count_model_time(io->submitted, io->deadline);
   pthread_mutex_lock(&dev->mu);
@@ -870,7 +908,8 @@ static int emu_report(zkv_dev *d, uint32_t first, zkv_zone *out, uint32_t n) {
 static int emu_zone_mgmt(zkv_dev *d, uint32_t zone, int action) {
   emu_dev *dev = (emu_dev *)d;
   pthread_mutex_lock(&dev->mu);
-  int rc = emu_fault_check(dev, ZKV_FAULT_MGMT, zone);
+  uint32_t cut_keep = 0; /* rules that cut the power match writes only */
+  int rc = emu_fault_check(dev, ZKV_FAULT_MGMT, zone, &cut_keep);
   uint64_t before = zone < dev->base.geo.nr_zones ? dev->zs.zones[zone].written : 0;
   if (!rc) rc = zs_mgmt(&dev->zs, zone, action);
   if (!rc && action == ZKV_ZONE_RESET) {

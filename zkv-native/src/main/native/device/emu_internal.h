@@ -34,6 +34,7 @@ typedef struct fault_rule {
   int64_t zone;
   uint32_t skip, count;
   int error;
+  uint32_t cut_keep; /* a power cut during the request (zkv_emu_cut_power_during): blocks kept + 1; 0: an error */
 } fault_rule;
 
 typedef struct emu_dev {
@@ -95,7 +96,10 @@ typedef struct emu_options {
 zkv_dev *emu_open(const char *path, const zkv_profile *prof, const emu_options *o, int *err);
 
 /* All of these run with dev->mu held. */
-int emu_fault_check(emu_dev *dev, int op, int64_t zone);
+/* 0, or the error the next matching fault rule gives the operation; EMU_CUT_DURING for a rule
+ * that cuts the power during it (*cut_keep: its blocks kept + 1, for emu_cut_during). */
+#define EMU_CUT_DURING 1
+int emu_fault_check(emu_dev *dev, int op, int64_t zone, uint32_t *cut_keep);
 int emu_nd_add(emu_dev *dev, uint32_t zone, uint64_t rel, uint64_t len, uint64_t *id);
 /* Completion of a tracked write: durable now (no cache, or FUA) or kept until a flush. Returns
  * -ENODEV when a power cut overtook it (after re-applying its loss to the backing file). */
@@ -116,7 +120,12 @@ typedef struct emu_io {
   uint64_t spacing_ns, model_latency_ns; /* the model's closed-loop view (zkv_timing) */
   uint64_t *rng;                         /* the timing draws' stream: a queue's own, or NULL for the device's */
   int64_t result;
+  uint32_t cut_keep; /* a fault rule cuts the power during this write: blocks kept + 1 (emu_cut_during); 0: none */
 } emu_io;
+/* A write whose fault rule cuts the power during it, once its data is in the backing file: every
+ * other non-durable write is lost and this one keeps the rule's first blocks (ZKV_CUT_DROP_ALL
+ * otherwise); the request then ends with -ENODEV. Takes mu. */
+void emu_cut_during(emu_dev *dev, const emu_io *io);
 int emu_io_begin(emu_dev *dev, emu_io *io);
 /* Called once the data is in the backing file (or the read done) and the deadline passed. */
 int64_t emu_io_end(emu_dev *dev, emu_io *io, int64_t io_res);

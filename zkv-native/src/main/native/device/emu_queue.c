@@ -190,6 +190,7 @@ int emu_queue_submit(zkv_queue *base, const zkv_request *r) {
     s->early_result = emu_write_data(dev, r->buf, r->len, s->io.file_off);
   if (moved && !moved->early_result) /* one thread per queue: its data landed at submission */
     moved->early_result = emu_write_data(dev, moved->buf, moved->io.len, moved->io.file_off);
+  if (s->io.cut_keep) emu_cut_during(dev, &s->io);
   return 0;
 }
 

@@ -45,7 +45,7 @@ int zkv_boundary_layout(int layout, int32_t *out, int cap) {
         FIELD(zkv_bnd_zone_stats, zwal_idle_reaps), FIELD(zkv_bnd_zone_stats, mount_chunk_reads),
         FIELD(zkv_bnd_zone_stats, gc_runs), FIELD(zkv_bnd_zone_stats, zone_finishes),
         FIELD(zkv_bnd_zone_stats, gc_totals), FIELD(zkv_bnd_zone_stats, wal_zone_switches),
-        FIELD(zkv_bnd_zone_stats, wal_reserved_zones);
+        FIELD(zkv_bnd_zone_stats, wal_reserved_zones), FIELD(zkv_bnd_zone_stats, lease_waits);
   } else if (layout == ZKV_BND_SUPERBLOCK) {
     out[n++] = ZKV_SUPERBLOCK_VERSION;
     RECORD(zkv_bnd_superblock), FIELD(zkv_bnd_superblock, version), FIELD(zkv_bnd_superblock, flags),
@@ -252,7 +252,10 @@ void zkv_boundary_zone_stats(const zfs_stats *s, zkv_bnd_zone_stats *out) {
                               s->wal_zone_wait_max_ns,
                               s->wal_reserve_returns,
                               s->wal_reserve_declined,
-                              s->wal_reserved_zones};
+                              s->wal_reserved_zones,
+                              s->lease_collections,
+                              s->gc_rounds_for_room,
+                              s->lease_waits};
   for (int i = 0; i < 6; i++) out->gc_totals[i] = s->gc_totals[i];
   for (int i = 0; i < ZFS_OVERRIDES; i++) out->overrides[i] = s->overrides[i];
   for (int i = 0; i < ZFS_OVERRIDES; i++) out->overrides_total[i] = s->overrides_total[i];

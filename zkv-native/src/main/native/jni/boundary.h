@@ -148,8 +148,9 @@ typedef struct zkv_bnd_decision {
  * overrides by reason since mount and since format, each in enum zfs_override's order, then ZWAL's
  * and the mount's WAL counters, then GC's, then the WAL reserve's (version 2 had no device_errors,
  * version 3 no reserve_refusals, version 4 no stale_decisions, version 5 no overrides, version 6
- * none of the WAL counters, version 7 none of GC's, version 8 none of the WAL reserve's). */
-#define ZKV_STATS_VERSION 9
+ * none of the WAL counters, version 7 none of GC's, version 8 none of the WAL reserve's, version 9
+ * none of the leases'). */
+#define ZKV_STATS_VERSION 10
 typedef struct zkv_bnd_zone_stats {
   uint64_t host_bytes, padding_bytes, gc_bytes, meta_bytes, resets, resets_without_copy, meta_rolls, live_bytes,
       used_zone_bytes, files, data_zones, empty_zones, full_zones, open_zones, owned_zones, policy_decisions,
@@ -161,6 +162,7 @@ typedef struct zkv_bnd_zone_stats {
   uint64_t gc_totals[6]; /* zfs_stats.gc_totals */
   uint64_t wal_zone_switches, wal_zone_waits, wal_zone_wait_max_ns, wal_reserve_returns, wal_reserve_declined,
       wal_reserved_zones;
+  uint64_t lease_collections, gc_rounds_for_room, lease_waits;
 } zkv_bnd_zone_stats;
 
 /* zfs_stats as a zkv_bnd_zone_stats record. */

@@ -142,6 +142,13 @@ JNI_EXPORT jlong JNICALL Java_io_zkv_device_EmulatedDevice_nPowerCut(JNIEnv *env
   return zkv_emu_power_cut(DEV(h), mode, (uint64_t)seed);
 }
 
+JNI_EXPORT jint JNICALL Java_io_zkv_device_EmulatedDevice_nCutPowerDuring(JNIEnv *env, jclass c, jlong h, jint mask,
+                                                                          jlong zone, jint skip, jint keep_blocks) {
+  (void)env, (void)c;
+  if (skip < 0 || keep_blocks < 0) return -EINVAL;
+  return zkv_emu_cut_power_during(DEV(h), mask, zone, (uint32_t)skip, (uint32_t)keep_blocks);
+}
+
 JNI_EXPORT jlong JNICALL Java_io_zkv_device_EmulatedDevice_nClock(JNIEnv *env, jclass c, jlong h) {
   (void)env, (void)c;
   return (jlong)zkv_emu_clock_ns(DEV(h));

@@ -467,6 +467,30 @@ JNI_EXPORT jlong JNICALL Java_org_rocksdb_ZkvEnv_nLeaseWritten(JNIEnv*, jclass, 
   return rc ? rc : static_cast<jlong>(st.written);
 }
 
+// A leased zone's key into out[0..1] (zeros: a lease recorded without one): 0 or -errno.
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nLeaseKey(JNIEnv* env, jclass, jlong handle, jlong owner, jint zone,
+                                                          jlongArray out) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs || zone < 0 || !out || env->GetArrayLength(out) < 2) return -EINVAL;
+  zfs_lease_state st;
+  int rc = zfs_lease_info(h->zone_fs, static_cast<uint64_t>(owner), static_cast<uint32_t>(zone), &st);
+  if (rc) return rc;
+  jlong key[2] = {static_cast<jlong>(st.key[0]), static_cast<jlong>(st.key[1])};
+  env->SetLongArrayRegion(out, 0, 2, key);
+  return 0;
+}
+
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nLeaseRoom(JNIEnv*, jclass, jlong handle) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  return h->zone_fs ? zfs_lease_room(h->zone_fs) : -EINVAL;
+}
+
+JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nRenewLease(JNIEnv*, jclass, jlong handle, jlong owner, jint zone) {
+  auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
+  if (!h->zone_fs || zone < 0) return -EINVAL;
+  return zfs_lease_renew(h->zone_fs, static_cast<uint64_t>(owner), static_cast<uint32_t>(zone));
+}
+
 JNI_EXPORT jint JNICALL Java_org_rocksdb_ZkvEnv_nFinishLease(JNIEnv*, jclass, jlong handle, jlong owner, jint zone) {
   auto* h = reinterpret_cast<zkv::EnvHandle*>(handle);
   if (!h->zone_fs || zone < 0) return -EINVAL;

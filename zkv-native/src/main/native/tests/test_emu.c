@@ -1074,6 +1074,81 @@ static void test_power_cut(void) {
   printf("  power cut (write cache, flush, FUA) ok\n");
 }
 
+/* A power cut during one chosen write (zkv_emu_cut_power_during): it keeps the first blocks the
+ * rule says and loses the rest, every other non-durable write is lost, it fails with -ENODEV, and
+ * the device reopens with exactly that; synchronous and queued, with and without a write cache. */
+static void test_power_cut_during(void) {
+  const uint64_t Z = 1 * MiB;
+  const char *p = format("cut-during.dev", &GNL);
+  zkv_dev *d = open_dev(p, "?wcache=1");
+  CHECK_EQ(zkv_emu_cut_power_during(d, ZKV_FAULT_READ, -1, 0, 1), -EINVAL);
+  CHECK_EQ(zkv_emu_cut_power_during(d, 0, -1, 0, 1), -EINVAL);
+  /* zone 0: A durable, B not; the cut comes during the second FUA append after A (C passes, D is
+   * torn after 2 of its 4 blocks): B is a hole below C, D keeps 8 KiB */
+  CHECK_EQ(append_pat(d, 0, 16 * KiB, 1, ZKV_IO_FUA), 0);
+  CHECK_EQ(append_pat(d, 0, 16 * KiB, 2, 0), (int64_t)(16 * KiB));
+  CHECK_EQ(zkv_emu_cut_power_during(d, ZKV_FAULT_APPEND, 0, 1, 2), 0);
+  CHECK_EQ(append_pat(d, 1, 4 * KiB, 9, 0), (int64_t)Z); /* another zone's: not matched */
+  CHECK_EQ(append_pat(d, 0, 16 * KiB, 3, ZKV_IO_FUA), (int64_t)(32 * KiB));
+  CHECK_EQ(append_pat(d, 0, 16 * KiB, 4, ZKV_IO_FUA), -ENODEV);
+  expect_dead(d);
+  zkv_dev_close(d);
+  d = open_dev(p, "?wcache=1");
+  expect_zone(d, 0, ZKV_ZONE_CLOSED, 56 * KiB);
+  expect_data(d, 0, 16 * KiB, 1);
+  expect_data(d, 16 * KiB, 16 * KiB, 0);
+  expect_data(d, 32 * KiB, 16 * KiB, 3);
+  uint8_t *want = malloc(16 * KiB), *got = malloc(8 * KiB);
+  CHECK(want != NULL && got != NULL);
+  fill(want, 16 * KiB, 4);
+  CHECK_EQ(zkv_dev_read(d, 48 * KiB, got, 8 * KiB), 0);
+  CHECK(memcmp(got, want, 8 * KiB) == 0); /* the prefix of D, not of a pattern of its own */
+  expect_zone(d, 1, ZKV_ZONE_EMPTY, 0);   /* lost: not durable */
+  /* A write kept whole (keep beyond its blocks), on a device without a write cache. */
+  zkv_dev_close(d);
+  d = open_dev(p, NULL);
+  CHECK_EQ(zkv_emu_cut_power_during(d, ZKV_FAULT_WRITE, -1, 0, 100), 0);
+  CHECK_EQ(write_pat(d, 2 * Z, 8 * KiB, 5, 0), -ENODEV);
+  zkv_dev_close(d);
+  d = open_dev(p, NULL);
+  expect_zone(d, 2, ZKV_ZONE_CLOSED, 8 * KiB);
+  expect_data(d, 2 * Z, 8 * KiB, 5);
+  /* Queued: the third append is torn at its first block; the ones before it completed. */
+  int err = 0;
+  zkv_queue *q = zkv_queue_create(d, 8, &err);
+  CHECK(q != NULL);
+  uint8_t *qb = malloc(4 * 8 * KiB);
+  CHECK(qb != NULL);
+  CHECK_EQ(zkv_emu_cut_power_during(d, ZKV_FAULT_APPEND, 3, 2, 1), 0);
+  for (int i = 0; i < 3; i++) {
+    fill(qb + i * 8 * KiB, 8 * KiB, 60 + i);
+    zkv_request r = {.op = ZKV_OP_APPEND, .zone = 3, .buf = qb + i * 8 * KiB, .len = 8 * KiB, .tag = (uint64_t)i};
+    CHECK_EQ(zkv_queue_submit(q, &r), 0);
+    if (i < 2) {
+      zkv_completion c;
+      CHECK_EQ(zkv_queue_reap(q, &c, 1, 1, -1), 1);
+      CHECK_EQ(c.result, (int64_t)(3 * Z + (uint64_t)i * 8 * KiB));
+    }
+  }
+  zkv_completion c;
+  CHECK_EQ(zkv_queue_reap(q, &c, 1, 1, -1), 1);
+  CHECK_EQ(c.result, -ENODEV);
+  zkv_queue_destroy(q);
+  zkv_dev_close(d);
+  d = open_dev(p, NULL);
+  expect_zone(d, 3, ZKV_ZONE_CLOSED, 20 * KiB);
+  expect_data(d, 3 * Z, 8 * KiB, 60);
+  expect_data(d, 3 * Z + 8 * KiB, 8 * KiB, 61);
+  fill(want, 8 * KiB, 62);
+  CHECK_EQ(zkv_dev_read(d, 3 * Z + 16 * KiB, got, 4 * KiB), 0);
+  CHECK(memcmp(got, want, 4 * KiB) == 0);
+  zkv_dev_close(d);
+  free(qb);
+  free(want);
+  free(got);
+  printf("  power cut during a chosen write ok\n");
+}
+
 static void test_power_cut_no_wcache(void) {
   const uint64_t Z = 1 * MiB;
   const char *p = format("nocache.dev", &GNL);
@@ -1719,8 +1794,13 @@ static void test_zn540(void) {
   double avg_us = (double)(now_ns() - t0) / QD1_N / 1000.0;
   CHECK(avg_us >= 13.0);
 
-  /* QD8: the model reorders concurrent appends to a zone (on by default for zn540): some get a
-   * lower offset than the append submitted before them, some complete before an earlier one. */
+  /* QD8 on the wall clock: the model reorders concurrent appends to a zone (on by default for
+   * zn540): some get a lower offset than the append submitted before them (seeded draws among the
+   * appends in flight, whatever the host's speed: asserted). Whether some also complete before an
+   * earlier one depends on the host: the completion order follows the modelled latencies at the
+   * queue depth each append met, and a host slower than the device (a cold or loaded machine)
+   * meets QD1 at every submission, where the latencies' spread is below the spacing and nothing
+   * overtakes. So it is printed here and asserted on the model's own clock below. */
   uint8_t *pool = malloc((size_t)TOTAL * LEN);
   qd_run *run = malloc(sizeof *run), *again = malloc(sizeof *again);
   CHECK(pool != NULL && run != NULL && again != NULL);
@@ -1732,7 +1812,6 @@ static void test_zn540(void) {
       "the one submitted before, %d completed after a later one\n",
       avg_us, run->us_per_append, TOTAL, run->offset_swaps, run->late_finishes);
   CHECK(run->offset_swaps > 0);
-  CHECK(run->late_finishes > 0);
   zkv_dev_close(d);
 
   /* The same seed and the same request times give the same reordering: on the model's own clock
@@ -1837,6 +1916,7 @@ int main(void) {
   test_faults();
   test_zone_condition();
   test_power_cut();
+  test_power_cut_during();
   test_power_cut_no_wcache();
   test_power_cut_random();
   test_queue();

@@ -5,7 +5,8 @@
  * - tp_allocate: LIZA as ZenFS has it (a partly written zone of the closest longer lifetime, else
  *   an empty zone within the active limit, else any partly written zone), with open tokens (WAIT
  *   while writers hold max_open - 2 zones); for the WAL reserve (req->for_wal_reserve) an empty
- *   zone within the active limit only, as LIZA answers it;
+ *   zone only, the cheapest idle partly written zone finished first at the active limit, as
+ *   LIZA's WalReservation answers it;
  * - tp_victim: greedy, the marked zone with the fewest bytes to copy (lowest index on a tie);
  * - tp_trigger: from `percent` free space on, zones at least half garbage.
  * mount_ok (zfs_fixture.h) installs all three; tp_set_gc_level changes or removes the trigger. */
@@ -60,11 +61,24 @@ TP_POLICY int tp_allocate(void *ctx, const zfs_alloc_request *req, const zfs_vie
     *out = (zfs_alloc_decision){.action = ZFS_ALLOC_USE, .zone = (uint32_t)best};
     return 0;
   }
+  uint32_t n_finish = 0;
+  if (req->for_wal_reserve && v->active_limit && active >= v->active_limit) {
+    /* LIZA's WalReservation: the cheapest partly written zone nobody holds is finished first */
+    int64_t cheapest = -1;
+    for (uint32_t i = 0; i < v->n_zones; i++) {
+      const zfs_zone_info *z = &v->zones[i];
+      if (z->meta || z->busy || !tp_partly_written(z)) continue;
+      if (cheapest < 0 || z->start + z->capacity - z->wp <
+                              v->zones[cheapest].start + v->zones[cheapest].capacity - v->zones[cheapest].wp)
+        cheapest = i;
+    }
+    if (cheapest >= 0) out->finish[n_finish++] = (uint32_t)cheapest, active--;
+  }
   if (!v->active_limit || active < v->active_limit + (req->for_gc ? 1u : 0u))
     for (uint32_t i = 0; i < v->n_zones; i++) {
       const zfs_zone_info *z = &v->zones[i];
       if (!z->meta && !z->busy && z->wp == z->start) {
-        *out = (zfs_alloc_decision){.action = ZFS_ALLOC_OPEN_EMPTY, .zone = i};
+        out->action = ZFS_ALLOC_OPEN_EMPTY, out->zone = i, out->n_finish = n_finish;
         return 0;
       }
     }

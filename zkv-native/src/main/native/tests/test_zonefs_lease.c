@@ -2,6 +2,8 @@
  * every FUA append in it, writers and GC never touch a leased zone even on a full device, a return
  * resets the zone and is itself persistent, and bad calls fail cleanly. Appends come from several
  * threads at once, as WALTZ's writers make them. */
+#include <inttypes.h>
+
 #include "zfs_fixture.h"
 #include "zonefs_internal.h" /* zone states */
 
@@ -241,6 +243,206 @@ static void return_keep_empty_keeps_only_empty_zones(void) {
   zkv_dev_close(d);
 }
 
+static uint64_t key_of(zfs *fs, uint64_t owner, uint32_t zone, uint64_t *k1) {
+  zfs_lease_state st;
+  CHECK_EQ(zfs_lease_info(fs, owner, zone, &st), 0);
+  *k1 = st.key[1];
+  return st.key[0];
+}
+
+/* Each lease has a key of its own (never zero), kept by the lease's record through clean and
+ * crashed mounts; a return forgets it, a new lease of the same zone draws another, a renewal of an
+ * empty zone too (refused once written), and a lease recorded by a version 7 file system (no key)
+ * mounts keyless. */
+static void every_lease_has_a_key_of_its_own(void) {
+  fresh("?wcache=1");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  uint32_t a, b;
+  CHECK_EQ(zfs_lease_zone(fs, OWNER_A, &a), 0);
+  CHECK_EQ(zfs_lease_zone(fs, OWNER_A, &b), 0);
+  uint64_t a1, b1, a0 = key_of(fs, OWNER_A, a, &a1), b0 = key_of(fs, OWNER_A, b, &b1);
+  CHECK(a0 || a1);
+  CHECK(a0 != b0 || a1 != b1);
+  uint8_t *blk = aligned_alloc(4096, GEO.lba_size);
+  memset(blk, 5, GEO.lba_size);
+  CHECK(zfs_lease_append(fs, OWNER_A, a, blk, GEO.lba_size, 1) >= 0);
+  fs = cut_and_remount(&d, fs, 11);
+  uint64_t k1;
+  CHECK_EQ(key_of(fs, OWNER_A, a, &k1), a0);
+  CHECK_EQ(k1, a1);
+  CHECK_EQ(key_of(fs, OWNER_A, b, &k1), b0);
+  CHECK_EQ(k1, b1);
+  zfs_lease_state st;
+  CHECK_EQ(zfs_lease_info(fs, OWNER_B, a, &st), -ENOENT); /* not B's: no key for B */
+  /* renewal: the empty zone gets a new key, durable; a written one is refused */
+  CHECK_EQ(zfs_lease_renew(fs, OWNER_A, a), -ENOTEMPTY);
+  CHECK_EQ(zfs_lease_renew(fs, OWNER_B, b), -ENOENT);
+  CHECK_EQ(zfs_lease_renew(fs, OWNER_A, b), 0);
+  uint64_t r1, r0 = key_of(fs, OWNER_A, b, &r1);
+  CHECK((r0 || r1) && (r0 != b0 || r1 != b1));
+  fs = cut_and_remount(&d, fs, 12);
+  CHECK_EQ(key_of(fs, OWNER_A, b, &k1), r0);
+  CHECK_EQ(k1, r1);
+  /* returned, then leased again: another key */
+  CHECK_EQ(zfs_lease_return(fs, OWNER_A, b), 0);
+  uint32_t again;
+  CHECK_EQ(zfs_lease_zone(fs, OWNER_A, &again), 0);
+  uint64_t n1, n0 = key_of(fs, OWNER_A, again, &n1);
+  CHECK((n0 || n1) && (n0 != r0 || n1 != r1));
+  CHECK_EQ(zfs_lease_return(fs, OWNER_A, again), 0);
+  /* A version 7 lease record (ZONE_LEASES: no key) of an empty zone: leased, keyless after a
+   * mount; renewal gives it a key. */
+  uint32_t legacy = 0;
+  for (uint32_t z = GEO.nr_zones - 1; z > 0; z--) {
+    zfs_zone_info zi;
+    CHECK_EQ(zfs_zone_info_get(fs, z, &zi), 0);
+    if (!zi.busy && !zi.meta && zi.wp == zi.start) {
+      legacy = z;
+      break;
+    }
+  }
+  CHECK(legacy != 0);
+  uint8_t rec[4 + 16];
+  put32(rec, 1);
+  put32(rec + 4, legacy);
+  put32(rec + 8, 0);
+  put64(rec + 12, OWNER_B);
+  after_unlock work;
+  lock_fs(fs, &work);
+  CHECK_EQ(append_record(fs, ZFS_REC_ZONE_LEASES, rec, sizeof rec), 0);
+  CHECK_EQ(unlock_fs(fs, &work), 0);
+  fs = cut_and_remount(&d, fs, 13);
+  uint32_t zones[8];
+  CHECK_EQ(zfs_leased_zones(fs, OWNER_B, zones, 8), 1);
+  CHECK_EQ(zones[0], legacy);
+  CHECK_EQ(key_of(fs, OWNER_B, legacy, &k1), 0ull);
+  CHECK_EQ(k1, 0ull);
+  CHECK_EQ(zfs_lease_renew(fs, OWNER_B, legacy), 0);
+  CHECK(key_of(fs, OWNER_B, legacy, &k1) || k1);
+  CHECK_EQ(zfs_lease_return_all(fs, OWNER_B), 0);
+  free(blk);
+  check_fsck(fs);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+  printf("  every lease has a key of its own\n");
+}
+
+/* Writes 1 MiB files /db/fNNN.sst until the device refuses one (dropped); returns how many stand. */
+static int fill_device(zfs *fs) {
+  char name[64];
+  int files = 0;
+  uint8_t *buf = malloc(1 << 20);
+  CHECK(buf != NULL);
+  for (;; files++) {
+    snprintf(name, sizeof name, "/db/f%03d.sst", files);
+    int rc = 0;
+    zfs_file *f = zfs_create(fs, name, 3, &rc);
+    CHECK(f != NULL);
+    fill(buf, (uint64_t)files, 0, 1 << 20);
+    rc = zfs_append(f, buf, 1 << 20);
+    if (!rc) rc = zfs_sync(f);
+    zfs_close(f);
+    if (rc) {
+      CHECK_EQ(rc, -ENOSPC);
+      zfs_delete(fs, name);
+      break;
+    }
+  }
+  free(buf);
+  return files;
+}
+
+/* Deletes the even-numbered files of fill_device: garbage in every zone. */
+static void delete_every_other(zfs *fs, int files) {
+  char name[64];
+  for (int i = 0; i < files; i += 2) {
+    snprintf(name, sizeof name, "/db/f%03d.sst", i);
+    CHECK_EQ(zfs_delete(fs, name), 0);
+  }
+}
+
+/* A lease on a device whose zones are all written, with a zone's worth of garbage in full zones,
+ * collects garbage itself and gets a zone, as a data writer would (issue 42: WALTZ's log failed
+ * with NoSpace here while GC had never run); with no garbage left to collect, NoSpace. */
+static void a_lease_collects_garbage_rather_than_fail(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  zfs_set_gc_trigger(fs, NULL, NULL); /* no background rounds: the lease must do it itself */
+  int files = fill_device(fs);
+  uint32_t z;
+  CHECK_EQ(zfs_lease_zone(fs, OWNER_A, &z), -ENOSPC); /* nothing to collect: every byte is live */
+  delete_every_other(fs, files);                      /* half of every zone is garbage now */
+  zfs_stats before, after;
+  CHECK_EQ(zfs_stats_get(fs, &before), 0);
+  CHECK_EQ(zfs_lease_zone(fs, OWNER_A, &z), 0);
+  CHECK_EQ(zfs_stats_get(fs, &after), 0);
+  CHECK(after.lease_collections > before.lease_collections);
+  CHECK(after.gc_zones > before.gc_zones);
+  zfs_zone_info zi;
+  CHECK_EQ(zfs_zone_info_get(fs, z, &zi), 0);
+  CHECK(zi.leased && zi.wp == zi.start);
+  for (int i = 1; i < files; i += 2) {
+    char name[64];
+    snprintf(name, sizeof name, "/db/f%03d.sst", i);
+    check_file(fs, name, (uint64_t)i, 1 << 20);
+  }
+  CHECK_EQ(zfs_lease_return(fs, OWNER_A, z), 0);
+  check_fsck(fs);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+  printf("  a lease collects garbage rather than fail (%" PRIu64 " collections)\n",
+         after.lease_collections - before.lease_collections);
+}
+
+/* A GC trigger that never asks for a collection (ZenFS's at a level the device never falls to). */
+static int never_collect(void *ctx, const zfs_view *v, uint64_t *max_live) {
+  (void)ctx, (void)v;
+  *max_live = 0;
+  return 0;
+}
+
+/* A lease that leaves no empty zone for the next one wakes background GC, which collects for the
+ * leases' room although its trigger never asks (it counts room in partly written zones, which a
+ * lease cannot use), so the next lease finds a zone without collecting on its own path. */
+static void background_gc_collects_for_the_leases_room(void) {
+  fresh("");
+  zkv_dev *d = open_dev();
+  zfs *fs = mount_ok(d);
+  zfs_set_gc_trigger(fs, never_collect, NULL);
+  int files = fill_device(fs);
+  delete_every_other(fs, files);
+  uint32_t z;
+  /* leases (collecting themselves while nothing is empty), each finished as a log finishes the
+   * zones it leaves (no active token held), until one leaves no empty zone for the next: that one
+   * wakes the worker */
+  int leases = 0;
+  do {
+    CHECK_EQ(zfs_lease_zone(fs, OWNER_A, &z), 0);
+    CHECK_EQ(zfs_lease_finish(fs, OWNER_A, z), 0);
+    leases++;
+  } while (zfs_lease_room(fs) > 0 && leases < 16);
+  CHECK(zfs_lease_room(fs) == 0);
+  zfs_stats st = {0};
+  uint64_t rounds = 0;
+  for (int i = 0; i < 3000 && !rounds; i++) { /* the worker's next rounds; a minute at most */
+    CHECK_EQ(zfs_stats_get(fs, &st), 0);
+    rounds = st.gc_rounds_for_room;
+    if (!rounds) usleep(20000);
+  }
+  CHECK(rounds > 0);
+  for (int i = 0; i < 3000 && zfs_lease_room(fs) == 0; i++) usleep(20000);
+  CHECK(zfs_lease_room(fs) > 0); /* background GC made room for the next lease */
+  uint32_t next;
+  CHECK_EQ(zfs_lease_zone(fs, OWNER_A, &next), 0);
+  CHECK_EQ(zfs_lease_return_all(fs, OWNER_A), 0);
+  check_fsck(fs);
+  zfs_unmount(fs);
+  zkv_dev_close(d);
+  printf("  background GC collects for the leases' room (%" PRIu64 " rounds)\n", rounds);
+}
+
 static void bad_calls_fail_cleanly(void) {
   fresh("");
   zkv_dev *d = open_dev();
@@ -279,6 +481,9 @@ int main(void) {
   leases_survive_mounts_and_power_cuts();
   writers_and_gc_leave_leased_zones_alone();
   return_keep_empty_keeps_only_empty_zones();
+  every_lease_has_a_key_of_its_own();
+  a_lease_collects_garbage_rather_than_fail();
+  background_gc_collects_for_the_leases_room();
   bad_calls_fail_cleanly();
   remove_temp_dir();
   TEST_DONE("test_zonefs_lease");

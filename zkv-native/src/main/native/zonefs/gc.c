@@ -321,10 +321,33 @@ static uint64_t gc_round_bound(zfs *fs) {
   return rc ? 0 : max_live;
 }
 
+/* The file system's own reason for a round, where the trigger gave none: a lease found or left no
+ * empty zone for the next (gc_wake_for_room), so the log's next zone would be collected on its own
+ * path. Collects under the data writers' bound (a victim at least 1/8 garbage) until a lease would
+ * find a zone; not with background GC off (no trigger installed). Called with mu held. */
+static uint64_t room_round_bound(zfs *fs) {
+  if (!fs->gc_for_room || !fs->gc_trigger) return 0;
+  if (lease_finds_empty_zone(fs)) {
+    fs->gc_for_room = 0;
+    return 0;
+  }
+  fs->st.gc_rounds_for_room++;
+  return fs->g.zone_cap - fs->g.zone_cap / 8;
+}
+
+void gc_wake_for_room(zfs *fs) {
+  pthread_mutex_lock(&fs->mu);
+  if (!lease_finds_empty_zone(fs)) {
+    fs->gc_for_room = 1;
+    pthread_cond_signal(&fs->gc_wake);
+  }
+  pthread_mutex_unlock(&fs->mu);
+}
+
 /* Background GC: a round every 100 ms; the trigger says whether to collect and which zones
- * qualify (gc_round_bound). Rounds that empty a zone one after another count as one run. (Rounds
- * following at once after a collection starved a reopen of a full device of its WAL's room:
- * FullDeviceRecoveryTest.) */
+ * qualify (gc_round_bound), or the leases' room does (room_round_bound). Rounds that empty a zone
+ * one after another count as one run. (Rounds following at once after a collection starved a
+ * reopen of a full device of its WAL's room: FullDeviceRecoveryTest.) */
 static void *gc_worker(void *arg) {
   zfs *fs = arg;
   int collecting = 0; /* the last round emptied a zone: the same run */
@@ -337,6 +360,8 @@ static void *gc_worker(void *arg) {
     pthread_cond_timedwait(&fs->gc_wake, &fs->mu, &until);
     if (fs->gc_stop) break;
     uint64_t bound = gc_round_bound(fs);
+    int for_room = 0;
+    if (!bound && (bound = room_round_bound(fs)) != 0) for_room = 1;
     if (!bound) {
       collecting = 0;
       continue;
@@ -344,6 +369,7 @@ static void *gc_worker(void *arg) {
     pthread_mutex_unlock(&fs->mu);
     collecting = collect_garbage(fs, bound, ZKV_CLASS_NONE, !collecting) == 0;
     pthread_mutex_lock(&fs->mu);
+    if (for_room && !collecting) fs->gc_for_room = 0; /* nothing to collect: until a lease asks again */
   }
   pthread_mutex_unlock(&fs->mu);
   return NULL;

@@ -2,8 +2,11 @@
  * zone appends, outside any file: zkv's WALTZ log (docs/wal.md, "WALTZ mode") keeps its records
  * there, appended by each writer thread with no file system lock and no metadata write.
  *
- * A lease is recorded in the metadata log (ZONE_LEASES, with its owner, a 64-bit id the owner
- * chooses) before the owner may write the zone, and again, owner 0, when it is returned. While
+ * A lease is recorded in the metadata log (ZONE_LEASE_KEYS, with its owner, a 64-bit id the owner
+ * chooses, and its key, 128 random bits drawn here) before the owner may write the zone, and again,
+ * owner 0, when it is returned. The key is the owner's secret: it is in the file system's log and
+ * never in the zone, so data the owner appends on others' behalf (WALTZ's records carry users'
+ * values) cannot know it, and the owner signs its own records with it (docs/formats/zkv-wal.md). While
  * leased a zone is held (zone_held): no writer's policy, no GC and no reset takes it, a mount keeps
  * its data although no file points there, and it counts against the active limit as a held zone
  * does. The zone is chosen as the WAL reserve's zones are (reserve_wal_zone: the placement policy's
@@ -15,6 +18,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 #include "zonefs_internal.h"
 
@@ -23,9 +28,22 @@ static int leased_to(zfs *fs, uint64_t owner, uint32_t zone) {
          atomic_load_explicit(&fs->zones[zone].lease_owner, memory_order_acquire) == owner;
 }
 
-int zfs_lease_zone(zfs *fs, uint64_t owner, uint32_t *zone) {
-  if (!owner) return -EINVAL;
-  if (fs->readonly) return -EROFS;
+/* 128 random bits, never all zero (zeros mean "no key": a version 7 lease). */
+static int draw_key(uint64_t key[2]) {
+  do {
+    uint8_t *p = (uint8_t *)key;
+    for (size_t got = 0; got < 16;) {
+      ssize_t n = getrandom(p + got, 16 - got, 0);
+      if (n < 0 && errno != EINTR) return -errno;
+      if (n > 0) got += (size_t)n;
+    }
+  } while (key[0] == 0 && key[1] == 0);
+  return 0;
+}
+
+/* One attempt at a lease: an empty zone as the WAL reserve takes one, its record written after the
+ * lock (durable before the owner writes). -ENOSPC when no zone is free for it now. */
+static int lease_once(zfs *fs, uint64_t owner, const uint64_t key[2], uint32_t *zone) {
   after_unlock work;
   lock_fs(fs, &work);
   zfs_alloc_request req = {.file_id = 0, /* no file: asked as the WAL reserve asks (purpose WAL_RESERVE) */
@@ -37,15 +55,95 @@ int zfs_lease_zone(zfs *fs, uint64_t owner, uint32_t *zone) {
   int rc = reserve_wal_zone(fs, &req, 0, &z);
   if (rc == 0) {
     atomic_store_explicit(&fs->zones[z].lease_owner, owner, memory_order_release);
+    fs->zones[z].lease_key[0] = key[0];
+    fs->zones[z].lease_key[1] = key[1];
     take_zone_class(fs, z, ZKV_CLASS_WAL);
     rc = persist_leases_of(fs, &z, 1);
-    if (rc) atomic_store(&fs->zones[z].lease_owner, 0); /* never written: nothing to undo */
+    if (rc) { /* never written: nothing to undo */
+      atomic_store(&fs->zones[z].lease_owner, 0);
+      memset(fs->zones[z].lease_key, 0, sizeof fs->zones[z].lease_key);
+    }
   }
-  int written = unlock_fs(fs, &work); /* the record is durable before the owner writes */
+  int written = unlock_fs(fs, &work);
   if (rc) return rc;
   if (written) return written;
   *zone = z;
   return 0;
+}
+
+/* Waits of 10 ms a lease makes for a writer to release an active token: 10 s at most. */
+#define LEASE_TOKEN_WAITS 1000
+
+/* What a lease that found no zone does next, as a data writer would (claim_writer_zone, take_zone):
+ * with empty zones beyond the reserves it lacked an active token. An idle partly written zone holds
+ * one: it is finished (ZenFS's FinishCheapestIOZone; the policy's answer finishes one, and GC's zone
+ * may hold a token beyond the limit, so one was not always enough), else a write in flight gives one
+ * back when it ends: the lease waits 10 ms for it (bounded). Without room it collects garbage.
+ * Returns whether to ask again. */
+static int make_room_for_lease(zfs *fs, int first, int *waits) {
+  pthread_mutex_lock(&fs->mu);
+  if (lease_finds_empty_zone(fs)) {
+    if (finish_cheapest_idle_zone(fs)) {
+      pthread_mutex_unlock(&fs->mu);
+      return 1;
+    }
+    int wait = *waits < LEASE_TOKEN_WAITS && any_write_in_flight(fs);
+    if (wait) {
+      struct timespec until;
+      clock_gettime(CLOCK_REALTIME, &until);
+      until.tv_nsec += 10 * 1000 * 1000;
+      if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+      fs->st.lease_waits++;
+      (*waits)++;
+      pthread_cond_timedwait(&fs->zone_released, &fs->mu, &until);
+    }
+    pthread_mutex_unlock(&fs->mu);
+    return wait;
+  }
+  fs->st.lease_collections++;
+  pthread_mutex_unlock(&fs->mu);
+  return collect_garbage(fs, fs->g.zone_cap - fs->g.zone_cap / 8, ZKV_CLASS_WAL, first) == 0;
+}
+
+/* As a data writer that finds no room does, a lease that finds no empty zone collects garbage and
+ * asks again: never NoSpace while a zone of garbage can be reclaimed. The victim must be at least
+ * 1/8 garbage, the data writers' bound (a zone copied to win a few blocks would be a copy spiral);
+ * each collection empties a zone or fails, so the loop ends. One that lacks an active token waits
+ * for a writer to release one (make_room_for_lease). A lease that leaves no empty zone for the next
+ * wakes background GC (gc_wake_for_room). */
+int zfs_lease_zone(zfs *fs, uint64_t owner, uint32_t *zone) {
+  if (!owner) return -EINVAL;
+  if (fs->readonly) return -EROFS;
+  uint64_t key[2];
+  int rc = draw_key(key);
+  if (rc) return rc;
+  int waits = 0, first = 1;
+  while ((rc = lease_once(fs, owner, key, zone)) == -ENOSPC && make_room_for_lease(fs, first, &waits)) first = 0;
+  if (rc == 0) gc_wake_for_room(fs);
+  return rc;
+}
+
+int zfs_lease_renew(zfs *fs, uint64_t owner, uint32_t zone) {
+  if (fs->readonly) return -EROFS;
+  if (!leased_to(fs, owner, zone)) return -ENOENT;
+  zkv_zone r; /* the owner does not append while it renews: the device's write pointer is the zone's */
+  int rc = zkv_dev_report(fs->dev, zone, &r, 1);
+  if (rc != 1) return rc < 0 ? rc : -EIO;
+  if (r.wp != r.start) return -ENOTEMPTY;
+  uint64_t key[2];
+  if ((rc = draw_key(key))) return rc;
+  after_unlock work;
+  lock_fs(fs, &work);
+  zone_state *s = &fs->zones[zone];
+  uint64_t old[2] = {s->lease_key[0], s->lease_key[1]};
+  if (!leased_to(fs, owner, zone)) {
+    rc = -ENOENT;
+  } else {
+    s->lease_key[0] = key[0], s->lease_key[1] = key[1];
+    if ((rc = persist_leases_of(fs, &zone, 1))) s->lease_key[0] = old[0], s->lease_key[1] = old[1];
+  }
+  int written = unlock_fs(fs, &work); /* durable before the owner appends under the new key */
+  return rc ? rc : written;
 }
 
 /* Returns the zones in `zones` (all leased to owner) with one ZONE_LEASES record, so a crash leaves
@@ -76,6 +174,7 @@ static int return_zones(zfs *fs, uint64_t owner, const uint32_t *zones, uint32_t
     } else {
       for (uint32_t i = 0; i < n; i++) {
         zone_state *s = &fs->zones[zones[i]];
+        memset(s->lease_key, 0, sizeof s->lease_key);
         s->wp = r[i].wp;
         wal_reserve_clear(fs, zones[i]); /* labels, class: a plain zone again */
         reset_if_unused(fs, zones[i]);   /* written: reset after the record (none if empty) */
@@ -168,7 +267,11 @@ int zfs_lease_info(zfs *fs, uint64_t owner, uint32_t zone, zfs_lease_state *out)
   if (rc < 0) return rc;
   if (rc != 1) return -EIO;
   *out = (zfs_lease_state){.written = r.wp - r.start, .capacity = fs->g.zone_cap};
-  return 0;
+  pthread_mutex_lock(&fs->mu);
+  int still = leased_to(fs, owner, zone);
+  if (still) memcpy(out->key, fs->zones[zone].lease_key, sizeof out->key);
+  pthread_mutex_unlock(&fs->mu);
+  return still ? 0 : -ENOENT;
 }
 
 int zfs_lease_finish(zfs *fs, uint64_t owner, uint32_t zone) {

@@ -105,7 +105,7 @@ int64_t zfs_record_decode(const uint8_t *in, size_t avail, uint32_t block, zfs_r
   if (len > avail - ZFS_RECORD_HEADER) return fail(ZFS_TORN, err, errlen, "record of %u bytes cut short", len);
   if (record_crc(in, in + ZFS_RECORD_HEADER, len) != get32(in + 20))
     return fail(ZFS_TORN, err, errlen, "record checksum mismatch");
-  if (type < ZFS_REC_SNAPSHOT || type > ZFS_REC_ZONE_LEASES)
+  if (type < ZFS_REC_SNAPSHOT || type > ZFS_REC_ZONE_LEASE_KEYS)
     return fail(ZFS_UNSUPPORTED, err, errlen, "unknown record type %u (written by a newer zkv?)", type);
   size_t total = zfs_record_size(len, block);
   rec->type = type;

@@ -13,7 +13,7 @@ extern "C" {
 
 /* Version 2 added the FILE_EXTEND record, version 3 sparse files (chunked data, the FILE_ACTIVE
  * record); an older log is a valid newer log, and a mount (which rolls the log) upgrades it. */
-#define ZFS_FORMAT_VERSION 7u
+#define ZFS_FORMAT_VERSION 8u
 #define ZFS_OLDEST_FORMAT_VERSION 1u
 #define ZFS_SUPERBLOCK_SIZE 4096u
 #define ZFS_RECORD_HEADER 24u
@@ -36,16 +36,21 @@ enum zfs_record_type {
   ZFS_REC_SNAPSHOT = 1,    /* the complete file table; starts every meta zone after its superblock */
   ZFS_REC_FILE_UPDATE = 2, /* one file's complete metadata, replacing what was known */
   ZFS_REC_FILE_DELETE = 3,
-  ZFS_REC_END = 4,           /* the log was closed by a clean unmount: nothing follows */
-  ZFS_REC_FILE_EXTEND = 5,   /* a sync: a file's new size and the extents it gained since its last record */
-  ZFS_REC_FILE_ACTIVE = 6,   /* a file extend that also sets where the file's unrecorded chunks start */
-  ZFS_REC_ZONE_LABELS = 7,   /* labels a placement policy gave zones: count, then (zone, tag, lifetime) */
-  ZFS_REC_POLICY_COUNTS = 8, /* placement decisions, fallbacks, steals since format (3 x u64), then
-                                the overrides by reason (ZFS_OVERRIDES x u64, since version 5), then
-                                GC's counters (6 x u64, zfs_stats.gc_totals, since version 6) */
-  ZFS_REC_ZONE_LEASES = 9,   /* leased zones (since version 7): count, then (zone u32, 0 u32, owner u64);
-                                owner 0: the lease was returned */
+  ZFS_REC_END = 4,              /* the log was closed by a clean unmount: nothing follows */
+  ZFS_REC_FILE_EXTEND = 5,      /* a sync: a file's new size and the extents it gained since its last record */
+  ZFS_REC_FILE_ACTIVE = 6,      /* a file extend that also sets where the file's unrecorded chunks start */
+  ZFS_REC_ZONE_LABELS = 7,      /* labels a placement policy gave zones: count, then (zone, tag, lifetime) */
+  ZFS_REC_POLICY_COUNTS = 8,    /* placement decisions, fallbacks, steals since format (3 x u64), then
+                                   the overrides by reason (ZFS_OVERRIDES x u64, since version 5), then
+                                   GC's counters (6 x u64, zfs_stats.gc_totals, since version 6) */
+  ZFS_REC_ZONE_LEASES = 9,      /* leased zones (version 7): count, then (zone u32, 0 u32, owner u64);
+                                   owner 0: the lease was returned; read, no longer written */
+  ZFS_REC_ZONE_LEASE_KEYS = 10, /* leased zones with their keys (since version 8): count, then (zone u32,
+                                   0 u32, owner u64, key 2 x u64); owner 0: returned */
 };
+
+/* Bytes of one entry of a ZONE_LEASE_KEYS record (a ZONE_LEASES entry: 16). */
+#define ZFS_LEASE_ENTRY 32u
 
 /* File flags. */
 #define ZFS_FILE_SPARSE 0x1u /* data in self-describing chunks; syncs write no metadata */

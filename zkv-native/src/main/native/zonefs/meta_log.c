@@ -184,19 +184,24 @@ static int append_zone_labels(zfs *fs, uint32_t only, int raw) {
 
 int persist_zone_labels(zfs *fs, uint32_t zone) { return append_zone_labels(fs, zone, 0); }
 
-/* A ZONE_LEASES record of the zones listed, with their owners now (0: returned); raw: the roll's,
- * written at once. */
+/* A ZONE_LEASE_KEYS record of the zones listed, with their owners and keys now (owner 0: returned);
+ * raw: the roll's, written at once. */
 static int append_leases(zfs *fs, const uint32_t *zones, uint32_t n, int raw) {
-  size_t len = 4 + 16 * (size_t)n;
+  size_t len = 4 + ZFS_LEASE_ENTRY * (size_t)n;
   uint8_t *p = malloc(len);
   if (!p) return -ENOMEM;
   put32(p, n);
   for (uint32_t i = 0; i < n; i++) {
-    put32(p + 4 + 16 * i, zones[i]);
-    put32(p + 8 + 16 * i, 0);
-    put64(p + 12 + 16 * i, atomic_load(&fs->zones[zones[i]].lease_owner));
+    uint8_t *e = p + 4 + ZFS_LEASE_ENTRY * i;
+    const zone_state *z = &fs->zones[zones[i]];
+    put32(e, zones[i]);
+    put32(e + 4, 0);
+    put64(e + 8, atomic_load(&z->lease_owner));
+    put64(e + 16, z->lease_key[0]);
+    put64(e + 24, z->lease_key[1]);
   }
-  int rc = raw ? append_record_raw(fs, ZFS_REC_ZONE_LEASES, p, len) : append_record(fs, ZFS_REC_ZONE_LEASES, p, len);
+  int rc =
+      raw ? append_record_raw(fs, ZFS_REC_ZONE_LEASE_KEYS, p, len) : append_record(fs, ZFS_REC_ZONE_LEASE_KEYS, p, len);
   free(p);
   return rc;
 }

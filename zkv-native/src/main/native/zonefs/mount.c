@@ -324,16 +324,21 @@ static int replay(zfs *fs, const uint8_t *log, size_t len, uint64_t base, char *
         fs->zones[z].lifetime = get32(e + 8);
         fs->zones[z].labelled = 1;
       }
-    } else if (r.type == ZFS_REC_ZONE_LEASES) {
+    } else if (r.type == ZFS_REC_ZONE_LEASES || r.type == ZFS_REC_ZONE_LEASE_KEYS) {
+      /* a version 7 record carries no key: its leases read as keyless (docs/formats/zkv-wal.md) */
+      uint32_t entry = r.type == ZFS_REC_ZONE_LEASES ? 16 : ZFS_LEASE_ENTRY;
       uint32_t n = r.len >= 4 ? get32(r.payload) : UINT32_MAX;
-      if (n == UINT32_MAX || r.len != 4 + 16 * (uint64_t)n)
+      if (n == UINT32_MAX || r.len != 4 + entry * (uint64_t)n)
         return fail(-EUCLEAN, err, errlen, "zone lease record of %u bytes", r.len);
       for (uint32_t i = 0; i < n; i++) {
-        const uint8_t *e = r.payload + 4 + 16 * i;
+        const uint8_t *e = r.payload + 4 + entry * i;
         uint32_t z = get32(e);
         if (z < fs->sb.meta_zones || z >= fs->g.nr_zones)
           return fail(-EUCLEAN, err, errlen, "zone lease record names zone %u", z);
-        atomic_store(&fs->zones[z].lease_owner, get64(e + 8));
+        uint64_t owner = get64(e + 8);
+        atomic_store(&fs->zones[z].lease_owner, owner);
+        fs->zones[z].lease_key[0] = owner && entry == ZFS_LEASE_ENTRY ? get64(e + 16) : 0;
+        fs->zones[z].lease_key[1] = owner && entry == ZFS_LEASE_ENTRY ? get64(e + 24) : 0;
       }
     } else if (r.type == ZFS_REC_POLICY_COUNTS) {
       /* 24 bytes in a version 4 log (no overrides by reason), ZFS_POLICY_COUNTS_V5_LEN in a

@@ -501,6 +501,40 @@ static int reserve_may_keep_one_more(const zfs *fs, uint32_t target) {
   return r.other > empty_zones_to_leave(fs, FOR_WAL) + target;
 }
 
+int lease_finds_empty_zone(const zfs *fs) {
+  return within_space_reserve(fs, FOR_WAL) && reserve_may_keep_one_more(fs, 0);
+}
+
+int finish_cheapest_idle_zone(zfs *fs) {
+  if (!fs->active_limit || below_active_limit(fs, active_data_zones(fs), FOR_WAL)) return 0;
+  int64_t cheapest = -1;
+  for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++) {
+    if (!partly_written(fs, z) || zone_held(&fs->zones[z])) continue;
+    if (cheapest < 0 || zone_end(fs, z) - fs->zones[z].wp < zone_end(fs, (uint32_t)cheapest) - fs->zones[cheapest].wp)
+      cheapest = z;
+  }
+  if (cheapest < 0 || !zone_claim(&fs->zones[cheapest])) return 0;
+  zone_state *s = &fs->zones[cheapest];
+  pthread_mutex_unlock(&fs->mu); /* the device command without the lock: the claim keeps the zone */
+  int rc = zkv_dev_zone_mgmt(fs->dev, (uint32_t)cheapest, ZKV_ZONE_FINISH);
+  pthread_mutex_lock(&fs->mu);
+  if (rc == 0) {
+    s->wp = zone_end(fs, (uint32_t)cheapest);
+    fs->st.zone_finishes++;
+  }
+  zone_unclaim(s);
+  zones_changed(fs);
+  return rc == 0;
+}
+
+int zfs_lease_room(zfs *fs) {
+  pthread_mutex_lock(&fs->mu);
+  uint32_t other = room_by_share(fs).other, leave = empty_zones_to_leave(fs, FOR_WAL);
+  int n = within_space_reserve(fs, FOR_WAL) && other > leave ? (int)(other - leave) : 0;
+  pthread_mutex_unlock(&fs->mu);
+  return n;
+}
+
 int reserve_wal_zone(zfs *fs, const zfs_alloc_request *req, uint32_t target, uint32_t *out) {
   if (!within_space_reserve(fs, FOR_WAL) || !reserve_may_keep_one_more(fs, target)) return -ENOSPC;
   int rc = allocate_by_policy(fs, req, FOR_WAL, ZKV_CLASS_WAL, out);
@@ -527,7 +561,7 @@ void release_zone(zfs *fs, fobj *f) {
   zones_changed(fs);
 }
 
-static int any_write_in_flight(const zfs *fs) {
+int any_write_in_flight(const zfs *fs) {
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
     if (fs->zones[z].busy) return 1;
   return 0;

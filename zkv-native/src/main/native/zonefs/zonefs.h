@@ -100,6 +100,12 @@ typedef struct zfs_stats {
    * the reserve that found no zone; wal_reserved_zones: zones reserved now. */
   uint64_t wal_zone_switches, wal_zone_waits, wal_zone_wait_max_ns, wal_reserve_returns, wal_reserve_declined;
   uint32_t wal_reserved_zones;
+  /* Leased zones (zfs_lease_zone) since mount: collections a lease ran itself because no empty zone
+   * was free for it, and background GC rounds that collected for the leases' room although the GC
+   * trigger did not ask (gc_wake_for_room: the trigger measures free space as ZenFS does, room in
+   * partly written zones included, which a lease cannot use); and the leases' 10 ms waits for a
+   * writer to release an active token (room there was, a token not). */
+  uint64_t lease_collections, gc_rounds_for_room, lease_waits;
 } zfs_stats;
 /* zfs_stats.gc_totals: runs, zones emptied, bytes copied, resets, resets without copy, finishes. */
 enum { ZFS_GC_RUNS, ZFS_GC_ZONES, ZFS_GC_BYTES, ZFS_GC_RESETS, ZFS_GC_RESETS_WITHOUT_COPY, ZFS_GC_FINISHES };
@@ -331,8 +337,20 @@ int zfs_lease_read(zfs *fs, uint64_t owner, uint32_t zone, uint64_t offset, void
 typedef struct zfs_lease_state {
   uint64_t written;  /* bytes from the zone's start to its write pointer (the device's) */
   uint64_t capacity; /* writable bytes */
+  /* The lease's secret: 128 random bits drawn when the zone was leased, kept in the lease's record
+   * of the metadata log and nowhere in the zone, so that the owner can sign what it appends with
+   * what no data written through it can know (WALTZ: docs/formats/zkv-wal.md). Zeros: a lease
+   * recorded by a version 7 file system, which had none (zfs_lease_renew gives an empty one a key). */
+  uint64_t key[2];
 } zfs_lease_state;
 int zfs_lease_info(zfs *fs, uint64_t owner, uint32_t zone, zfs_lease_state *out);
+/* Gives a zone leased to owner that nothing was appended to a new key, recorded before this
+ * returns: -ENOTEMPTY if it has been written. */
+int zfs_lease_renew(zfs *fs, uint64_t owner, uint32_t zone);
+/* Empty zones a lease may still take without collecting garbage (beyond the file system's reserves
+ * and the space reserve's WAL tier); an owner that holds zones it could give back after a flush
+ * (WALTZ's log) asks for that flush early when this runs low. */
+int zfs_lease_room(zfs *fs);
 /* Finishes a leased zone (its active token is free; appends still in flight fail as full). */
 int zfs_lease_finish(zfs *fs, uint64_t owner, uint32_t zone);
 /* Bytes a flush may still write: empty zones beyond the two reserved for GC and metadata files and

@@ -65,6 +65,7 @@ typedef struct zone_state {
   uint8_t meta;
   uint8_t wal_reserved;         /* kept empty for a WAL's next zone (wal_reserve.c): held, never written while so */
   _Atomic uint64_t lease_owner; /* leased to this owner (lease.c), 0 if not: held, the owner's alone */
+  uint64_t lease_key[2];        /* the lease's secret (under mu; zeros: a version 7 lease, or none) */
   uint8_t io_class; /* ZKV_CLASS_* its writes carry (take_zone_class; after a mount the device's binding); NONE while
                        empty */
 } zone_state;
@@ -195,6 +196,7 @@ struct zfs {
   zfs_victim_chooser victim_chooser;
   void *victim_chooser_ctx;
   zfs_gc_trigger gc_trigger;
+  int gc_for_room; /* under mu: a lease found or left no empty zone (gc_wake_for_room) */
   void *gc_trigger_ctx;
   /* Policy call-outs under way (decisions.c), counted under mu: they run without it, and
    * zfs_set_* wait until none is before a replaced policy's context may go. */
@@ -503,6 +505,18 @@ int persist_leases_of(zfs *fs, const uint32_t *zones, uint32_t n);
  * than `target` are left beyond the reserves; -ENOSPC for anything else, never an override. mu
  * held, released for the call. */
 int reserve_wal_zone(zfs *fs, const zfs_alloc_request *req, uint32_t target, uint32_t *out);
+/* Whether a lease (reserve_wal_zone with no target) would find an empty zone it may take now, by
+ * the reserves' counts alone (the policy may still decline). Called with fs->mu held. */
+int lease_finds_empty_zone(const zfs *fs);
+/* Whether a write is in flight in any zone (a claim): a zone will be released soon. mu held. */
+int any_write_in_flight(const zfs *fs);
+/* At the active limit, finishes the partly written zone nobody holds with the least room left
+ * (ZenFS's FinishCheapestIOZone): its active token is free. Returns whether it finished one.
+ * Called with mu held; releases it for the device command. */
+int finish_cheapest_idle_zone(zfs *fs);
+/* A lease left no empty zone for the next one (lease.c): background GC collects in its next round
+ * for room, whatever the trigger says, until a lease would find one (gc.c). No lock held. */
+void gc_wake_for_room(zfs *fs);
 /* A writer found no zone: one reserved zone goes back to the pool. Returns whether one did. */
 int wal_reserve_give_back(zfs *fs);
 /* A zone is no longer reserved (its flag, labels and class cleared). */

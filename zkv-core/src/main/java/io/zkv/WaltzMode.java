@@ -29,14 +29,29 @@ final class WaltzMode {
   /** Spare leased zones the log keeps where the active limit allows (WALTZ's two). */
   static final int SPARES = 2;
 
-  /** Writers besides the log that need an active zone at once: a flush and a compaction. */
-  private static final int OTHER_ACTIVE_WRITERS = 2;
+  /**
+   * Writers besides the log that need an active zone at once: a flush and a compaction, and
+   * RocksDB's MANIFEST, whose writer holds its zone for the database's life (the file system takes
+   * it from the MANIFEST while it is idle, so two are the least the database can run with).
+   */
+  private static final int OTHER_ACTIVE_WRITERS = 3;
+
+  private static final int LEAST_OTHER_ACTIVE_WRITERS = 2;
 
   private final long owner;
   private final ZoneLeases leases;
   private final WaltzLog log;
   private final WaltzWriter writer;
   private final WaltzRecovery.Result recovered;
+
+  /**
+   * Why RocksDB stopped taking writes, once an apply failed for RocksDB's own state (a background
+   * error: NoSpace, an I/O error): RocksDB refuses every later write alike until {@code resume()},
+   * so a write must not be logged meanwhile. Each record logged and then refused keeps its zones
+   * and every newer one until a replay: writers retrying on a stopped database filled a 24-zone
+   * device with the log's records (issue 42), leaving the flush that would free them no room.
+   */
+  private volatile RocksDBException stoppedBy;
 
   private WaltzMode(
       long owner, ZoneLeases leases, WaltzLog log, WaltzWriter writer, WaltzRecovery.Result r) {
@@ -66,9 +81,14 @@ final class WaltzMode {
   /**
    * The spares and reserve the device allows: the file system's active limit (the device's less 2,
    * its metadata log and GC) must hold the log's zone, its spares, its reserve (an empty held zone
-   * counts as active there), the env's reserved WAL zones and a flush and a compaction. With room
-   * for two more zones the log keeps one spare and the reserve; with room for one, a spare only
-   * (then a log that fills its device cannot be sure to reopen there: docs/wal.md).
+   * counts as active there), the env's reserved WAL zones and the database's other writers: a
+   * flush, a compaction and the MANIFEST's. With room for three more zones the log keeps two spares
+   * and the reserve, for two one spare and the reserve, for one a spare only (then a log that fills
+   * its device cannot be sure to reopen there: docs/wal.md). Where even the MANIFEST's zone does
+   * not fit, the log keeps one spare beside a flush and a compaction (the MANIFEST's zone is then
+   * taken from it while it is idle). Before issue 42 the budget left the flush and the compaction
+   * alone: on an 8-active device the log's four zones left them two, and a flush at open after a
+   * crash found none (the crashed run's zones held the rest).
    *
    * @throws IllegalArgumentException if not even one spare fits
    */
@@ -77,7 +97,11 @@ final class WaltzMode {
       return new ZoneBudget(SPARES, 1);
     }
     int fsLimit = g.maxActive() > 3 ? g.maxActive() - 2 : 1;
-    int room = fsLimit - envWalReserve - OTHER_ACTIVE_WRITERS - 1; // less the current zone
+    int beside = fsLimit - envWalReserve - 1; // less the current zone
+    int room = beside - OTHER_ACTIVE_WRITERS;
+    if (room < 1 && beside - LEAST_OTHER_ACTIVE_WRITERS >= 1) {
+      return new ZoneBudget(1, 0);
+    }
     if (room < 1) {
       throw new IllegalArgumentException(
           "WAL mode WALTZ on "
@@ -89,7 +113,7 @@ final class WaltzMode {
               + "; two leased log zones, "
               + envWalReserve
               + " reserved WAL zones (WalOptions.reservedZones) and a flush and a compaction need "
-              + (2 + envWalReserve + OTHER_ACTIVE_WRITERS)
+              + (2 + envWalReserve + LEAST_OTHER_ACTIVE_WRITERS)
               + (envWalReserve > 0
                   ? " (RocksDB writes no WAL file in WALTZ mode: reservedZones(0) frees those)"
                   : ""));
@@ -139,6 +163,13 @@ final class WaltzMode {
     // database opens to free space: the replayed zones stay leased, as the log's oldest, until a
     // flush covers them. Empty zones (the reserve a clean close kept) start the new log.
     WaltzLog.Inherited inherited;
+    releaseTokens(leases);
+    if (!r.records().isEmpty()) {
+      // Room for the replay's flushes first, any garbage collected (not only zones 1/8 garbage,
+      // the writers' bound): they need the replayed bytes again as SSTs before the log's zones
+      // can go back, more at once than the crashed run's flushes needed as it wrote.
+      env.rocksEnv().reclaim(replayBytes(r.records()) + writeBufferSize);
+    }
     try (WriteOptions noWal = new WriteOptions().setDisableWAL(true)) {
       replay(db, noWal, r.records());
       long bound = r.records().isEmpty() ? 0 : db.getLatestSequenceNumber();
@@ -190,6 +221,8 @@ final class WaltzMode {
             r.flushedThrough(),
             inherited.replayedBound());
     log.afterEachRound(writer::markFlushed);
+    // fewer empty zones left for leases than the log's next switch and refill take
+    log.flushEarlyWhen(() -> env.rocksEnv().leaseRoom() < 2);
     return new WaltzMode(owner, leases, log, writer, r);
   }
 
@@ -210,9 +243,16 @@ final class WaltzMode {
     return Math.max(room, g.lbaSize());
   }
 
-  /** Logs {@code ops}, then applies them to {@code db} with {@code noWal}. */
+  /**
+   * Logs {@code ops}, then applies them to {@code db} with {@code noWal}; refused without logging
+   * while RocksDB is stopped ({@link #stoppedBy}).
+   */
   void write(String what, RocksDB db, WriteOptions noWal, List<WaltzOp> ops)
       throws RocksDBException {
+    RocksDBException stopped = stoppedBy;
+    if (stopped != null) { // as RocksDB answers it: nothing is logged
+      throw new RocksDBException(stopped.getMessage(), stopped.getStatus());
+    }
     RocksDBException[] refused = new RocksDBException[1];
     try {
       writer.write(
@@ -222,6 +262,9 @@ final class WaltzMode {
               apply(db, noWal, o);
             } catch (RocksDBException e) {
               if (!refusedAsItStands(e)) {
+                if (stopsWrites(e)) {
+                  stoppedBy = e;
+                }
                 throw e;
               }
               // RocksDB refused the write itself (a range whose end comes before its start):
@@ -243,6 +286,26 @@ final class WaltzMode {
     } catch (Exception e) {
       throw new ZkvException(what, e);
     }
+  }
+
+  /**
+   * Whether a failed apply says RocksDB stopped taking writes (a background error), not that this
+   * write was refused or timed out on its own.
+   */
+  static boolean stopsWrites(RocksDBException e) {
+    Status s = e.getStatus();
+    if (s == null) {
+      return true;
+    }
+    return switch (s.getCode()) {
+      case InvalidArgument, Busy, TryAgain, TimedOut, Incomplete -> false;
+      default -> true;
+    };
+  }
+
+  /** RocksDB takes writes again (resume() probed or reopened it): writes are logged again. */
+  void writesResumed() {
+    stoppedBy = null;
   }
 
   /** Whether RocksDB refused a write for what it is (InvalidArgument), not for its own state. */
@@ -302,9 +365,43 @@ final class WaltzMode {
    * Whether the device has room (after garbage collection) to flush the memtables: their real size
    * and 64 KiB for an SST's index and footer, as {@code ZkvDb.resume} judges it.
    */
+  /** The bytes of the records' operations (their payloads as logged). */
+  private static long replayBytes(List<WaltzRecovery.Record> records) {
+    long n = 0;
+    for (WaltzRecovery.Record r : records) {
+      n += io.zkv.waltz.WaltzRecordCodec.payloadSize(r.ops());
+    }
+    return n;
+  }
+
   private static boolean roomToFlush(ZonedEnv env, RocksDB db, long writeBufferSize) {
     long need = ZkvDb.roomToFlush(db, writeBufferSize);
     return env.rocksEnv().reclaim(need) >= need;
+  }
+
+  /**
+   * Before the replay and its flushes: the crashed run's leased zones hold active tokens and room
+   * the flushes need. Its written zones are never written again (a new log starts in empty zones):
+   * finished, they hold no token (a full zone's finish fails harmlessly). Its empty ones go back
+   * but one, the zone a new log starts in on a full device; the new log leases its spares once the
+   * replay is flushed and its zones given back. Seen before (issue 42): after a crash on an
+   * 8-active device, two unfinished and three empty leased zones beside one partly written data
+   * zone left the replay's flush no token, and the open failed with NoSpace on an empty device; on
+   * a nearly full one, two empty leased zones kept 6 MiB from the replay's flushes, which then
+   * failed with NoSpace.
+   */
+  private static void releaseTokens(ZoneLeases leases) {
+    int keep = 1;
+    for (int z : leases.leased()) {
+      long written = leases.written(z);
+      if (written != 0) {
+        leases.finish(z);
+      } else if (keep > 0) {
+        keep--;
+      } else {
+        leases.giveBack(z); // empty: no record to keep, in any order
+      }
+    }
   }
 
   /**
@@ -355,6 +452,7 @@ final class WaltzMode {
     long bound = db.getLatestSequenceNumber();
     log.replayedUpTo(bound);
     writer.replayed(bound);
+    writesResumed();
     return r.records().size();
   }
 

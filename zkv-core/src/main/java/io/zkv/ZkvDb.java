@@ -746,6 +746,9 @@ public final class ZkvDb implements AutoCloseable {
                 new org.rocksdb.WriteOptions().setDisableWAL(true).setSync(false)) {
           db.write(probe, empty);
           deleteLeftovers(db, null);
+          if (waltz != null) {
+            waltz.writesResumed(); // RocksDB takes writes: the log may log them again
+          }
           return;
         } catch (RocksDBException e) {
           stoppedBy = e;

@@ -523,6 +523,37 @@ public final class ZkvEnv extends Env {
     return nLeaseWritten(zkvHandle, owner, zone);
   }
 
+  /**
+   * A leased zone's key, the lease's 128-bit secret (docs/formats/zone-fs.md, "Zone leases
+   * payload"): two longs, both 0 for a lease a version 7 file system recorded without one; or null
+   * if the zone is not {@code owner}'s or cannot be read.
+   */
+  public long[] leaseKey(long owner, int zone) {
+    checkOpen();
+    long[] key = new long[2];
+    int rc = nLeaseKey(zkvHandle, owner, zone, key);
+    return rc == 0 ? key : null;
+  }
+
+  /**
+   * Gives a zone leased to {@code owner} that nothing was appended to a new key, recorded before it
+   * returns: 0 or -errno (-ENOTEMPTY if it has been written).
+   */
+  public int renewLease(long owner, int zone) {
+    checkOpen();
+    return nRenewLease(zkvHandle, owner, zone);
+  }
+
+  /**
+   * Empty zones a lease may still take without collecting garbage (beyond the file system's
+   * reserves), or -errno: WALTZ's log asks RocksDB for a flush early, so that it can give its
+   * flushed zones back, when this runs low.
+   */
+  public int leaseRoom() {
+    checkOpen();
+    return nLeaseRoom(zkvHandle);
+  }
+
   /** Finishes a leased zone (frees its active token; appends in flight then fail as full). */
   public int finishLease(long owner, int zone) {
     checkOpen();
@@ -624,6 +655,13 @@ public final class ZkvEnv extends Env {
    * @param walReserveDeclined fills of the reserve that found no zone (the policy kept none, or the
    *     reserves or the active limit left none)
    * @param walReservedZones zones kept for WAL files now
+   * @param leaseCollections collections a zone lease (WALTZ's log) ran itself since mount, because
+   *     no empty zone was free for it
+   * @param gcRoundsForRoom background GC rounds since mount that collected for the leases' room
+   *     although the GC trigger did not ask (it counts room in partly written zones as free, which
+   *     a lease cannot use)
+   * @param leaseWaits 10 ms waits of zone leases since mount for a writer to release an active
+   *     token (room there was, a token not)
    */
   public record ZoneStats(
       long hostBytes,
@@ -667,7 +705,10 @@ public final class ZkvEnv extends Env {
       long walZoneWaitMaxNanos,
       long walReserveReturns,
       long walReserveDeclined,
-      int walReservedZones) {
+      int walReservedZones,
+      long leaseCollections,
+      long gcRoundsForRoom,
+      long leaseWaits) {
     /** Counters before the overrides (layout 2: one record of 64-bit fields). */
     static final int NAMED_FIELDS = 24;
 
@@ -675,7 +716,10 @@ public final class ZkvEnv extends Env {
      * Counters after the overrides: ZWAL's and the mount's WAL counters, then GC's, then the WAL
      * reserve's.
      */
-    static final int WAL_FIELDS = 6, GC_FIELDS = 3 + GcTotals.FIELDS, WAL_RESERVE_FIELDS = 6;
+    static final int WAL_FIELDS = 6,
+        GC_FIELDS = 3 + GcTotals.FIELDS,
+        WAL_RESERVE_FIELDS = 6,
+        LEASE_FIELDS = 3;
 
     /**
      * How many counters cross the native boundary: the named ones, the overrides twice, the rest.
@@ -685,10 +729,11 @@ public final class ZkvEnv extends Env {
             + 2 * PolicyOverride.values().length
             + WAL_FIELDS
             + GC_FIELDS
-            + WAL_RESERVE_FIELDS;
+            + WAL_RESERVE_FIELDS
+            + LEASE_FIELDS;
 
     static final int LAYOUT = 2;
-    static final int VERSION = 9;
+    static final int VERSION = 10;
 
     /** A buffer this large holds the crossing: header, section table and the record. */
     public static final int BUFFER_BYTES = 64 + FIELDS * Long.BYTES;
@@ -768,7 +813,10 @@ public final class ZkvEnv extends Env {
           v[walReserve + 2],
           v[walReserve + 3],
           v[walReserve + 4],
-          (int) v[walReserve + 5]);
+          (int) v[walReserve + 5],
+          v[walReserve + WAL_RESERVE_FIELDS],
+          v[walReserve + WAL_RESERVE_FIELDS + 1],
+          v[walReserve + WAL_RESERVE_FIELDS + 2]);
     }
 
     /** Every time the file system overrode a policy since format (the log's count). */
@@ -888,6 +936,12 @@ public final class ZkvEnv extends Env {
   private static native long nLeaseWritten(long handle, long owner, int zone);
 
   private static native int nFinishLease(long handle, long owner, int zone);
+
+  private static native int nLeaseKey(long handle, long owner, int zone, long[] out);
+
+  private static native int nRenewLease(long handle, long owner, int zone);
+
+  private static native int nLeaseRoom(long handle);
 
   private static native int nSetAllocator(long handle, ZoneAllocator allocator);
 

@@ -201,6 +201,13 @@ enum zkv_power_cut_mode {
  * operation fails with -ENODEV until the device is closed and opened again. Returns the number
  * of non-durable writes that were affected. */
 int64_t zkv_emu_power_cut(zkv_dev *dev, int mode, uint64_t seed);
+/* Loses power during a write: the write or append matching op_mask (ZKV_FAULT_WRITE/APPEND) and
+ * zone (any if negative) after `skip` matching ones passed gets under way, its first keep_blocks
+ * blocks land and the rest is lost (a torn write: a prefix of its blocks, keep_blocks 0 loses it),
+ * every other non-durable write is lost (ZKV_CUT_DROP_ALL), and it fails with -ENODEV, as
+ * everything after it until the device is opened again. One rule; it takes a fault rule's slot
+ * (-ENOSPC when none is free). For tests that tear one chosen write at a chosen block. */
+int zkv_emu_cut_power_during(zkv_dev *dev, int op_mask, int64_t zone, uint32_t skip, uint32_t keep_blocks);
 /* Whether the host honoured the timing profiles, over every emulated device of the process since
  * it started: timed requests completed, how many of them the host observed later than modelled by
  * more than 20 us + 10% of the modelled service time (a busy host: the caller was not running at

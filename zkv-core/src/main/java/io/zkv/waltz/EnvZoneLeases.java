@@ -50,6 +50,16 @@ public final class EnvZoneLeases implements ZoneLeases {
   }
 
   @Override
+  public long[] key(int zone) {
+    return env.leaseKey(owner, zone);
+  }
+
+  @Override
+  public int renew(int zone) {
+    return env.renewLease(owner, zone);
+  }
+
+  @Override
   public long append(int zone, ByteBuffer buf, int len) {
     return env.leaseAppend(owner, zone, buf, len, true); // FUA: durable with a volatile cache too
   }

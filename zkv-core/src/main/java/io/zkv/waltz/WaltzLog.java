@@ -88,18 +88,21 @@ public final class WaltzLog implements AutoCloseable {
   static final class LogZone {
     final int index; // -1 for a group
     final int[] group; // null for one zone
+    final long[] key; // the lease's key, which signs every part appended here; null for a group
     // writers with a record here not yet applied; -1 once released (nobody enters again)
     private final AtomicInteger users = new AtomicInteger();
     private final AtomicLong bound = new AtomicLong(); // largest RocksDB sequence noted
 
-    LogZone(int index) {
+    LogZone(int index, long[] key) {
       this.index = index;
       this.group = null;
+      this.key = key;
     }
 
     LogZone(int[] group, long bound) {
       this.index = -1;
       this.group = group.clone();
+      this.key = null;
       this.bound.set(bound);
     }
 
@@ -233,7 +236,12 @@ public final class WaltzLog implements AutoCloseable {
     this.flushRequest = flushRequest;
     ArrayDeque<LogZone> kept = new ArrayDeque<>();
     for (int z : inherited.empty()) {
-      kept.addLast(new LogZone(z));
+      LogZone k = keyed(z);
+      if (k != null) {
+        kept.addLast(k);
+      } else {
+        leases.giveBack(z); // neither its key nor a new one can be had: never written here
+      }
     }
     if (inherited.replayed().length > 0) {
       retired.addLast(new LogZone(inherited.replayed(), inherited.replayedBound()));
@@ -267,14 +275,31 @@ public final class WaltzLog implements AutoCloseable {
     manager.start();
   }
 
-  /** A newly leased zone, or null if none can be leased now. */
+  /**
+   * A leased zone with its key, for appends; an empty zone leased without one (by a version 7 file
+   * system) gets one first: the log signs every part it writes. Null if neither can be had (the
+   * zone is then not the log's to write).
+   */
+  private LogZone keyed(int zone) {
+    long[] key = leases.key(zone);
+    if (key != null && !WaltzRecordCodec.isKey(key) && leases.renew(zone) == 0) {
+      key = leases.key(zone);
+    }
+    return WaltzRecordCodec.isKey(key) ? new LogZone(zone, key) : null;
+  }
+
+  /** A newly leased zone with its key, or null if none can be leased now. */
   private LogZone tryLease() {
     int z = leases.lease();
     if (z < 0) {
       return null;
     }
     leasesTaken.increment();
-    return new LogZone(z);
+    LogZone k = keyed(z);
+    if (k == null) {
+      leases.giveBack(z); // never written
+    }
+    return k;
   }
 
   private LogZone leaseNow() {
@@ -283,7 +308,12 @@ public final class WaltzLog implements AutoCloseable {
       throw new WaltzLogException("cannot lease a zone for the log", z);
     }
     leasesTaken.increment();
-    return new LogZone(z);
+    LogZone k = keyed(z);
+    if (k == null) {
+      leases.giveBack(z);
+      throw new WaltzLogException("cannot read the key of leased zone " + z, -5);
+    }
+    return k;
   }
 
   /**
@@ -331,6 +361,7 @@ public final class WaltzLog implements AutoCloseable {
       if (!entered && !z.enter()) {
         continue; // released since read: current has moved on
       }
+      WaltzRecordCodec.sign(part, z.key); // for this zone: a retry elsewhere signs again
       long off = leases.append(z.index, part, size);
       if (off >= 0) {
         appendedBytes.add(size);
@@ -459,6 +490,18 @@ public final class WaltzLog implements AutoCloseable {
 
   private volatile LongConsumer afterRound;
 
+  private volatile java.util.function.BooleanSupplier roomShort = () -> false;
+
+  /**
+   * Has the manager ask for a flush as soon as a zone is left behind (not only above the held
+   * budget) while {@code isShort} says the device runs short of room: on a small device the
+   * budget's zones are a large share of it, and a flush that waited for the budget found no room
+   * for its SST (issue 42: six of a 24-zone device's zones held by the log when a flush failed).
+   */
+  public void flushEarlyWhen(java.util.function.BooleanSupplier isShort) {
+    roomShort = isShort;
+  }
+
   /**
    * Has the manager call {@code action} with the flushed sequence after each round (the writer's
    * flushed-through marks: {@link WaltzWriter#markFlushed}); off the put path.
@@ -469,20 +512,20 @@ public final class WaltzLog implements AutoCloseable {
 
   private long nextFlushRequest;
 
-  /** Whether the zones left behind hold more than the budget. */
+  /** Whether the zones left behind hold more than the budget, or any while room is short. */
   private boolean overBudget() {
+    long zones = 0;
     mu.lock();
     try {
-      long zones = 0;
       for (LogZone z : retired) {
         // Not a start's replayed zones: that start found no room to flush them (a full device),
         // and a flush asked for now would fail and stop RocksDB; the next flush covers them.
         zones += z.group == null ? 1 : 0;
       }
-      return zones * leases.zoneCapacity() > heldBudget;
     } finally {
       mu.unlock();
     }
+    return zones * leases.zoneCapacity() > heldBudget || zones > 0 && roomShort.getAsBoolean();
   }
 
   /** The reserve (if the log keeps one and has none), then the spares, back to their targets. */
@@ -496,21 +539,20 @@ public final class WaltzLog implements AutoCloseable {
       } finally {
         mu.unlock();
       }
-      int z = leases.lease();
-      if (z < 0) {
+      LogZone z = tryLease();
+      if (z == null) {
         return false;
       }
-      leasesTaken.increment();
       mu.lock();
       try {
         if (closing) { // close gives back what the log holds; this one is not listed yet
-          leases.giveBack(z);
+          leases.giveBack(z.index);
           return true;
         }
         if (reserve == null && reserveTarget > 0) {
-          reserve = new LogZone(z);
+          reserve = z;
         } else {
-          spares.addLast(new LogZone(z));
+          spares.addLast(z);
         }
       } finally {
         mu.unlock();

@@ -7,16 +7,17 @@ import java.util.List;
 import java.util.zip.CRC32C;
 
 /**
- * WALTZ's record format, versions 1 and 2 ({@code docs/formats/zkv-wal.md} is the reference): a
- * record is one logged write, split into parts of at most the device's largest zone append; each
- * part is one append, block aligned, with its own header and CRC-32C, so a torn, lost or foreign
- * part is found on its own and a record counts only when all its parts are there.
+ * WALTZ's record format, versions 3 and 4, and the reading of versions 1 and 2 ({@code
+ * docs/formats/zkv-wal.md} is the reference): a record is one logged write, split into parts of at
+ * most the device's largest zone append; each part is one append, block aligned, with its own
+ * header, CRC-32C and signature, so a torn, lost or foreign part is found on its own and a record
+ * counts only when all its parts are there.
  *
  * <pre>
  * offset size  field (little-endian)
  *  0     4     magic 0x544C575A ("ZWLT")
- *  4     2     version (1; 2 for a flushed-through mark)
- *  6     2     header size (40)
+ *  4     2     version (3; 4 for a flushed-through mark)
+ *  6     2     header size (48)
  *  8     8     database id (the log's owner)
  * 16     8     sequence number (the writer's, from 1)
  * 24     2     part index (0..parts-1)
@@ -24,23 +25,46 @@ import java.util.zip.CRC32C;
  * 28     4     payload bytes in this part
  * 32     4     payload bytes of the whole record
  * 36     4     CRC-32C of bytes 0..35 and this part's payload
- * 40     ...   payload bytes, then zeros to the block
+ * 40     8     signature: SipHash-2-4 of bytes 0..39 under the key of the zone's lease
+ * 48     ...   payload bytes, then zeros to the block
  * </pre>
  *
- * The payload (all parts' bytes joined): u32 operation count, then per operation u8 kind (1 put, 2
- * delete, 3 delete range, 4 flushed-through mark), u32 length and bytes of the key (range start; a
- * mark's u64 sequence), and for a put, a range or a mark u32 length and bytes of the value (range
- * end; a mark's are empty). A mark is alone in its record, which is version 2 (all others are
- * version 1): a reader of version 1 only skips marks and replays everything, which is safe.
+ * The signature is why versions 3 and 4 exist: every other field can be computed by anyone who
+ * knows the database's path, so a value holding the image of a part became a record of its own when
+ * a power cut tore the record around it and recovery moved on block by block (issue 42). The key is
+ * the lease's secret, drawn by the file system when the zone was leased and kept in its metadata
+ * log, never in the zone; a part is signed for the zone it is appended to ({@link #sign}), once its
+ * zone is known. Versions 1 and 2 (header 40, no signature) are read only in zones leased without a
+ * key (by a version 7 file system), and only they are read there.
+ *
+ * <p>The payload (all parts' bytes joined): u32 operation count, then per operation u8 kind (1 put,
+ * 2 delete, 3 delete range, 4 flushed-through mark), u32 length and bytes of the key (range start;
+ * a mark's u64 sequence), and for a put, a range or a mark u32 length and bytes of the value (range
+ * end; a mark's are empty). A mark is alone in its record, which is version 4 (2 unsigned); all
+ * others are version 3 (1 unsigned).
  */
 public final class WaltzRecordCodec {
   public static final int MAGIC = 0x544C575A;
-  public static final int VERSION = 1;
 
-  /** The version of a record holding a flushed-through mark (and nothing else). */
-  public static final int MARK_VERSION = 2;
+  /** The version of a record (not a mark) this codec writes: signed. */
+  public static final int VERSION = 3;
 
-  public static final int HEADER = 40;
+  /** The version of a record holding a flushed-through mark (and nothing else): signed. */
+  public static final int MARK_VERSION = 4;
+
+  /** The first format's versions, read in zones leased without a key: unsigned. */
+  public static final int UNSIGNED_VERSION = 1;
+
+  public static final int UNSIGNED_MARK_VERSION = 2;
+
+  /** Header bytes of versions 3 and 4. */
+  public static final int HEADER = 48;
+
+  /** Header bytes of versions 1 and 2. */
+  public static final int UNSIGNED_HEADER = 40;
+
+  /** Where the signature lies in a part, and the header bytes it covers. */
+  static final int SIGNATURE = 40;
 
   /** A record's parts: at most this many (a u16 in the header, kept well below it). */
   public static final int MAX_PARTS = 4096;
@@ -161,10 +185,41 @@ public final class WaltzRecordCodec {
     crc.update(o.duplicate().position(at).limit(at + 36));
     crc.update(o.duplicate().position(at + HEADER).limit(at + HEADER + len));
     o.putInt(at + 36, (int) crc.getValue());
+    o.putLong(at + SIGNATURE, 0); // unsigned until its zone is known (sign)
     for (int i = at + HEADER + len; i < at + padded; i++) {
       o.put(i, (byte) 0);
     }
     return padded;
+  }
+
+  /**
+   * Signs the encoded part at position 0 of {@code part} for the zone whose lease key is {@code
+   * key} (two longs): the signature over its first 40 header bytes, which hold the CRC of its
+   * payload. Called right before each append, with the key of the zone it goes to.
+   */
+  public static void sign(ByteBuffer part, long[] key) {
+    part.duplicate().order(ByteOrder.LITTLE_ENDIAN).putLong(SIGNATURE, signature(part, 0, key));
+  }
+
+  private static long signature(ByteBuffer b, int pos, long[] key) {
+    byte[] head = new byte[SIGNATURE];
+    b.get(pos, head);
+    return SipHash.hash(key[0], key[1], head, 0, SIGNATURE);
+  }
+
+  /** Whether {@code key} is a lease's key: a lease recorded without one reads as zeros. */
+  public static boolean isKey(long[] key) {
+    return key != null && (key[0] != 0 || key[1] != 0);
+  }
+
+  /** Whether parts of {@code version} hold a flushed-through mark. */
+  public static boolean isMarkVersion(int version) {
+    return version == MARK_VERSION || version == UNSIGNED_MARK_VERSION;
+  }
+
+  /** The header size of parts of {@code version} (1 to 4). */
+  static int headerOf(int version) {
+    return version == VERSION || version == MARK_VERSION ? HEADER : UNSIGNED_HEADER;
   }
 
   /** One decoded part: its header's fields, its payload bytes and its padded size. */
@@ -198,14 +253,20 @@ public final class WaltzRecordCodec {
   }
 
   /**
-   * Decodes the part at {@code pos}, of which {@code avail} bytes are readable.
+   * Decodes the part at {@code pos}, of which {@code avail} bytes are readable, in a zone whose
+   * lease key is {@code key}: a signed part (version 3 or 4) whose signature that key verifies; or,
+   * where the lease has no key ({@link #isKey} false: a version 7 file system's lease), an unsigned
+   * part (version 1 or 2), as that file system's zkv wrote them.
    *
-   * @throws FormatException for anything but a whole, valid part of this version
+   * @throws FormatException for anything but a whole, valid part of this zone
    */
-  public static Part decodePart(ByteBuffer in, int pos, int avail, int block)
+  public static Part decodePart(ByteBuffer in, int pos, int avail, int block, long[] key)
       throws FormatException {
-    if (avail < HEADER) {
-      throw new FormatException("cut short: " + avail + " bytes left, a header takes " + HEADER);
+    boolean keyed = isKey(key);
+    int expectHeader = keyed ? HEADER : UNSIGNED_HEADER;
+    if (avail < expectHeader) {
+      throw new FormatException(
+          "cut short: " + avail + " bytes left, a header takes " + expectHeader);
     }
     ByteBuffer b = in.duplicate().order(ByteOrder.LITTLE_ENDIAN);
     int magic = b.getInt(pos);
@@ -213,23 +274,33 @@ public final class WaltzRecordCodec {
       throw new FormatException(String.format("bad magic 0x%08x", magic));
     }
     int version = b.getShort(pos + 4) & 0xffff;
-    if (version != VERSION && version != MARK_VERSION) {
+    int record = keyed ? VERSION : UNSIGNED_VERSION;
+    int mark = keyed ? MARK_VERSION : UNSIGNED_MARK_VERSION;
+    if (version != record && version != mark) {
       throw new FormatException(
-          "version " + version + " (this zkv reads " + VERSION + " and " + MARK_VERSION + ")");
+          "version "
+              + version
+              + " (a zone leased "
+              + (keyed ? "with" : "without")
+              + " a key holds versions "
+              + record
+              + " and "
+              + mark
+              + ")");
     }
     int header = b.getShort(pos + 6) & 0xffff;
     int part = b.getShort(pos + 24) & 0xffff;
     int parts = b.getShort(pos + 26) & 0xffff;
     int len = b.getInt(pos + 28);
     int total = b.getInt(pos + 32);
-    if (header != HEADER
+    if (header != expectHeader
         || parts == 0
         || parts > MAX_PARTS
         || part >= parts
         || len < 0
         || total < 4
         || len > total
-        || len > avail - HEADER) {
+        || len > avail - expectHeader) {
       throw new FormatException(
           "impossible header (header "
               + header
@@ -248,20 +319,23 @@ public final class WaltzRecordCodec {
     head.position(pos).limit(pos + 36);
     crc.update(head);
     ByteBuffer body = b.duplicate();
-    body.position(pos + HEADER).limit(pos + HEADER + len);
+    body.position(pos + expectHeader).limit(pos + expectHeader + len);
     crc.update(body);
     if ((int) crc.getValue() != b.getInt(pos + 36)) {
       throw new FormatException("checksum mismatch");
     }
+    if (keyed && signature(b, pos, key) != b.getLong(pos + SIGNATURE)) {
+      throw new FormatException("signature mismatch (not signed with this zone's lease key)");
+    }
     byte[] payload = new byte[len];
-    b.get(pos + HEADER, payload);
-    int padded = (HEADER + len + block - 1) / block * block;
+    b.get(pos + expectHeader, payload);
+    int padded = (expectHeader + len + block - 1) / block * block;
     return new Part(
         version, b.getLong(pos + 8), b.getLong(pos + 16), part, parts, total, payload, padded);
   }
 
   /**
-   * The operations of a whole version-1 record's payload (its parts' bytes joined in part order).
+   * The operations of a whole record's payload (its parts' bytes joined in part order), not a mark.
    *
    * @throws FormatException if it does not parse to exactly its length
    */
@@ -271,7 +345,7 @@ public final class WaltzRecordCodec {
 
   /**
    * The operations of a whole record's payload of {@code version}: a flushed-through mark alone in
-   * version 2, none in version 1.
+   * versions 4 and 2, none in versions 3 and 1.
    *
    * @throws FormatException if it does not parse to exactly its length, or breaks that rule
    */
@@ -283,11 +357,11 @@ public final class WaltzRecordCodec {
     } catch (IllegalArgumentException e) {
       throw new FormatException("a flushed-through mark among other operations");
     }
-    if (mark != (version == MARK_VERSION)) {
+    if (mark != isMarkVersion(version)) {
       throw new FormatException(
           mark
-              ? "a flushed-through mark in a version 1 record"
-              : "a version 2 record without a mark");
+              ? "a flushed-through mark in a version " + version + " record"
+              : "a version " + version + " record without a mark");
     }
     return ops;
   }

@@ -12,10 +12,14 @@ import java.util.Map;
  * Reads WALTZ's leased zones back (docs/wal.md, "WALTZ recovery"): every block from each zone's
  * start to its write pointer, every valid record kept, not only a prefix, since appends land in any
  * order and a later acknowledged write may follow a lost unacknowledged one. A part that fails its
- * checksum or does not parse is reported with its zone and offset and the scan goes on at the next
- * block; a record counts only with all its parts. The records come back in sequence order, the
- * order the caller replays them in: the stripes held from sequence to apply make that each key's
- * write order, and replaying is idempotent (puts, deletes and range deletes only).
+ * checksum, its signature or does not parse is reported with its zone and offset and the scan goes
+ * on at the next block; a record counts only with all its parts. Moving on block by block inside
+ * damage reads users' values too; a part counts only if it is signed with its zone's lease key,
+ * which no value can know, so no value is ever taken for a part (docs/formats/zkv-wal.md; a zone
+ * leased without a key, by a version 7 file system, is read as that zkv wrote it). The records come
+ * back in sequence order, the order the caller replays them in: the stripes held from sequence to
+ * apply make that each key's write order, and replaying is idempotent (puts, deletes and range
+ * deletes only).
  */
 public final class WaltzRecovery {
   private WaltzRecovery() {}
@@ -85,13 +89,19 @@ public final class WaltzRecovery {
         unread++;
         continue;
       }
+      long[] key = leases.key(zone);
+      if (key == null) {
+        problems.add("zone " + zone + ": cannot read its lease's key");
+        unread++;
+        continue;
+      }
       long winStart = 0;
       int winLen = 0;
       long at = 0;
       while (at < written) {
         if (at + WaltzRecordCodec.HEADER > winStart + winLen
             || at + block > winStart + winLen
-            || needsMore(buf, at, winStart, winLen, written, leases.maxAppend())) {
+            || needsMore(buf, at, winStart, winLen, written, leases.maxAppend(), key)) {
           winStart = at;
           winLen = (int) Math.min(window, written - at);
           int rc = leases.read(zone, winStart, buf, winLen);
@@ -105,7 +115,7 @@ public final class WaltzRecovery {
         int pos = (int) (at - winStart);
         int avail = (int) (winStart + winLen - at);
         try {
-          WaltzRecordCodec.Part p = WaltzRecordCodec.decodePart(buf, pos, avail, block);
+          WaltzRecordCodec.Part p = WaltzRecordCodec.decodePart(buf, pos, avail, block, key);
           if (p.dbId() != dbId) {
             problems.add(
                 "zone "
@@ -159,7 +169,7 @@ public final class WaltzRecovery {
       }
       try {
         List<WaltzOp> ops = WaltzRecordCodec.decodePayload(joined.toByteArray(), a.version);
-        if (a.version == WaltzRecordCodec.MARK_VERSION) {
+        if (WaltzRecordCodec.isMarkVersion(a.version)) {
           flushedThrough = Math.max(flushedThrough, ops.get(0).markedSequence());
         } else {
           records.add(new Record(e.getKey(), ops));
@@ -181,23 +191,30 @@ public final class WaltzRecovery {
   }
 
   /**
-   * Whether a part header at {@code at} (magic and version right) announces a part, at most one
-   * append long, that runs past the window while the zone has more: the window moves to it. A torn
-   * part's payload bytes are not trusted to move it (each block would reread a window).
+   * Whether a part header at {@code at} (magic and version right for the zone's key) announces a
+   * part, at most one append long, that runs past the window while the zone has more: the window
+   * moves to it. A torn part's payload bytes are not trusted to move it (each block would reread a
+   * window).
    */
   private static boolean needsMore(
-      ByteBuffer buf, long at, long winStart, int winLen, long written, int maxAppend) {
+      ByteBuffer buf, long at, long winStart, int winLen, long written, int maxAppend, long[] key) {
     int pos = (int) (at - winStart);
     if (pos == 0 || winStart + winLen >= written || pos + WaltzRecordCodec.HEADER > winLen) {
       return false;
     }
     ByteBuffer b = buf.duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN);
     int version = b.getShort(pos + 4) & 0xffff;
-    if (b.getInt(pos) != WaltzRecordCodec.MAGIC
-        || version != WaltzRecordCodec.VERSION && version != WaltzRecordCodec.MARK_VERSION) {
+    boolean keyed = WaltzRecordCodec.isKey(key);
+    boolean ours =
+        keyed
+            ? version == WaltzRecordCodec.VERSION || version == WaltzRecordCodec.MARK_VERSION
+            : version == WaltzRecordCodec.UNSIGNED_VERSION
+                || version == WaltzRecordCodec.UNSIGNED_MARK_VERSION;
+    if (b.getInt(pos) != WaltzRecordCodec.MAGIC || !ours) {
       return false;
     }
     int len = b.getInt(pos + 28);
-    return len > 0 && len <= maxAppend && (long) pos + WaltzRecordCodec.HEADER + len > winLen;
+    int header = WaltzRecordCodec.headerOf(version);
+    return len > 0 && len <= maxAppend && (long) pos + header + len > winLen;
   }
 }

@@ -40,6 +40,19 @@ public interface ZoneLeases {
   int[] leased();
 
   /**
+   * The key of a zone's lease (two longs): the lease's secret, which the log signs its parts with
+   * ({@link WaltzRecordCodec#sign}); zeros for a lease recorded without one (a version 7 file
+   * system's); null if the zone is not this owner's or cannot be read.
+   */
+  long[] key(int zone);
+
+  /**
+   * Gives a leased zone that nothing was appended to a new key: 0 or -errno (-ENOTEMPTY if it has
+   * been written).
+   */
+  int renew(int zone);
+
+  /**
    * Zone-appends {@code len} bytes of the direct buffer {@code buf} (from its position 0, whole
    * blocks), FUA, and waits: the offset in the zone where they landed, or -errno.
    */

@@ -17,6 +17,8 @@ final class MemoryZoneLeases implements ZoneLeases {
   private final int zoneCount;
   private final TreeMap<Integer, byte[]> data = new TreeMap<>();
   private final TreeMap<Integer, Integer> wp = new TreeMap<>();
+  private final TreeMap<Integer, long[]> keys = new TreeMap<>();
+  private final java.util.SplittableRandom random = new java.util.SplittableRandom(42);
   int leases;
   int returns;
   int finishes;
@@ -39,6 +41,7 @@ final class MemoryZoneLeases implements ZoneLeases {
       if (!wp.containsKey(z)) {
         wp.put(z, 0);
         data.put(z, new byte[capacity]);
+        keys.put(z, new long[] {random.nextLong() | 1, random.nextLong()});
         leases++;
         return z;
       }
@@ -100,6 +103,30 @@ final class MemoryZoneLeases implements ZoneLeases {
       }
     }
     return kept;
+  }
+
+  @Override
+  public synchronized long[] key(int zone) {
+    long[] k = keys.get(zone);
+    return wp.containsKey(zone) && k != null ? k.clone() : null;
+  }
+
+  @Override
+  public synchronized int renew(int zone) {
+    Integer at = wp.get(zone);
+    if (at == null) {
+      return -2;
+    }
+    if (at != 0) {
+      return -39; // ENOTEMPTY
+    }
+    keys.put(zone, new long[] {random.nextLong() | 1, random.nextLong()});
+    return 0;
+  }
+
+  /** Makes a zone's lease keyless, as a version 7 file system recorded it. */
+  synchronized void dropKey(int zone) {
+    keys.put(zone, new long[2]);
   }
 
   @Override

@@ -126,7 +126,7 @@ class WaltzLogTest {
    */
   @Test
   void aZoneStaysOpenWhileABoundIsUnflushed() {
-    WaltzLog.LogZone z = new WaltzLog.LogZone(1);
+    WaltzLog.LogZone z = new WaltzLog.LogZone(1, new long[] {1, 2});
     assertTrue(z.enter());
     z.exit(100); // a writer applied at RocksDB sequence 100
     assertTrue(!z.closeIfFlushed(50)); // flushed to 50 only: stays open
@@ -173,7 +173,15 @@ class WaltzLogTest {
       w.write(List.of(WaltzOp.put(key(0, i), new byte[10])), ops -> 1);
     }
     assertEquals(3, log.stats().switches());
-    Thread.sleep(200); // ten rounds of the manager
+    // ten whole rounds of the manager (each checks the budget after this hook), counted rather
+    // than slept for: a loaded host runs fewer in a fixed time, up to none
+    java.util.concurrent.atomic.AtomicInteger rounds =
+        new java.util.concurrent.atomic.AtomicInteger();
+    log.afterEachRound(flushed -> rounds.incrementAndGet());
+    for (int ms = 0; rounds.get() < 11 && ms < 60_000; ms += 5) {
+      Thread.sleep(5);
+    }
+    assertTrue(rounds.get() >= 11, "manager rounds: " + rounds.get());
     assertEquals(0, asked.get());
     for (int i = 0; i < 8; i++) { // a fourth
       w.write(List.of(WaltzOp.put(key(1, i), new byte[10])), ops -> 1);

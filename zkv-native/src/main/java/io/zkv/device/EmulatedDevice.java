@@ -103,6 +103,8 @@ public final class EmulatedDevice {
 
   static native long nPowerCut(long h, int mode, long seed);
 
+  static native int nCutPowerDuring(long h, int opMask, long zone, int skip, int keepBlocks);
+
   static native int nPlmStats(long h, int set, java.nio.ByteBuffer out);
 
   static native int nPlmAdvance(long h, long ns);

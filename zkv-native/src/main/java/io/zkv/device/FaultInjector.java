@@ -69,6 +69,38 @@ public final class FaultInjector {
         device.onHandle(h -> EmulatedDevice.nPowerCut(h, mode.ordinal(), seed)), "power cut");
   }
 
+  /**
+   * Cuts the power during a write: the write or append of the given kinds on {@code zone} (or any
+   * zone if negative) after {@code skip} matching ones gets under way, its first {@code keepBlocks}
+   * blocks land and the rest is lost (a torn write), every other non-durable write is lost ({@link
+   * PowerCut#DROP_ALL}), and it fails, as every operation after it until the device is opened
+   * again. For tests that tear one chosen write at a chosen block.
+   *
+   * @throws IllegalArgumentException if {@code ops} holds anything but WRITE and APPEND
+   */
+  public void cutPowerDuring(Set<Op> ops, int zone, int skip, int keepBlocks) {
+    int mask = 0;
+    for (Op o : ops) {
+      if (o != Op.WRITE && o != Op.APPEND) {
+        throw new IllegalArgumentException("a power cut during a request tears writes only: " + o);
+      }
+      mask |= o.bit;
+    }
+    if (mask == 0 || skip < 0 || keepBlocks < 0) {
+      throw new IllegalArgumentException(
+          "need WRITE or APPEND, skip >= 0 and keepBlocks >= 0: "
+              + ops
+              + ", "
+              + skip
+              + ", "
+              + keepBlocks);
+    }
+    int bits = mask;
+    check(
+        device.onHandle(h -> EmulatedDevice.nCutPowerDuring(h, bits, zone, skip, keepBlocks)),
+        "cut power during a write");
+  }
+
   private static long check(long rc, String what) {
     if (rc < 0) {
       throw new IllegalStateException(

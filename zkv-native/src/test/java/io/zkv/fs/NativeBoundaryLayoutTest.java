@@ -80,15 +80,16 @@ class NativeBoundaryLayoutTest {
 
   @Test
   void zoneStats() {
-    // version 9: one record of 67 64-bit counters: the first field, the last named one, the
+    // version 10: one record of 70 64-bit counters: the first field, the last named one, the
     // overrides by reason since mount and since format after it (one per PolicyOverride each),
     // then the six WAL counters (the first and the last), then GC's three (the first and last)
-    // and its six since format, then the WAL reserve's six (the first and the last)
+    // and its six since format, then the WAL reserve's six (the first and the last), then the
+    // leases' three (the last)
     assertEquals(46, 24 + 2 * PolicyOverride.values().length);
     assertArrayEquals(
         new int[] {
-          9, 67 * 8, 0, 23 * 8, 24 * 8, 35 * 8, 46 * 8, 51 * 8, 52 * 8, 54 * 8, 55 * 8, 61 * 8,
-          66 * 8
+          10, 70 * 8, 0, 23 * 8, 24 * 8, 35 * 8, 46 * 8, 51 * 8, 52 * 8, 54 * 8, 55 * 8, 61 * 8,
+          66 * 8, 69 * 8
         },
         ZkvEnv.nativeBoundaryLayout(2));
   }
