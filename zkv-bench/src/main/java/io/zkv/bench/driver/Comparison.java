@@ -111,282 +111,203 @@ public final class Comparison {
    * by configuration label.
    */
   public static List<Figure> figures(List<String> configs, List<RunResult> runs) {
-    // phase -> figure name -> config index -> values across repeats
-    Map<String, Map<String, List<List<Double>>>> table = new LinkedHashMap<>();
-    Map<String, Boolean> higherBetter = new LinkedHashMap<>();
+    FigureTable table = new FigureTable(configs.size());
     for (RunResult run : runs) {
       int ci = configs.indexOf(run.config());
       if (ci < 0) {
         throw new IllegalArgumentException("run of unknown configuration " + run.config());
       }
       for (PhaseResult p : run.phases()) {
-        Map<String, List<List<Double>>> figs =
-            table.computeIfAbsent(p.workload(), k -> new LinkedHashMap<>());
-        if (p.recovery() != null) {
-          recoveryFigures(figs, higherBetter, configs.size(), ci, p.recovery());
-          continue;
-        }
-        add(figs, higherBetter, "ops/s", true, configs.size(), ci, p.opsPerSecond());
-        if (!Double.isNaN(p.opsPerSecondStddev())) { // ZoneKV's stability: lower is steadier
-          add(
-              figs,
-              higherBetter,
-              "ops/s stddev",
-              false,
-              configs.size(),
-              ci,
-              p.opsPerSecondStddev());
-        }
-        if (p.writerOps() > 0) {
-          add(figs, higherBetter, "writer ops/s", true, configs.size(), ci, p.writerOpsPerSecond());
-        }
-        p.latency()
-            .forEach(
-                (op, st) -> {
-                  double[] v = st.values();
-                  for (int i = 0; i < v.length; i++) {
-                    add(
-                        figs,
-                        higherBetter,
-                        op + " " + LatencyStats.NAMES[i] + " us",
-                        false,
-                        configs.size(),
-                        ci,
-                        v[i]);
-                  }
-                });
-        if (p.readDeviceWaits() != null) { // how many device requests a Get waited for
-          Histogram h = p.readDeviceWaits();
-          double[] waits = {h.getMean(), h.getValueAtPercentile(99.9), h.getMaxValue()};
-          String[] names = {"avg", "p99.9", "max"};
-          for (int i = 0; i < names.length; i++) {
-            add(
-                figs,
-                higherBetter,
-                "READ device waits " + names[i],
-                false,
-                configs.size(),
-                ci,
-                waits[i]);
-          }
-        }
-        if (p.writeStalls() != null && p.writes() > 0) {
-          add(
-              figs,
-              higherBetter,
-              "write stall s",
-              false,
-              configs.size(),
-              ci,
-              p.writeStalls().seconds());
-        }
-        if (p.device() != null) {
-          add(
-              figs,
-              higherBetter,
-              "write amplification",
-              false,
-              configs.size(),
-              ci,
-              p.device().writeAmplification());
-          add(
-              figs,
-              higherBetter,
-              "space amplification",
-              false,
-              configs.size(),
-              ci,
-              p.device().spaceAmplification());
-          add(figs, higherBetter, "zones used", false, configs.size(), ci, p.device().zonesUsed());
-          add(
-              figs,
-              higherBetter,
-              "GC MiB",
-              false,
-              configs.size(),
-              ci,
-              p.device().gcBytes() / (double) (1 << 20));
-          if (p.device().hostBytes() > 0) { // GC's own amplification: (host + GC) / host
-            add(
-                figs,
-                higherBetter,
-                "GC write amplification",
-                false,
-                configs.size(),
-                ci,
-                (p.device().hostBytes() + p.device().gcBytes()) / (double) p.device().hostBytes());
-          }
-          DeviceFigures d = p.device();
-          if (!Double.isNaN(d.zoneSpaceAmplification())) { // ZoneKV's: zones used x capacity / live
-            add(
-                figs,
-                higherBetter,
-                "zone space amplification",
-                false,
-                configs.size(),
-                ci,
-                d.zoneSpaceAmplification());
-          }
-          if (d.resets() > 0) { // CAZA's Fig. 5: resets whose zone held nothing live
-            add(
-                figs,
-                higherBetter,
-                "zero-copy resets %",
-                true,
-                configs.size(),
-                ci,
-                d.zeroCopyResetPercent());
-          }
-          if (d.gcRuns() > 0 || d.gcBytes() > 0) {
-            add(figs, higherBetter, "GC runs", false, configs.size(), ci, d.gcRuns());
-          }
-          if (!Double.isNaN(d.inputZonesPerCompaction())) { // CAZA's Fig. 6(a)
-            add(
-                figs,
-                higherBetter,
-                "zones per compaction",
-                false,
-                configs.size(),
-                ci,
-                d.inputZonesPerCompaction());
-          }
-          if (!Double.isNaN(d.hintOverlaps().ratio())) { // issue 25: the hints CAZA ranks by
-            add(
-                figs,
-                higherBetter,
-                "hint/own L+1 overlaps",
-                false,
-                configs.size(),
-                ci,
-                d.hintOverlaps().ratio());
-          }
-          if (p.writes() > 0) {
-            add(
-                figs,
-                higherBetter,
-                "metadata bytes per write",
-                false,
-                configs.size(),
-                ci,
-                (double) p.device().metaBytes() / p.writes());
-          }
-          if (p.device().policyDecisions() > 0) {
-            // The file system's safety rules overriding the placement policy (0 = none).
-            add(
-                figs,
-                higherBetter,
-                "policy overrides",
-                false,
-                configs.size(),
-                ci,
-                p.device().policyOverrides());
-          }
-          WalZoneCounts wal = d.walZones();
-          if (wal.switches() + wal.waits() > 0) { // WALTZ's +R: WAL zones off the put path
-            add(figs, higherBetter, "WAL zone switches", true, configs.size(), ci, wal.switches());
-            add(figs, higherBetter, "WAL zone waits", false, configs.size(), ci, wal.waits());
-            add(
-                figs,
-                higherBetter,
-                "WAL zone wait max us",
-                false,
-                configs.size(),
-                ci,
-                wal.waitMaxNanos() / 1000.0);
-          }
-        }
-        if (p.plm() != null) { // the ablation ladder's figures (docs/plm.md)
-          PlmCounters c = p.plm();
-          add(figs, higherBetter, "reads rebuilt %", false, configs.size(), ci, c.rebuiltPercent());
-          add(
-              figs,
-              higherBetter,
-              "internal writes in DTWIN %",
-              false,
-              configs.size(),
-              ci,
-              c.writesInDtwinPercent());
-          add(
-              figs,
-              higherBetter,
-              "device reads outside DTWIN %",
-              false,
-              configs.size(),
-              ci,
-              c.readsOutsideDtwinPercent());
-          add(
-              figs,
-              higherBetter,
-              "modelled reads > 200 us",
-              false,
-              configs.size(),
-              ci,
-              c.modelReadsOver200us());
-        }
-        if (p.writes() > 0) {
-          // Equal on every configuration (ratio 1.00x) when the phase left the same data.
-          add(figs, higherBetter, "writes", true, configs.size(), ci, p.writes());
-        }
+        phaseFigures(table.phase(p.workload(), ci), p);
       }
     }
-    List<Figure> out = new ArrayList<>();
-    table.forEach(
-        (phase, figs) ->
-            figs.forEach(
-                (name, perConfig) -> {
-                  List<Spread> spreads = new ArrayList<>();
-                  for (List<Double> v : perConfig) {
-                    spreads.add(v.isEmpty() ? null : Spread.of(v));
-                  }
-                  // A figure no configuration has (WA of a phase that wrote nothing) is left out.
-                  if (spreads.stream().anyMatch(sp -> sp != null && sp.count() > 0)) {
-                    out.add(new Figure(phase, name, higherBetter.get(name), spreads));
-                  }
-                }));
-    return out;
+    return table.figures();
+  }
+
+  /** One run's figures of one phase, in the order {@link #figures} lists them. */
+  private static void phaseFigures(FigureTable.Row f, PhaseResult p) {
+    if (p.recovery() != null) {
+      recoveryFigures(f, p.recovery());
+      return;
+    }
+    throughputFigures(f, p);
+    p.latency()
+        .forEach(
+            (op, st) -> {
+              double[] v = st.values();
+              for (int i = 0; i < v.length; i++) {
+                f.add(op + " " + LatencyStats.NAMES[i] + " us", false, v[i]);
+              }
+            });
+    if (p.readDeviceWaits() != null) { // how many device requests a Get waited for
+      readDeviceWaitFigures(f, p.readDeviceWaits());
+    }
+    if (p.writeStalls() != null && p.writes() > 0) {
+      f.add("write stall s", false, p.writeStalls().seconds());
+    }
+    if (p.device() != null) {
+      amplificationFigures(f, p.device());
+      placementFigures(f, p.device(), p.writes());
+      walZoneFigures(f, p.device().walZones());
+    }
+    if (p.plm() != null) { // the ablation ladder's figures (docs/plm.md)
+      plmFigures(f, p.plm());
+    }
+    if (p.writes() > 0) {
+      // Equal on every configuration (ratio 1.00x) when the phase left the same data.
+      f.add("writes", true, p.writes());
+    }
+  }
+
+  /** The clients' throughput and its steadiness, and the background writer's. */
+  private static void throughputFigures(FigureTable.Row f, PhaseResult p) {
+    f.add("ops/s", true, p.opsPerSecond());
+    if (!Double.isNaN(p.opsPerSecondStddev())) { // ZoneKV's stability: lower is steadier
+      f.add("ops/s stddev", false, p.opsPerSecondStddev());
+    }
+    if (p.writerOps() > 0) {
+      f.add("writer ops/s", true, p.writerOpsPerSecond());
+    }
+  }
+
+  private static void readDeviceWaitFigures(FigureTable.Row f, Histogram h) {
+    double[] waits = {h.getMean(), h.getValueAtPercentile(99.9), h.getMaxValue()};
+    String[] names = {"avg", "p99.9", "max"};
+    for (int i = 0; i < names.length; i++) {
+      f.add("READ device waits " + names[i], false, waits[i]);
+    }
+  }
+
+  /** What the device wrote and held for the data: write and space amplification, GC's bytes. */
+  private static void amplificationFigures(FigureTable.Row f, DeviceFigures d) {
+    f.add("write amplification", false, d.writeAmplification());
+    f.add("space amplification", false, d.spaceAmplification());
+    f.add("zones used", false, d.zonesUsed());
+    f.add("GC MiB", false, d.gcBytes() / MIB);
+    if (d.hostBytes() > 0) { // GC's own amplification: (host + GC) / host
+      f.add(
+          "GC write amplification", false, (d.hostBytes() + d.gcBytes()) / (double) d.hostBytes());
+    }
+    if (!Double.isNaN(d.zoneSpaceAmplification())) { // ZoneKV's: zones used x capacity / live
+      f.add("zone space amplification", false, d.zoneSpaceAmplification());
+    }
+  }
+
+  /** How placement and GC did: resets, GC runs, compaction inputs, hints, metadata, overrides. */
+  private static void placementFigures(FigureTable.Row f, DeviceFigures d, long writes) {
+    if (d.resets() > 0) { // CAZA's Fig. 5: resets whose zone held nothing live
+      f.add("zero-copy resets %", true, d.zeroCopyResetPercent());
+    }
+    if (d.gcRuns() > 0 || d.gcBytes() > 0) {
+      f.add("GC runs", false, d.gcRuns());
+    }
+    if (!Double.isNaN(d.inputZonesPerCompaction())) { // CAZA's Fig. 6(a)
+      f.add("zones per compaction", false, d.inputZonesPerCompaction());
+    }
+    if (!Double.isNaN(d.hintOverlaps().ratio())) { // issue 25: the hints CAZA ranks by
+      f.add("hint/own L+1 overlaps", false, d.hintOverlaps().ratio());
+    }
+    if (writes > 0) {
+      f.add("metadata bytes per write", false, (double) d.metaBytes() / writes);
+    }
+    if (d.policyDecisions() > 0) {
+      // The file system's safety rules overriding the placement policy (0 = none).
+      f.add("policy overrides", false, d.policyOverrides());
+    }
+  }
+
+  private static void walZoneFigures(FigureTable.Row f, WalZoneCounts wal) {
+    if (wal.switches() + wal.waits() > 0) { // WALTZ's +R: WAL zones off the put path
+      f.add("WAL zone switches", true, wal.switches());
+      f.add("WAL zone waits", false, wal.waits());
+      f.add("WAL zone wait max us", false, wal.waitMaxNanos() / 1000.0);
+    }
+  }
+
+  private static void plmFigures(FigureTable.Row f, PlmCounters c) {
+    f.add("reads rebuilt %", false, c.rebuiltPercent());
+    f.add("internal writes in DTWIN %", false, c.writesInDtwinPercent());
+    f.add("device reads outside DTWIN %", false, c.readsOutsideDtwinPercent());
+    f.add("modelled reads > 200 us", false, c.modelReadsOver200us());
   }
 
   /** A reopen's figures: recovery and its parts, then the flush after it. */
-  private static void recoveryFigures(
-      Map<String, List<List<Double>>> figs,
-      Map<String, Boolean> higherBetter,
-      int configs,
-      int ci,
-      RecoveryFigures r) {
-    add(figs, higherBetter, "recovery s", false, configs, ci, r.seconds());
-    add(figs, higherBetter, "mount s", false, configs, ci, r.mountSeconds());
-    add(figs, higherBetter, "mount chunk scan s", false, configs, ci, r.chunkScanSeconds());
-    add(figs, higherBetter, "mount chunk scan MiB", false, configs, ci, r.chunkBytes() / MIB);
-    add(figs, higherBetter, "mount chunk scan reads", false, configs, ci, r.chunkReads());
-    add(figs, higherBetter, "replay s", false, configs, ci, r.replaySeconds());
-    add(figs, higherBetter, "replay MiB read", false, configs, ci, r.replayReadBytes() / MIB);
-    add(figs, higherBetter, "replay device reads", false, configs, ci, r.replayReads());
-    add(figs, higherBetter, "WAL MiB", false, configs, ci, r.walBytes() / MIB);
-    add(figs, higherBetter, "flush after replay s", false, configs, ci, r.flushSeconds());
-    add(figs, higherBetter, "entries recovered", true, configs, ci, r.entries());
+  private static void recoveryFigures(FigureTable.Row f, RecoveryFigures r) {
+    f.add("recovery s", false, r.seconds());
+    f.add("mount s", false, r.mountSeconds());
+    f.add("mount chunk scan s", false, r.chunkScanSeconds());
+    f.add("mount chunk scan MiB", false, r.chunkBytes() / MIB);
+    f.add("mount chunk scan reads", false, r.chunkReads());
+    f.add("replay s", false, r.replaySeconds());
+    f.add("replay MiB read", false, r.replayReadBytes() / MIB);
+    f.add("replay device reads", false, r.replayReads());
+    f.add("WAL MiB", false, r.walBytes() / MIB);
+    f.add("flush after replay s", false, r.flushSeconds());
+    f.add("entries recovered", true, r.entries());
   }
 
   private static final double MIB = 1024.0 * 1024.0;
 
-  private static void add(
-      Map<String, List<List<Double>>> figs,
-      Map<String, Boolean> higherBetter,
-      String name,
-      boolean higher,
-      int configs,
-      int config,
-      double value) {
-    higherBetter.put(name, higher);
-    figs.computeIfAbsent(
-            name,
-            k -> {
-              List<List<Double>> l = new ArrayList<>();
-              for (int i = 0; i < configs; i++) {
-                l.add(new ArrayList<>());
-              }
-              return l;
-            })
-        .get(config)
-        .add(value);
+  /**
+   * Every figure's values across repeats, by phase, figure name and configuration, each in the
+   * order first seen; whether higher is better goes by the figure's name.
+   */
+  private static final class FigureTable {
+    // phase -> figure name -> config index -> values across repeats
+    private final Map<String, Map<String, List<List<Double>>>> table = new LinkedHashMap<>();
+    private final Map<String, Boolean> higherBetter = new LinkedHashMap<>();
+    private final int configs;
+
+    FigureTable(int configs) {
+      this.configs = configs;
+    }
+
+    /** Where configuration {@code config}'s run of {@code phase} adds its figures. */
+    Row phase(String phase, int config) {
+      return new Row(table.computeIfAbsent(phase, k -> new LinkedHashMap<>()), config);
+    }
+
+    /** The figures with a value on some configuration, each with its spreads. */
+    List<Figure> figures() {
+      List<Figure> out = new ArrayList<>();
+      table.forEach(
+          (phase, figs) ->
+              figs.forEach(
+                  (name, perConfig) -> {
+                    List<Spread> spreads = new ArrayList<>();
+                    for (List<Double> v : perConfig) {
+                      spreads.add(v.isEmpty() ? null : Spread.of(v));
+                    }
+                    // A figure no configuration has (WA of a phase that wrote nothing) is left out.
+                    if (spreads.stream().anyMatch(sp -> sp != null && sp.count() > 0)) {
+                      out.add(new Figure(phase, name, higherBetter.get(name), spreads));
+                    }
+                  }));
+      return out;
+    }
+
+    /** One configuration's figures of one phase. */
+    final class Row {
+      private final Map<String, List<List<Double>>> figs;
+      private final int config;
+
+      Row(Map<String, List<List<Double>>> figs, int config) {
+        this.figs = figs;
+        this.config = config;
+      }
+
+      void add(String name, boolean higher, double value) {
+        higherBetter.put(name, higher);
+        figs.computeIfAbsent(name, k -> perConfig()).get(config).add(value);
+      }
+
+      private List<List<Double>> perConfig() {
+        List<List<Double>> l = new ArrayList<>();
+        for (int i = 0; i < configs; i++) {
+          l.add(new ArrayList<>());
+        }
+        return l;
+      }
+    }
   }
 }

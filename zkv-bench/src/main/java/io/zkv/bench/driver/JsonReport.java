@@ -2,6 +2,7 @@ package io.zkv.bench.driver;
 
 import io.zkv.cli.Json;
 import io.zkv.cli.Versions;
+import io.zkv.fs.HintOverlapCounts;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -24,20 +25,45 @@ public final class JsonReport {
   }
 
   private void report(BenchReport r) {
-    BenchSettings s = r.settings();
     b.append("{\n");
     field(1, "tool", str("zkv bench")).append(",\n");
     field(1, "command", str(r.command())).append(",\n");
     field(1, "started", str(r.started().toString())).append(",\n");
     field(1, "environment", strings(r.environment())).append(",\n");
-    Versions v = r.versions();
+    versions(r.versions());
+    field(1, "parityProblems", strings(Comparison.parityProblems(r.runs()))).append(",\n");
+    settings(r.settings());
+    indent(1).append("\"configs\": [");
+    for (int i = 0; i < r.configs().size(); i++) {
+      b.append(i == 0 ? "\n" : ",\n");
+      config(r.configs().get(i));
+    }
+    b.append("\n  ],\n");
+    indent(1).append("\"runs\": [");
+    for (int i = 0; i < r.runs().size(); i++) {
+      b.append(i == 0 ? "\n" : ",\n");
+      run(r.runs().get(i));
+    }
+    b.append("\n  ],\n");
+    indent(1).append("\"comparison\": [");
+    List<String> labels = r.labels();
+    for (int i = 0; i < r.figures().size(); i++) {
+      b.append(i == 0 ? "\n" : ",\n");
+      figure(r.figures().get(i), labels);
+    }
+    b.append("\n  ]\n}");
+  }
+
+  private void versions(Versions v) {
     indent(1).append("\"versions\": {\"zkv\": ").append(str(v.zkv()));
     b.append(", \"commit\": ").append(str(v.commit()));
     b.append(", \"rocksdb\": ").append(str(v.rocksDb()));
     b.append(", \"rocksdbjni\": ").append(str(v.rocksDb()));
     b.append(", \"java\": ").append(str(v.java()));
     b.append(", \"jvm\": ").append(str(v.jvm())).append("},\n");
-    field(1, "parityProblems", strings(Comparison.parityProblems(r.runs()))).append(",\n");
+  }
+
+  private void settings(BenchSettings s) {
     indent(1).append("\"settings\": {");
     b.append("\"workloads\": ").append(strings(s.workloads()));
     b.append(", \"threads\": ").append(s.threads());
@@ -54,44 +80,32 @@ public final class JsonReport {
     b.append(", \"intervalSeconds\": ").append(num(s.intervalSeconds()));
     b.append(", \"repeat\": ").append(s.repeat());
     b.append("},\n");
-    indent(1).append("\"configs\": [");
-    for (int i = 0; i < r.configs().size(); i++) {
-      TargetConfig c = r.configs().get(i);
-      b.append(i == 0 ? "\n" : ",\n");
-      indent(2).append("{\"label\": ").append(str(c.label()));
-      b.append(", \"target\": ").append(str(c.target().spec()));
-      b.append(", \"description\": ").append(str(c.describe())).append('}');
-    }
-    b.append("\n  ],\n");
-    indent(1).append("\"runs\": [");
-    for (int i = 0; i < r.runs().size(); i++) {
-      b.append(i == 0 ? "\n" : ",\n");
-      run(r.runs().get(i));
-    }
-    b.append("\n  ],\n");
-    indent(1).append("\"comparison\": [");
-    List<String> labels = r.labels();
-    for (int i = 0; i < r.figures().size(); i++) {
-      Comparison.Figure f = r.figures().get(i);
-      b.append(i == 0 ? "\n" : ",\n");
-      indent(2).append("{\"workload\": ").append(str(f.workload()));
-      b.append(", \"figure\": ").append(str(f.name()));
-      b.append(", \"higherIsBetter\": ").append(f.higherIsBetter());
-      b.append(", \"configs\": [");
-      for (int c = 0; c < labels.size(); c++) {
-        Comparison.Spread sp = f.spreads().get(c);
-        b.append(c == 0 ? "" : ", ").append("{\"config\": ").append(str(labels.get(c)));
-        if (sp != null) {
-          b.append(", \"median\": ").append(num(sp.median()));
-          b.append(", \"min\": ").append(num(sp.min()));
-          b.append(", \"max\": ").append(num(sp.max()));
-          b.append(", \"repeats\": ").append(sp.count());
-        }
-        b.append(", \"ratio\": ").append(num(f.ratio(c))).append('}');
+  }
+
+  private void config(TargetConfig c) {
+    indent(2).append("{\"label\": ").append(str(c.label()));
+    b.append(", \"target\": ").append(str(c.target().spec()));
+    b.append(", \"description\": ").append(str(c.describe())).append('}');
+  }
+
+  /** One compared figure: each configuration's spread (where it has one) and ratio. */
+  private void figure(Comparison.Figure f, List<String> labels) {
+    indent(2).append("{\"workload\": ").append(str(f.workload()));
+    b.append(", \"figure\": ").append(str(f.name()));
+    b.append(", \"higherIsBetter\": ").append(f.higherIsBetter());
+    b.append(", \"configs\": [");
+    for (int c = 0; c < labels.size(); c++) {
+      Comparison.Spread sp = f.spreads().get(c);
+      b.append(c == 0 ? "" : ", ").append("{\"config\": ").append(str(labels.get(c)));
+      if (sp != null) {
+        b.append(", \"median\": ").append(num(sp.median()));
+        b.append(", \"min\": ").append(num(sp.min()));
+        b.append(", \"max\": ").append(num(sp.max()));
+        b.append(", \"repeats\": ").append(sp.count());
       }
-      b.append("]}");
+      b.append(", \"ratio\": ").append(num(f.ratio(c))).append('}');
     }
-    b.append("\n  ]\n}");
+    b.append("]}");
   }
 
   private void run(RunResult run) {
@@ -100,143 +114,167 @@ public final class JsonReport {
     b.append(", \"notes\": ").append(strings(run.notes()));
     b.append(", \"phases\": [");
     for (int i = 0; i < run.phases().size(); i++) {
-      PhaseResult p = run.phases().get(i);
       b.append(i == 0 ? "\n" : ",\n");
-      indent(3).append("{\"workload\": ").append(str(p.workload()));
-      b.append(", \"ops\": ").append(p.ops());
-      b.append(", \"seconds\": ").append(num(p.seconds()));
-      b.append(", \"opsPerSecond\": ").append(num(p.opsPerSecond()));
-      b.append(", \"writes\": ").append(p.writes());
-      b.append(", \"writesDigest\": ").append(str(Long.toHexString(p.writesDigest())));
-      b.append(", \"userBytes\": ").append(p.userBytes());
-      b.append(", \"writer\": ");
-      if (p.writerOps() > 0) {
-        b.append("{\"ops\": ").append(p.writerOps());
-        b.append(", \"seconds\": ").append(num(p.writerSeconds()));
-        b.append(", \"opsPerSecond\": ").append(num(p.writerOpsPerSecond())).append('}');
-      } else {
-        b.append("null");
-      }
-      b.append(",\n");
-      indent(4).append("\"latencyUs\": {");
-      int k = 0;
-      for (Map.Entry<String, LatencyStats> e : p.latency().entrySet()) {
-        LatencyStats l = e.getValue();
-        b.append(k++ == 0 ? "" : ", ").append(str(e.getKey())).append(": {");
-        b.append("\"count\": ").append(l.count());
-        double[] v = l.values();
-        for (int n = 0; n < v.length; n++) {
-          b.append(", ").append(str(LatencyStats.NAMES[n])).append(": ").append(num(v[n]));
-        }
-        b.append('}');
-      }
-      b.append("},\n");
-      indent(4).append("\"timeline\": {\"intervalSeconds\": ").append(num(p.intervalSeconds()));
-      b.append(", \"seconds\": [");
-      for (int t = 0; t < p.timelineSeconds().length; t++) {
-        b.append(t == 0 ? "" : ", ").append(num(p.timelineSeconds()[t]));
-      }
-      b.append("], \"opsPerSecond\": [");
-      for (int t = 0; t < p.timeline().length; t++) {
-        b.append(t == 0 ? "" : ", ").append(num(p.timeline()[t]));
-      }
-      b.append("], \"writeP99Us\": [");
-      for (int t = 0; t < p.writeP99Timeline().length; t++) {
-        b.append(t == 0 ? "" : ", ").append(num(p.writeP99Timeline()[t]));
-      }
-      b.append("]},\n");
-      section(
-          "device",
-          p.device(),
-          d -> {
-            b.append("{\"userBytes\": ").append(d.userBytes());
-            b.append(", \"hostBytes\": ").append(d.hostBytes());
-            b.append(", \"gcBytes\": ").append(d.gcBytes());
-            b.append(", \"metaBytes\": ").append(d.metaBytes());
-            b.append(", \"deviceBytes\": ").append(d.deviceBytes());
-            b.append(", \"writeAmplification\": ").append(num(d.writeAmplification()));
-            b.append(", \"fsWriteAmplification\": ").append(num(d.fsWriteAmplification()));
-            b.append(", \"zonesUsed\": ").append(d.zonesUsed());
-            b.append(", \"dataZones\": ").append(d.dataZones());
-            b.append(", \"spaceAmplification\": ").append(num(d.spaceAmplification()));
-            b.append(", \"policyDecisions\": ").append(d.policyDecisions());
-            b.append(", \"policyOverrides\": ").append(d.policyOverrides());
-            b.append(", \"gcRuns\": ").append(d.gcRuns());
-            b.append(", \"resets\": ").append(d.resets());
-            b.append(", \"resetsWithoutCopy\": ").append(d.resetsWithoutCopy());
-            b.append(", \"zoneFinishes\": ").append(d.zoneFinishes());
-            b.append(", \"zoneSpaceAmplification\": ").append(num(d.zoneSpaceAmplification()));
-            b.append(", \"inputZonesPerCompaction\": ").append(num(d.inputZonesPerCompaction()));
-            io.zkv.fs.HintOverlapCounts h = d.hintOverlaps();
-            b.append(", \"hintOverlaps\": {\"outputs\": ").append(h.outputs());
-            b.append(", \"hint\": ").append(h.hintOverlaps());
-            b.append(", \"own\": ").append(h.ownOverlaps());
-            b.append(", \"coarse\": ").append(h.coarse());
-            b.append(", \"unresolved\": ").append(h.unresolved()).append('}');
-            b.append(", \"overridesByReason\": ");
-            counts(d.overridesByReason());
-            b.append(", \"walZoneSwitches\": ").append(d.walZones().switches());
-            b.append(", \"walZoneWaits\": ").append(d.walZones().waits());
-            b.append(", \"walZoneWaitMaxUs\": ").append(d.walZones().waitMaxNanos() / 1000);
-            b.append(", \"walReserveReturns\": ").append(d.walZones().returns());
-            b.append(", \"walReserveDeclined\": ").append(d.walZones().declined());
-            b.append('}');
-          });
-      b.append(",\n");
-      section(
-          "writeStalls",
-          p.writeStalls(),
-          w -> {
-            b.append("{\"seconds\": ").append(num(w.seconds()));
-            b.append(", \"counts\": ");
-            counts(w.counts());
-            b.append('}');
-          });
-      b.append(",\n");
-      section(
-          "plm",
-          p.plm(),
-          c -> {
-            b.append("{\"chunkReadsDirect\": ").append(c.chunkReadsDirect());
-            b.append(", \"chunkReadsRebuilt\": ").append(c.chunkReadsRebuilt());
-            b.append(", \"chunkReadsBuffered\": ").append(c.chunkReadsBuffered());
-            b.append(", \"writesDirect\": ").append(c.writesDirect());
-            b.append(", \"writesHeld\": ").append(c.writesHeld());
-            b.append(", \"writesForced\": ").append(c.writesForced());
-            b.append(", \"writesUnscheduled\": ").append(c.writesUnscheduled());
-            b.append(", \"dtwinEntries\": ").append(c.dtwinEntries());
-            b.append(", \"autonomousExits\": ").append(c.autonomousExits());
-            b.append(", \"deviceReads\": ").append(c.deviceReads());
-            b.append(", \"deviceReadsOutsideDtwin\": ").append(c.deviceReadsOutsideDtwin());
-            b.append(", \"deviceReadsStalled\": ").append(c.deviceReadsStalled());
-            b.append(", \"modelReadsOver200us\": ").append(c.modelReadsOver200us()).append('}');
-          });
-      b.append(",\n");
-      section(
-          "recovery",
-          p.recovery(),
-          r -> {
-            b.append("{\"seconds\": ").append(num(r.seconds()));
-            b.append(", \"mountSeconds\": ").append(num(r.mountSeconds()));
-            b.append(", \"chunkScanSeconds\": ").append(num(r.chunkScanSeconds()));
-            b.append(", \"chunks\": ").append(r.chunks());
-            b.append(", \"chunkBytes\": ").append(r.chunkBytes());
-            b.append(", \"chunkReads\": ").append(r.chunkReads());
-            b.append(", \"mountReads\": ").append(r.mountReads());
-            b.append(", \"replaySeconds\": ").append(num(r.replaySeconds()));
-            b.append(", \"replayReadBytes\": ").append(r.replayReadBytes());
-            b.append(", \"replayReads\": ").append(r.replayReads());
-            b.append(", \"flushSeconds\": ").append(num(r.flushSeconds()));
-            b.append(", \"walBytes\": ").append(r.walBytes());
-            b.append(", \"entries\": ").append(r.entries());
-            b.append(", \"recoveryCompletionsTimed\": ").append(r.recoveryLateness().completions());
-            b.append(", \"recoveryCompletionsLate\": ").append(r.recoveryLateness().late());
-            b.append(", \"flushCompletionsTimed\": ").append(r.flushLateness().completions());
-            b.append(", \"flushCompletionsLate\": ").append(r.flushLateness().late()).append('}');
-          });
-      b.append('}');
+      phase(run.phases().get(i));
     }
     b.append("]}");
+  }
+
+  private void phase(PhaseResult p) {
+    indent(3).append("{\"workload\": ").append(str(p.workload()));
+    b.append(", \"ops\": ").append(p.ops());
+    b.append(", \"seconds\": ").append(num(p.seconds()));
+    b.append(", \"opsPerSecond\": ").append(num(p.opsPerSecond()));
+    b.append(", \"writes\": ").append(p.writes());
+    b.append(", \"writesDigest\": ").append(str(Long.toHexString(p.writesDigest())));
+    b.append(", \"userBytes\": ").append(p.userBytes());
+    b.append(", \"writer\": ");
+    writer(p);
+    b.append(",\n");
+    latency(p.latency());
+    b.append(",\n");
+    timeline(p);
+    b.append(",\n");
+    section("device", p.device(), this::device);
+    b.append(",\n");
+    section("writeStalls", p.writeStalls(), this::writeStalls);
+    b.append(",\n");
+    section("plm", p.plm(), this::plm);
+    b.append(",\n");
+    section("recovery", p.recovery(), this::recovery);
+    b.append('}');
+  }
+
+  /** The background writer's figures, or null where the phase had none. */
+  private void writer(PhaseResult p) {
+    if (p.writerOps() > 0) {
+      b.append("{\"ops\": ").append(p.writerOps());
+      b.append(", \"seconds\": ").append(num(p.writerSeconds()));
+      b.append(", \"opsPerSecond\": ").append(num(p.writerOpsPerSecond())).append('}');
+    } else {
+      b.append("null");
+    }
+  }
+
+  private void latency(Map<String, LatencyStats> latency) {
+    indent(4).append("\"latencyUs\": {");
+    int k = 0;
+    for (Map.Entry<String, LatencyStats> e : latency.entrySet()) {
+      LatencyStats l = e.getValue();
+      b.append(k++ == 0 ? "" : ", ").append(str(e.getKey())).append(": {");
+      b.append("\"count\": ").append(l.count());
+      double[] v = l.values();
+      for (int n = 0; n < v.length; n++) {
+        b.append(", ").append(str(LatencyStats.NAMES[n])).append(": ").append(num(v[n]));
+      }
+      b.append('}');
+    }
+    b.append('}');
+  }
+
+  private void timeline(PhaseResult p) {
+    indent(4).append("\"timeline\": {\"intervalSeconds\": ").append(num(p.intervalSeconds()));
+    b.append(", \"seconds\": ");
+    numbers(p.timelineSeconds());
+    b.append(", \"opsPerSecond\": ");
+    numbers(p.timeline());
+    b.append(", \"writeP99Us\": ");
+    numbers(p.writeP99Timeline());
+    b.append('}');
+  }
+
+  /** A JSON array of numbers. */
+  private void numbers(double[] v) {
+    b.append('[');
+    for (int i = 0; i < v.length; i++) {
+      b.append(i == 0 ? "" : ", ").append(num(v[i]));
+    }
+    b.append(']');
+  }
+
+  private void device(DeviceFigures d) {
+    b.append("{\"userBytes\": ").append(d.userBytes());
+    b.append(", \"hostBytes\": ").append(d.hostBytes());
+    b.append(", \"gcBytes\": ").append(d.gcBytes());
+    b.append(", \"metaBytes\": ").append(d.metaBytes());
+    b.append(", \"deviceBytes\": ").append(d.deviceBytes());
+    b.append(", \"writeAmplification\": ").append(num(d.writeAmplification()));
+    b.append(", \"fsWriteAmplification\": ").append(num(d.fsWriteAmplification()));
+    b.append(", \"zonesUsed\": ").append(d.zonesUsed());
+    b.append(", \"dataZones\": ").append(d.dataZones());
+    b.append(", \"spaceAmplification\": ").append(num(d.spaceAmplification()));
+    b.append(", \"policyDecisions\": ").append(d.policyDecisions());
+    b.append(", \"policyOverrides\": ").append(d.policyOverrides());
+    b.append(", \"gcRuns\": ").append(d.gcRuns());
+    b.append(", \"resets\": ").append(d.resets());
+    b.append(", \"resetsWithoutCopy\": ").append(d.resetsWithoutCopy());
+    b.append(", \"zoneFinishes\": ").append(d.zoneFinishes());
+    b.append(", \"zoneSpaceAmplification\": ").append(num(d.zoneSpaceAmplification()));
+    b.append(", \"inputZonesPerCompaction\": ").append(num(d.inputZonesPerCompaction()));
+    hintOverlaps(d.hintOverlaps());
+    b.append(", \"overridesByReason\": ");
+    counts(d.overridesByReason());
+    walZones(d.walZones());
+    b.append('}');
+  }
+
+  private void hintOverlaps(HintOverlapCounts h) {
+    b.append(", \"hintOverlaps\": {\"outputs\": ").append(h.outputs());
+    b.append(", \"hint\": ").append(h.hintOverlaps());
+    b.append(", \"own\": ").append(h.ownOverlaps());
+    b.append(", \"coarse\": ").append(h.coarse());
+    b.append(", \"unresolved\": ").append(h.unresolved()).append('}');
+  }
+
+  private void walZones(WalZoneCounts w) {
+    b.append(", \"walZoneSwitches\": ").append(w.switches());
+    b.append(", \"walZoneWaits\": ").append(w.waits());
+    b.append(", \"walZoneWaitMaxUs\": ").append(w.waitMaxNanos() / 1000);
+    b.append(", \"walReserveReturns\": ").append(w.returns());
+    b.append(", \"walReserveDeclined\": ").append(w.declined());
+  }
+
+  private void writeStalls(WriteStalls w) {
+    b.append("{\"seconds\": ").append(num(w.seconds()));
+    b.append(", \"counts\": ");
+    counts(w.counts());
+    b.append('}');
+  }
+
+  private void plm(PlmCounters c) {
+    b.append("{\"chunkReadsDirect\": ").append(c.chunkReadsDirect());
+    b.append(", \"chunkReadsRebuilt\": ").append(c.chunkReadsRebuilt());
+    b.append(", \"chunkReadsBuffered\": ").append(c.chunkReadsBuffered());
+    b.append(", \"writesDirect\": ").append(c.writesDirect());
+    b.append(", \"writesHeld\": ").append(c.writesHeld());
+    b.append(", \"writesForced\": ").append(c.writesForced());
+    b.append(", \"writesUnscheduled\": ").append(c.writesUnscheduled());
+    b.append(", \"dtwinEntries\": ").append(c.dtwinEntries());
+    b.append(", \"autonomousExits\": ").append(c.autonomousExits());
+    b.append(", \"deviceReads\": ").append(c.deviceReads());
+    b.append(", \"deviceReadsOutsideDtwin\": ").append(c.deviceReadsOutsideDtwin());
+    b.append(", \"deviceReadsStalled\": ").append(c.deviceReadsStalled());
+    b.append(", \"modelReadsOver200us\": ").append(c.modelReadsOver200us()).append('}');
+  }
+
+  private void recovery(RecoveryFigures r) {
+    b.append("{\"seconds\": ").append(num(r.seconds()));
+    b.append(", \"mountSeconds\": ").append(num(r.mountSeconds()));
+    b.append(", \"chunkScanSeconds\": ").append(num(r.chunkScanSeconds()));
+    b.append(", \"chunks\": ").append(r.chunks());
+    b.append(", \"chunkBytes\": ").append(r.chunkBytes());
+    b.append(", \"chunkReads\": ").append(r.chunkReads());
+    b.append(", \"mountReads\": ").append(r.mountReads());
+    b.append(", \"replaySeconds\": ").append(num(r.replaySeconds()));
+    b.append(", \"replayReadBytes\": ").append(r.replayReadBytes());
+    b.append(", \"replayReads\": ").append(r.replayReads());
+    b.append(", \"flushSeconds\": ").append(num(r.flushSeconds()));
+    b.append(", \"walBytes\": ").append(r.walBytes());
+    b.append(", \"entries\": ").append(r.entries());
+    b.append(", \"recoveryCompletionsTimed\": ").append(r.recoveryLateness().completions());
+    b.append(", \"recoveryCompletionsLate\": ").append(r.recoveryLateness().late());
+    b.append(", \"flushCompletionsTimed\": ").append(r.flushLateness().completions());
+    b.append(", \"flushCompletionsLate\": ").append(r.flushLateness().late()).append('}');
   }
 
   /** A phase's section {@code "name": {...}}, or null where the phase has none. */

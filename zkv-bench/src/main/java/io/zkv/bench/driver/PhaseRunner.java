@@ -64,152 +64,242 @@ final class PhaseRunner {
   }
 
   PhaseResult run(PhaseSpec phase, String label) throws InterruptedException {
-    long budget = phase.ops();
     double limit =
         phase.timeLimited() && settings.durationSeconds() > 0 ? settings.durationSeconds() : 0;
     Release release = new Release();
     LongAdder completed = new LongAdder();
     writeLatencies = new org.HdrHistogram.Recorder(3);
     AtomicBoolean writerDone = new AtomicBoolean();
-    List<Worker> workers = new ArrayList<>();
     SplittableRandom root = new SplittableRandom(settings.seed() ^ phase.name().hashCode());
-    int threads = settings.threads();
-    for (int t = 0; t < threads; t++) {
-      workers.add(
-          new Worker(
-              phase.mix(),
-              root.split(),
-              share(budget, threads, t),
-              release,
-              phase.backgroundWriter() != null ? writerDone : null,
-              completed,
-              t));
-    }
-    Worker writer = null;
-    if (phase.backgroundWriter() != null) {
-      writer =
-          new Worker(
-              phase.backgroundWriter(),
-              root.split(),
-              phase.writerOps(),
-              release,
-              null,
-              new LongAdder(),
-              -1);
-      writer.signalWhenDone = writerDone;
-    }
-    List<Thread> clientThreads = new ArrayList<>();
-    for (Worker w : workers) {
-      clientThreads.add(start(w, "bench-" + phase.name() + "-" + w.index));
-    }
+    List<Worker> workers = clients(phase, root, release, writerDone, completed);
+    // The writer splits the root after the clients: their RNGs are those of a phase without one.
+    Worker writer = writer(phase, root, release, writerDone);
+    List<Thread> clientThreads = startClients(phase, workers);
     Thread writerThread =
         writer == null ? null : start(writer, "bench-" + phase.name() + "-writer");
     // Everything is built and every thread waits: start the clock and release them.
     long start = System.nanoTime();
     release.open(start, limit);
-    List<Double> timeline = new ArrayList<>();
-    List<Double> sampleTimes = new ArrayList<>();
-    List<Double> writeP99s = new ArrayList<>();
-    long interval = (long) (settings.intervalSeconds() * 1e9);
-    long nextSample = start + interval;
-    long lastCount = 0;
-    long lastTime = start;
+    Sampler sampler = new Sampler(start, completed);
     progress.start();
     for (Thread t : clientThreads) {
       while (t.isAlive()) {
         long now = System.nanoTime();
-        if (now >= nextSample) {
-          long c = completed.sum();
-          timeline.add((c - lastCount) / ((now - lastTime) / 1e9));
-          sampleTimes.add((now - start) / 1e9);
-          writeP99s.add(intervalP99(writeLatencies));
-          lastCount = c;
-          lastTime = now;
-          // Keep the nominal cadence; after a late sample, the next one is an interval from now.
-          nextSample = Math.max(nextSample + interval, now + interval / 2);
-          double elapsed = (now - start) / 1e9;
-          // Done: the clients' share of their budget, of the time limit, or the writer's progress
-          // (readwhilewriting's readers stop when it finishes).
-          double fraction =
-              Math.max(
-                  Math.max(
-                      budget == Long.MAX_VALUE ? 0 : (double) c / budget,
-                      limit > 0 ? elapsed / limit : 0),
-                  writer == null ? 0 : (double) writer.completed.sum() / phase.writerOps());
-          progress.update(label + " " + phase.name(), c, elapsed, fraction, c / elapsed);
+        if (now >= sampler.nextSample) {
+          long c = sampler.sample(now);
+          reportProgress(phase, label, writer, limit, c, (now - start) / 1e9);
         }
-        long waitMillis = Math.max(1, (nextSample - System.nanoTime()) / 1_000_000);
-        t.join(Math.min(waitMillis, 200));
+        t.join(Math.min(sampler.waitMillis(), 200));
       }
     }
     long end = System.nanoTime();
     if (writerThread != null) {
       writerThread.join();
     }
-    long c = completed.sum();
-    // The last, partial interval counts unless it is a sliver (its rate would be noise); a phase
-    // shorter than one interval still gets its one point.
-    if ((end - lastTime > interval / 20 || timeline.isEmpty()) && c > lastCount) {
-      timeline.add((c - lastCount) / ((end - lastTime) / 1e9));
-      sampleTimes.add((end - start) / 1e9);
-      writeP99s.add(intervalP99(writeLatencies));
-    }
+    sampler.finish(end);
     progress.finish();
     List<Worker> all = new ArrayList<>(workers);
     if (writer != null) {
       all.add(writer);
     }
+    checkFailures(phase, label, all);
+    return result(phase, sampler, writer, all);
+  }
+
+  /** The client threads' workers, each with its share of the budget and its own RNG. */
+  private List<Worker> clients(
+      PhaseSpec phase,
+      SplittableRandom root,
+      Release release,
+      AtomicBoolean writerDone,
+      LongAdder completed) {
+    List<Worker> workers = new ArrayList<>();
+    int threads = settings.threads();
+    for (int t = 0; t < threads; t++) {
+      workers.add(
+          new Worker(
+              phase.mix(),
+              root.split(),
+              share(phase.ops(), threads, t),
+              release,
+              phase.backgroundWriter() != null ? writerDone : null,
+              completed,
+              t));
+    }
+    return workers;
+  }
+
+  /** The background writer's worker, which sets {@code writerDone} at its end; null if none. */
+  private Worker writer(
+      PhaseSpec phase, SplittableRandom root, Release release, AtomicBoolean writerDone) {
+    if (phase.backgroundWriter() == null) {
+      return null;
+    }
+    Worker writer =
+        new Worker(
+            phase.backgroundWriter(),
+            root.split(),
+            phase.writerOps(),
+            release,
+            null,
+            new LongAdder(),
+            -1);
+    writer.signalWhenDone = writerDone;
+    return writer;
+  }
+
+  private List<Thread> startClients(PhaseSpec phase, List<Worker> workers) {
+    List<Thread> threads = new ArrayList<>();
+    for (Worker w : workers) {
+      threads.add(start(w, "bench-" + phase.name() + "-" + w.index));
+    }
+    return threads;
+  }
+
+  /** The progress line after a sample: {@code c} operations done in {@code elapsed} seconds. */
+  private void reportProgress(
+      PhaseSpec phase, String label, Worker writer, double limit, long c, double elapsed) {
+    long budget = phase.ops();
+    // Done: the clients' share of their budget, of the time limit, or the writer's progress
+    // (readwhilewriting's readers stop when it finishes).
+    double fraction =
+        Math.max(
+            Math.max(
+                budget == Long.MAX_VALUE ? 0 : (double) c / budget,
+                limit > 0 ? elapsed / limit : 0),
+            writer == null ? 0 : (double) writer.completed.sum() / phase.writerOps());
+    progress.update(label + " " + phase.name(), c, elapsed, fraction, c / elapsed);
+  }
+
+  /** A worker's failure fails the phase. */
+  private static void checkFailures(PhaseSpec phase, String label, List<Worker> all) {
     for (Worker w : all) {
       if (w.failure != null) {
         throw new IllegalStateException(
             "phase " + phase.name() + " on " + label + " failed: " + w.failure, w.failure);
       }
     }
-    Map<String, Histogram> merged = new TreeMap<>();
-    Histogram readWaits = null;
-    long userBytes = 0;
-    long writes = 0;
-    long digest = 0;
-    for (Worker w : all) {
-      userBytes += w.userBytes;
-      writes += w.writes;
-      digest += w.writesDigest;
-      for (Map.Entry<OpType, Histogram> e : w.histograms.entrySet()) {
-        merged
-            .computeIfAbsent(e.getKey().name(), k -> LatencyStats.newHistogram())
-            .add(e.getValue());
-      }
-      if (w.readModel != null && w.readModel.getTotalCount() > 0) {
-        merged.computeIfAbsent(READ_MODEL, k -> LatencyStats.newHistogram()).add(w.readModel);
-        if (readWaits == null) {
-          readWaits = LatencyStats.newHistogram();
-        }
-        readWaits.add(w.readWaits);
-      }
-    }
+  }
+
+  /** The phase's result: the workers' counts and histograms merged, and the timeline. */
+  private PhaseResult result(PhaseSpec phase, Sampler sampler, Worker writer, List<Worker> all) {
+    Totals totals = new Totals(all);
     Map<String, LatencyStats> stats = new TreeMap<>();
-    merged.forEach((k, h) -> stats.put(k, LatencyStats.of(h)));
+    totals.merged.forEach((k, h) -> stats.put(k, LatencyStats.of(h)));
+    long start = sampler.start;
     return new PhaseResult(
         phase.name(),
-        c,
-        (end - start) / 1e9,
-        writes,
-        digest,
-        userBytes,
+        sampler.ops,
+        (sampler.end - start) / 1e9,
+        totals.writes,
+        totals.digest,
+        totals.userBytes,
         stats,
-        merged,
+        totals.merged,
         settings.intervalSeconds(),
-        timeline.stream().mapToDouble(Double::doubleValue).toArray(),
-        sampleTimes.stream().mapToDouble(Double::doubleValue).toArray(),
+        array(sampler.timeline),
+        array(sampler.sampleTimes),
         writer == null ? 0 : writer.completed.sum(),
         writer == null ? 0 : (writer.finishedAt - start) / 1e9,
         null,
         null,
         null,
-        readWaits,
+        totals.readWaits,
         null,
         null,
-        writeP99s.stream().mapToDouble(Double::doubleValue).toArray());
+        array(sampler.writeP99s));
+  }
+
+  private static double[] array(List<Double> l) {
+    return l.stream().mapToDouble(Double::doubleValue).toArray();
+  }
+
+  /**
+   * The phase's clock and timeline: the clients' throughput and the writes' P99 once per interval,
+   * sampled by the calling thread while the clients run.
+   */
+  private final class Sampler {
+    final long start;
+    final LongAdder completed;
+    final long interval = (long) (settings.intervalSeconds() * 1e9);
+    final List<Double> timeline = new ArrayList<>();
+    final List<Double> sampleTimes = new ArrayList<>();
+    final List<Double> writeP99s = new ArrayList<>();
+    long nextSample;
+    long lastCount;
+    long lastTime;
+    long end; // set by finish
+    long ops; // the clients' operations, set by finish
+
+    Sampler(long start, LongAdder completed) {
+      this.start = start;
+      this.completed = completed;
+      this.nextSample = start + interval;
+      this.lastTime = start;
+    }
+
+    /** Takes the interval's sample at {@code now}; returns the clients' operations so far. */
+    long sample(long now) {
+      long c = completed.sum();
+      add(c, now);
+      lastCount = c;
+      lastTime = now;
+      // Keep the nominal cadence; after a late sample, the next one is an interval from now.
+      nextSample = Math.max(nextSample + interval, now + interval / 2);
+      return c;
+    }
+
+    /** Milliseconds to the next sample, at least 1. */
+    long waitMillis() {
+      return Math.max(1, (nextSample - System.nanoTime()) / 1_000_000);
+    }
+
+    /** Ends the phase's clock at {@code end}, after the clients: the last, partial interval. */
+    void finish(long end) {
+      this.end = end;
+      long c = completed.sum();
+      ops = c;
+      // The last, partial interval counts unless it is a sliver (its rate would be noise); a phase
+      // shorter than one interval still gets its one point.
+      if ((end - lastTime > interval / 20 || timeline.isEmpty()) && c > lastCount) {
+        add(c, end);
+      }
+    }
+
+    private void add(long count, long now) {
+      timeline.add((count - lastCount) / ((now - lastTime) / 1e9));
+      sampleTimes.add((now - start) / 1e9);
+      writeP99s.add(intervalP99(writeLatencies));
+    }
+  }
+
+  /** The workers' counts, digest and histograms, summed and merged. */
+  private static final class Totals {
+    final Map<String, Histogram> merged = new TreeMap<>();
+    Histogram readWaits;
+    long userBytes;
+    long writes;
+    long digest;
+
+    Totals(List<Worker> all) {
+      for (Worker w : all) {
+        userBytes += w.userBytes;
+        writes += w.writes;
+        digest += w.writesDigest;
+        for (Map.Entry<OpType, Histogram> e : w.histograms.entrySet()) {
+          merged
+              .computeIfAbsent(e.getKey().name(), k -> LatencyStats.newHistogram())
+              .add(e.getValue());
+        }
+        if (w.readModel != null && w.readModel.getTotalCount() > 0) {
+          merged.computeIfAbsent(READ_MODEL, k -> LatencyStats.newHistogram()).add(w.readModel);
+          if (readWaits == null) {
+            readWaits = LatencyStats.newHistogram();
+          }
+          readWaits.add(w.readWaits);
+        }
+      }
+    }
   }
 
   /**
@@ -293,44 +383,9 @@ final class PhaseRunner {
 
     @Override
     public void run() {
-      Operation op = new Operation();
-      byte[] key = new byte[settings.keySize()];
       ThreadModelTime model = readModel != null ? ThreadModelTime.start() : null;
       try {
-        long clientDeadline = release.await();
-        // The background writer always completes its budget (state parity); clients may stop early.
-        long deadline = index >= 0 ? clientDeadline : Long.MAX_VALUE;
-        for (long done = 0; done < budget; done++) {
-          if ((stopWhenSet != null && stopWhenSet.get()) || System.nanoTime() >= deadline) {
-            break;
-          }
-          rng.startOperation(done);
-          mix.next(rng, op);
-          keys.encode(op.key(), key, 0);
-          byte[] value = writes(op.type()) ? value(op.valueSize()) : null;
-          long m0 = model != null ? model.nanos() : 0;
-          long w0 = model != null ? model.waits() : 0;
-          long t0 = System.nanoTime();
-          execute(op, key, value);
-          long t1 = System.nanoTime();
-          mix.acknowledge(op);
-          histograms
-              .computeIfAbsent(op.type(), x -> LatencyStats.newHistogram())
-              .recordValue(t1 - t0);
-          if (op.type() == OpType.WRITE) {
-            writeLatencies.recordValue(t1 - t0);
-          }
-          if (model != null && op.type() == OpType.READ) {
-            readModel.recordValue(model.nanos() - m0);
-            readWaits.recordValue(model.waits() - w0);
-          }
-          completed.increment();
-          if (value != null) {
-            userBytes += key.length + value.length;
-            writes++;
-            writesDigest += mix64(op.key());
-          }
-        }
+        runBudget(model);
       } catch (Throwable e) {
         failure = e;
       } finally {
@@ -341,6 +396,53 @@ final class PhaseRunner {
         if (signalWhenDone != null) {
           signalWhenDone.set(true);
         }
+      }
+    }
+
+    /** Operations until the budget, the deadline or the end of the writer the client waits on. */
+    private void runBudget(ThreadModelTime model) throws InterruptedException {
+      Operation op = new Operation();
+      byte[] key = new byte[settings.keySize()];
+      long clientDeadline = release.await();
+      // The background writer always completes its budget (state parity); clients may stop early.
+      long deadline = index >= 0 ? clientDeadline : Long.MAX_VALUE;
+      for (long done = 0; done < budget; done++) {
+        if ((stopWhenSet != null && stopWhenSet.get()) || System.nanoTime() >= deadline) {
+          break;
+        }
+        runOne(done, op, key, model);
+      }
+    }
+
+    /** Operation number {@code done}: drawn, executed and timed, then counted. */
+    private void runOne(long done, Operation op, byte[] key, ThreadModelTime model) {
+      rng.startOperation(done);
+      mix.next(rng, op);
+      keys.encode(op.key(), key, 0);
+      byte[] value = writes(op.type()) ? value(op.valueSize()) : null;
+      long m0 = model != null ? model.nanos() : 0;
+      long w0 = model != null ? model.waits() : 0;
+      long t0 = System.nanoTime();
+      execute(op, key, value);
+      long t1 = System.nanoTime();
+      mix.acknowledge(op);
+      recordLatency(op.type(), t1 - t0);
+      if (model != null && op.type() == OpType.READ) {
+        readModel.recordValue(model.nanos() - m0);
+        readWaits.recordValue(model.waits() - w0);
+      }
+      completed.increment();
+      if (value != null) {
+        userBytes += key.length + value.length;
+        writes++;
+        writesDigest += mix64(op.key());
+      }
+    }
+
+    private void recordLatency(OpType type, long nanos) {
+      histograms.computeIfAbsent(type, x -> LatencyStats.newHistogram()).recordValue(nanos);
+      if (type == OpType.WRITE) {
+        writeLatencies.recordValue(nanos);
       }
     }
 

@@ -15,6 +15,7 @@ import io.zkv.placement.PolicyClass;
 import io.zkv.wal.WalMode;
 import io.zkv.wal.WalOptions;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
 
@@ -195,194 +196,266 @@ public record TargetConfig(
     String s = spec.trim();
     int colon = s.indexOf(':');
     Target target = Target.parse(colon < 0 ? s : s.substring(0, colon));
-    String label = s;
-    String profile = defaults.profile;
-    String device = defaults.device;
-    int zones = defaults.zones;
-    long zoneSize = defaults.zoneSize;
-    long zoneCap = defaults.zoneCapacity;
-    String geometry = defaults.geometry;
-    String placement = defaults.placement;
-    String victim = defaults.victim;
-    String trigger = defaults.trigger;
-    int ths = defaults.ths;
-    int opZones = -1; // not given
-    String dir = null;
-    boolean sync = defaults.sync;
-    String windows = defaults.windows;
-    int threads = defaults.threads;
-    double bloom = defaults.bloomBitsPerKey;
-    int timescale = defaults.timescale;
-    WalOptions.Builder wal = WalOptions.builder();
-    WalPreset walPreset = null;
-    int walReserve = -1; // not given
-    boolean walQdGiven = false;
-    boolean writeBehind = defaults.writeBehind;
-    boolean noSpaceFallback = defaults.noSpaceFallback;
-    LsmShape lsm = defaults.lsm;
-    WalOptions walDefaults = defaults.wal;
-    wal.mode(walDefaults.mode())
-        .buffer(walDefaults.bufferBytes())
-        .queueDepth(walDefaults.queueDepth())
-        .barrier(walDefaults.barrierBytes())
-        .reservedZones(walDefaults.reservedZones())
-        .switchRoom(walDefaults.switchRoom());
+    SpecParser parser = new SpecParser(spec, s, target, defaults);
     if (colon >= 0) {
       for (String kv : s.substring(colon + 1).split(",")) {
-        int eq = kv.indexOf('=');
-        if (eq <= 0) {
-          throw new UsageException(
-              "configuration '" + spec + "': expected key=value, not '" + kv + "'");
-        }
-        String key = kv.substring(0, eq).trim();
-        String value = kv.substring(eq + 1).trim();
-        if (target == Target.ROCKSDB_DEFAULT
-            && !key.equals("sync")
-            && !key.equals("threads")
-            && !key.equals("bloom")
-            && !key.equals("label")
-            && !key.equals("dir")
-            && !LsmShape.KEYS.contains(key)) {
-          throw new UsageException(
-              "configuration '"
-                  + spec
-                  + "': rocksdb-default takes dir, sync, threads, bloom, label and "
-                  + String.join(", ", LsmShape.KEYS)
-                  + ", not "
-                  + key);
-        }
-        if (LsmShape.KEYS.contains(key)) {
-          lsm = lsmKey(spec, lsm, key, value);
-          continue;
-        }
-        switch (key) {
-          case "profile" -> profile = checkProfile(value);
-          case "device" -> device = value;
-          case "zones" -> zones = (int) size(spec, key, value, 4, 1 << 20);
-          case "zone-size" -> zoneSize = size(spec, key, value, 1 << 20, 1L << 40);
-          case "zone-cap" -> zoneCap = size(spec, key, value, 1 << 20, 1L << 40);
-          case "geometry" -> geometry = checkGeometry(spec, value);
-          case "placement" -> placement = policy(spec, key, value, b -> b.placement(value));
-          case "victim" -> victim = policy(spec, key, value, b -> b.victimPolicy(value));
-          case "trigger" -> trigger = policy(spec, key, value, b -> b.gcTrigger(value));
-          case "gc" -> trigger = gcName(spec, value);
-          case "ths" ->
-              ths = (int) size(spec, key, value, CazaGcTrigger.MIN_THS, CazaGcTrigger.MAX_THS);
-          case "op-zones" -> opZones = (int) size(spec, key, value, 0, 1 << 20);
-          case "dir" -> dir = value;
-          case "sync" -> sync = bool(spec, value);
-          case "label" -> label = value;
-          case "threads" -> threads = (int) size(spec, key, value, 1, 256);
-          case "bloom" -> bloom = bloomBits(spec, value);
-          case "windows" -> windows = windows(spec, value);
-          case "timescale" -> timescale = (int) size(spec, key, value, 1, 1000);
-          case "wal" -> walPreset = walPreset(spec, value);
-          case "wal-reserve" ->
-              walReserve = (int) size(spec, key, value, 0, WalOptions.MAX_RESERVED_ZONES);
-          case "wal-buffer" ->
-              walSetting(spec, () -> wal.buffer((int) size(spec, key, value, 1, 1 << 30)));
-          case "wal-qd" -> {
-            walSetting(spec, () -> wal.queueDepth((int) size(spec, key, value, 0, 1 << 20)));
-            walQdGiven = true;
-          }
-          case "wal-barrier" ->
-              walSetting(spec, () -> wal.barrier(size(spec, key, value, 0, 1L << 40)));
-          case "write-behind" -> writeBehind = bool(spec, value);
-          case "fallback" -> noSpaceFallback = onOff(spec, key, value);
-          default ->
-              throw new UsageException(
-                  "configuration '"
-                      + spec
-                      + "': unknown key '"
-                      + key
-                      + "' (known: profile, zones, zone-size, zone-cap, geometry, device, placement,"
-                      + " victim, trigger, gc, ths, op-zones, dir, sync, threads, bloom, label,"
-                      + " windows, timescale,"
-                      + " wal, wal-buffer, wal-reserve, target-file-size, level-base,"
-                      + " dynamic-levels,"
-                      + " compression, background-jobs, subcompactions, compaction-pri,"
-                      + " wal-qd, wal-barrier, write-behind, fallback)");
-        }
+        parser.setting(kv);
       }
     }
-    if (walPreset != null) {
-      walPreset.applyTo(wal, walQdGiven);
+    return parser.build();
+  }
+
+  /**
+   * One spec being parsed: it starts from the defaults, takes each {@code key=value} in turn, then
+   * settles what depends on several keys (the WAL preset and reserve, CAZA's threshold and reserve,
+   * the zone geometry) and checks them together.
+   */
+  private static final class SpecParser {
+    /** The keys {@code rocksdb-default} takes besides the LSM tree's shape. */
+    private static final List<String> ROCKSDB_KEYS =
+        List.of("sync", "threads", "bloom", "label", "dir");
+
+    private final String spec; // as written, for the error messages
+    private final String trimmed;
+    private final Target target;
+    private final TargetConfig defaults;
+    private final WalOptions.Builder wal;
+    private String label;
+    private String profile;
+    private String device;
+    private int zones;
+    private long zoneSize;
+    private long zoneCap;
+    private String geometry;
+    private String placement;
+    private String victim;
+    private String trigger;
+    private int ths;
+    private int opZones = -1; // not given
+    private String dir;
+    private boolean sync;
+    private String windows;
+    private int threads;
+    private double bloom;
+    private int timescale;
+    private WalPreset walPreset;
+    private int walReserve = -1; // not given
+    private boolean walQdGiven;
+    private boolean writeBehind;
+    private boolean noSpaceFallback;
+    private LsmShape lsm;
+
+    SpecParser(String spec, String trimmed, Target target, TargetConfig defaults) {
+      this.spec = spec;
+      this.trimmed = trimmed;
+      this.target = target;
+      this.defaults = defaults;
+      this.wal = walBuilder(defaults.wal);
+      label = trimmed;
+      profile = defaults.profile;
+      device = defaults.device;
+      zones = defaults.zones;
+      zoneSize = defaults.zoneSize;
+      zoneCap = defaults.zoneCapacity;
+      geometry = defaults.geometry;
+      placement = defaults.placement;
+      victim = defaults.victim;
+      trigger = defaults.trigger;
+      ths = defaults.ths;
+      sync = defaults.sync;
+      windows = defaults.windows;
+      threads = defaults.threads;
+      bloom = defaults.bloomBitsPerKey;
+      timescale = defaults.timescale;
+      writeBehind = defaults.writeBehind;
+      noSpaceFallback = defaults.noSpaceFallback;
+      lsm = defaults.lsm;
     }
-    if (walReserve >= 0) {
-      wal.reservedZones(walReserve);
+
+    private static WalOptions.Builder walBuilder(WalOptions d) {
+      return WalOptions.builder()
+          .mode(d.mode())
+          .buffer(d.bufferBytes())
+          .queueDepth(d.queueDepth())
+          .barrier(d.barrierBytes())
+          .reservedZones(d.reservedZones())
+          .switchRoom(d.switchRoom());
     }
-    if (geometry == null) {
-      geometry = profile;
+
+    /** One {@code key=value} of the spec. */
+    void setting(String kv) {
+      int eq = kv.indexOf('=');
+      if (eq <= 0) {
+        throw usage("expected key=value, not '" + kv + "'");
+      }
+      String key = kv.substring(0, eq).trim();
+      String value = kv.substring(eq + 1).trim();
+      checkTargetTakes(key);
+      if (LsmShape.KEYS.contains(key)) {
+        lsm = lsmKey(spec, lsm, key, value);
+      } else {
+        set(key, value);
+      }
     }
-    boolean caza = trigger.equalsIgnoreCase("caza");
-    if (ths != 0 && !caza) {
-      throw new UsageException(
-          "configuration '" + spec + "': ths is CAZA's cleaning threshold: give gc=caza with it");
+
+    private void checkTargetTakes(String key) {
+      if (target == Target.ROCKSDB_DEFAULT
+          && !ROCKSDB_KEYS.contains(key)
+          && !LsmShape.KEYS.contains(key)) {
+        throw usage(
+            "rocksdb-default takes dir, sync, threads, bloom, label and "
+                + String.join(", ", LsmShape.KEYS)
+                + ", not "
+                + key);
+      }
     }
-    if (caza && ths == 0) {
-      ths = CazaGcTrigger.DEFAULT_THS;
+
+    private void set(String key, String value) {
+      switch (key) {
+        case "profile" -> profile = checkProfile(value);
+        case "device" -> device = value;
+        case "zones" -> zones = (int) size(spec, key, value, 4, 1 << 20);
+        case "zone-size" -> zoneSize = size(spec, key, value, 1 << 20, 1L << 40);
+        case "zone-cap" -> zoneCap = size(spec, key, value, 1 << 20, 1L << 40);
+        case "geometry" -> geometry = checkGeometry(spec, value);
+        case "placement" -> placement = policy(spec, key, value, b -> b.placement(value));
+        case "victim" -> victim = policy(spec, key, value, b -> b.victimPolicy(value));
+        case "trigger" -> trigger = policy(spec, key, value, b -> b.gcTrigger(value));
+        case "gc" -> trigger = gcName(spec, value);
+        case "ths" ->
+            ths = (int) size(spec, key, value, CazaGcTrigger.MIN_THS, CazaGcTrigger.MAX_THS);
+        case "op-zones" -> opZones = (int) size(spec, key, value, 0, 1 << 20);
+        case "dir" -> dir = value;
+        case "sync" -> sync = bool(spec, value);
+        case "label" -> label = value;
+        case "threads" -> threads = (int) size(spec, key, value, 1, 256);
+        case "bloom" -> bloom = bloomBits(spec, value);
+        case "windows" -> windows = windows(spec, value);
+        case "timescale" -> timescale = (int) size(spec, key, value, 1, 1000);
+        case "wal" -> walPreset = walPreset(spec, value);
+        case "wal-reserve" ->
+            walReserve = (int) size(spec, key, value, 0, WalOptions.MAX_RESERVED_ZONES);
+        case "wal-buffer" ->
+            walSetting(spec, () -> wal.buffer((int) size(spec, key, value, 1, 1 << 30)));
+        case "wal-qd" -> {
+          walSetting(spec, () -> wal.queueDepth((int) size(spec, key, value, 0, 1 << 20)));
+          walQdGiven = true;
+        }
+        case "wal-barrier" ->
+            walSetting(spec, () -> wal.barrier(size(spec, key, value, 0, 1L << 40)));
+        case "write-behind" -> writeBehind = bool(spec, value);
+        case "fallback" -> noSpaceFallback = onOff(spec, key, value);
+        default -> throw unknownKey(key);
+      }
     }
-    if (opZones < 0 && caza && device != null) {
-      throw new UsageException(
-          "configuration '"
-              + spec
-              + "': gc=caza on device= needs op-zones= (the default, a tenth of the zones, is"
-              + " the scratch device's)");
+
+    private UsageException unknownKey(String key) {
+      return usage(
+          "unknown key '"
+              + key
+              + "' (known: profile, zones, zone-size, zone-cap, geometry, device, placement,"
+              + " victim, trigger, gc, ths, op-zones, dir, sync, threads, bloom, label,"
+              + " windows, timescale,"
+              + " wal, wal-buffer, wal-reserve, target-file-size, level-base,"
+              + " dynamic-levels,"
+              + " compression, background-jobs, subcompactions, compaction-pri,"
+              + " wal-qd, wal-barrier, write-behind, fallback)");
     }
-    if (opZones < 0) {
-      opZones = caza ? zones / 10 : defaults.opZones; // CAZA kept 10 of its 100 zones
+
+    /** The configuration, once every key is set: what depends on several keys settled first. */
+    TargetConfig build() {
+      settleWal();
+      if (geometry == null) {
+        geometry = profile;
+      }
+      settleGc();
+      checkDataZones();
+      settleZoneGeometry();
+      return new TargetConfig(
+          trimmed,
+          label,
+          target,
+          profile,
+          device,
+          zones,
+          zoneSize,
+          zoneCap,
+          geometry,
+          placement,
+          victim,
+          trigger,
+          ths,
+          opZones,
+          dir,
+          sync,
+          windows,
+          timescale,
+          threads,
+          bloom,
+          wal.build(),
+          writeBehind,
+          lsm,
+          noSpaceFallback,
+          walPreset == WalPreset.WALTZ);
     }
-    if (target == Target.ZKV && device == null && opZones > 0 && opZones + 2 + 4 > zones - 3) {
-      throw new UsageException(
-          "configuration '"
-              + spec
-              + "': op-zones "
-              + opZones
-              + " leaves data writers fewer than 4 of the "
-              + zones
-              + " zones (3 hold the file system's metadata, 2 more are kept empty for GC and"
-              + " RocksDB's metadata files)");
+
+    /** The {@code wal=} preset, then {@code wal-reserve=} over its reserve. */
+    private void settleWal() {
+      if (walPreset != null) {
+        walPreset.applyTo(wal, walQdGiven);
+      }
+      if (walReserve >= 0) {
+        wal.reservedZones(walReserve);
+      }
     }
-    if (target == Target.ZKV && (zoneSize == 0 || zoneCap == 0)) {
-      DeviceGeometry g = ProfileGeometry.of(geometry, zones, zoneSize, zoneCap);
-      zoneSize = g.zoneSize();
-      zoneCap = g.zoneCapacity();
+
+    /** CAZA's threshold and the over-provisioning reserve: checked, or their defaults. */
+    private void settleGc() {
+      boolean caza = trigger.equalsIgnoreCase("caza");
+      if (ths != 0 && !caza) {
+        throw usage("ths is CAZA's cleaning threshold: give gc=caza with it");
+      }
+      if (caza && ths == 0) {
+        ths = CazaGcTrigger.DEFAULT_THS;
+      }
+      if (opZones < 0 && caza && device != null) {
+        throw usage(
+            "gc=caza on device= needs op-zones= (the default, a tenth of the zones, is"
+                + " the scratch device's)");
+      }
+      if (opZones < 0) {
+        opZones = caza ? zones / 10 : defaults.opZones; // CAZA kept 10 of its 100 zones
+      }
     }
-    if (target == Target.ZKV && zoneCap > zoneSize) {
-      throw new UsageException(
-          "configuration '"
-              + spec
-              + "': zone capacity "
-              + zoneCap
-              + " exceeds zone size "
-              + zoneSize);
+
+    /** The scratch device keeps data writers at least 4 zones beside the reserves. */
+    private void checkDataZones() {
+      if (target == Target.ZKV && device == null && opZones > 0 && opZones + 2 + 4 > zones - 3) {
+        throw usage(
+            "op-zones "
+                + opZones
+                + " leaves data writers fewer than 4 of the "
+                + zones
+                + " zones (3 hold the file system's metadata, 2 more are kept empty for GC and"
+                + " RocksDB's metadata files)");
+      }
     }
-    return new TargetConfig(
-        s,
-        label,
-        target,
-        profile,
-        device,
-        zones,
-        zoneSize,
-        zoneCap,
-        geometry,
-        placement,
-        victim,
-        trigger,
-        ths,
-        opZones,
-        dir,
-        sync,
-        windows,
-        timescale,
-        threads,
-        bloom,
-        wal.build(),
-        writeBehind,
-        lsm,
-        noSpaceFallback,
-        walPreset == WalPreset.WALTZ);
+
+    /** A zone size or capacity not given comes from the geometry; the capacity fits the size. */
+    private void settleZoneGeometry() {
+      if (target == Target.ZKV && (zoneSize == 0 || zoneCap == 0)) {
+        DeviceGeometry g = ProfileGeometry.of(geometry, zones, zoneSize, zoneCap);
+        zoneSize = g.zoneSize();
+        zoneCap = g.zoneCapacity();
+      }
+      if (target == Target.ZKV && zoneCap > zoneSize) {
+        throw usage("zone capacity " + zoneCap + " exceeds zone size " + zoneSize);
+      }
+    }
+
+    private UsageException usage(String problem) {
+      return new UsageException("configuration '" + spec + "': " + problem);
+    }
   }
 
   /** The WAL's settings where they are not the defaults, and SST writes, for the description. */
