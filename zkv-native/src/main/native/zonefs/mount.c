@@ -472,118 +472,106 @@ static int recover_chunks(zfs *fs, fobj *f) {
 
 zfs *zfs_mount(zkv_dev *dev, int *rc, char *err, size_t errlen) { return zfs_mount_flags(dev, 0, rc, err, errlen); }
 
-zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen) {
-  zfs *fs = alloc_fs(dev);
-  if (!fs) {
-    *rc = fail(-ENOMEM, err, errlen, "out of memory");
-    return NULL;
-  }
-  char msg[256];
-  if ((*rc = load_zones(fs))) {
-    fail(*rc, err, errlen, "zone report failed: %s", zkv_status_message(*rc));
-    goto fail;
-  }
-  /* Candidate superblocks: the meta zone count is read from the first valid one. */
-  zfs_superblock cands[8];
-  uint32_t zones_of[8], n = 0, meta = 8, corrupt = 0;
-  uint64_t max_seq = 0;
+/* The superblocks found in the meta zones (the meta zone count is read from the first valid one). */
+typedef struct {
+  zfs_superblock sb[8];
+  uint32_t zone[8], n;
+  uint64_t max_seq;
+} sb_candidates;
+
+/* Reads the candidate superblocks and notes each meta zone's state; 0 or -errno with `err` set. */
+static int find_superblocks(zfs *fs, sb_candidates *c, char *err, size_t errlen) {
+  char msg[256] = "";
+  uint32_t meta = 8, corrupt = 0;
   uint8_t sbuf[ZFS_SUPERBLOCK_SIZE];
-  for (uint32_t z = 0; z < meta && z < fs->g.nr_zones && n < 8; z++) {
+  memset(c, 0, sizeof *c);
+  for (uint32_t z = 0; z < meta && z < fs->g.nr_zones && c->n < 8; z++) {
     if (fs->zones[z].wp < fs->zones[z].start + ZFS_SUPERBLOCK_SIZE) continue;
-    if ((*rc = zkv_dev_read(dev, fs->zones[z].start, sbuf, sizeof sbuf))) goto fail;
-    int d = zfs_superblock_decode(sbuf, sizeof sbuf, &cands[n], msg, sizeof msg);
+    int rc = zkv_dev_read(fs->dev, fs->zones[z].start, sbuf, sizeof sbuf);
+    if (rc) return rc;
+    zfs_superblock *sb = &c->sb[c->n];
+    int d = zfs_superblock_decode(sbuf, sizeof sbuf, sb, msg, sizeof msg);
     if (z < ZFS_MAX_META_ZONES) {
       zfs_meta_status *ms = &fs->meta_status[z];
       ms->state = d >= 0 ? ZFS_META_VALID : ZFS_META_CORRUPT;
-      ms->sequence = d >= 0 ? cands[n].sequence : 0;
+      ms->sequence = d >= 0 ? sb->sequence : 0;
       snprintf(ms->message, sizeof ms->message, "%s", d >= 0 ? "" : msg);
     }
-    if (d == ZFS_UNSUPPORTED) {
-      *rc = fail(-EPROTO, err, errlen, "zone %u: %s", z, msg);
-      goto fail;
-    }
+    if (d == ZFS_UNSUPPORTED) return fail(-EPROTO, err, errlen, "zone %u: %s", z, msg);
     if (d < 0) {
       corrupt++;
       continue;
     }
-    if (meta == 8) meta = cands[n].meta_zones;
-    if (cands[n].sequence > max_seq) max_seq = cands[n].sequence;
-    zones_of[n++] = z;
+    if (meta == 8) meta = sb->meta_zones;
+    if (sb->sequence > c->max_seq) c->max_seq = sb->sequence;
+    c->zone[c->n++] = z;
   }
-  if (n == 0) {
-    *rc = corrupt ? fail(-EUCLEAN, err, errlen, "no valid superblock: %s", msg)
-                  : fail(-ENODATA, err, errlen, "no zkv file system on this device (run mkfs)");
-    goto fail;
-  }
-  for (uint32_t i = 0; i < n; i++)
-    if (cands[i].nr_zones != fs->g.nr_zones || cands[i].zone_size != fs->g.zone_size ||
-        cands[i].zone_cap != fs->g.zone_cap || cands[i].block_size != fs->g.lba_size) {
-      *rc = fail(-EINVAL, err, errlen, "file system geometry (%u zones of %llu) differs from the device's (%u of %llu)",
-                 cands[i].nr_zones, (unsigned long long)cands[i].zone_size, fs->g.nr_zones,
-                 (unsigned long long)fs->g.zone_size);
-      goto fail;
-    }
-  /* Newest first; fall back to an older log only if the newest has no snapshot (crash in a roll). */
-  *rc = ZFS_EMPTY;
-  for (uint32_t tries = 0; tries < n && *rc == ZFS_EMPTY; tries++) {
+  if (c->n == 0)
+    return corrupt ? fail(-EUCLEAN, err, errlen, "no valid superblock: %s", msg)
+                   : fail(-ENODATA, err, errlen, "no zkv file system on this device (run mkfs)");
+  for (uint32_t i = 0; i < c->n; i++)
+    if (c->sb[i].nr_zones != fs->g.nr_zones || c->sb[i].zone_size != fs->g.zone_size ||
+        c->sb[i].zone_cap != fs->g.zone_cap || c->sb[i].block_size != fs->g.lba_size)
+      return fail(-EINVAL, err, errlen,
+                  "file system geometry (%u zones of %llu) differs from the device's (%u of %llu)", c->sb[i].nr_zones,
+                  (unsigned long long)c->sb[i].zone_size, fs->g.nr_zones, (unsigned long long)fs->g.zone_size);
+  return 0;
+}
+
+/* Replays the newest metadata log; falls back to an older one only if the newest has no snapshot
+ * (crash in a roll). 0 or -errno with `err` set. */
+static int replay_newest_log(zfs *fs, sb_candidates *c, char *err, size_t errlen) {
+  int rc = ZFS_EMPTY;
+  for (uint32_t tries = 0; tries < c->n && rc == ZFS_EMPTY; tries++) {
     uint32_t best = 0;
-    for (uint32_t i = 1; i < n; i++)
-      if (cands[i].sequence > cands[best].sequence) best = i;
-    uint32_t z = zones_of[best];
+    for (uint32_t i = 1; i < c->n; i++)
+      if (c->sb[i].sequence > c->sb[best].sequence) best = i;
+    uint32_t z = c->zone[best];
     uint64_t from = fs->zones[z].start + ZFS_SUPERBLOCK_SIZE, len = fs->zones[z].wp - from;
     uint8_t *log = len ? malloc(len) : NULL;
-    if (len && !log) {
-      *rc = -ENOMEM;
-      goto fail;
-    }
-    *rc = len ? zkv_dev_read(dev, from, log, len) : 0;
-    if (*rc == 0) {
-      fs->sb = cands[best];
+    if (len && !log) return -ENOMEM;
+    rc = len ? zkv_dev_read(fs->dev, from, log, len) : 0;
+    if (rc == 0) {
+      fs->sb = c->sb[best];
       fs->meta_zone = z;
       fs->meta_done = fs->meta_wp = fs->zones[z].wp; /* single-threaded here: no meta_mu */
-      *rc = replay(fs, log, len, from, err, errlen);
+      rc = replay(fs, log, len, from, err, errlen);
     }
     free(log);
-    cands[best].sequence = 0, cands[best].nr_zones = 0; /* tried */
-    if (*rc == ZFS_EMPTY) { clear_files(fs); }
+    c->sb[best].sequence = 0, c->sb[best].nr_zones = 0; /* tried */
+    if (rc == ZFS_EMPTY) clear_files(fs);
   }
-  if (*rc == ZFS_EMPTY) *rc = fail(-EUCLEAN, err, errlen, "no metadata log holds a snapshot");
-  if (*rc) goto fail;
-  /* The chunks recovered below may sit in the device's volatile write cache still (the process
-   * died, the power did not): the roll's snapshot, which lists them, must flush first (rule 1 of
-   * "Order of writes"). */
-  fs->data_gen++;
+  return rc == ZFS_EMPTY ? fail(-EUCLEAN, err, errlen, "no metadata log holds a snapshot") : rc;
+}
+
+/* Recovers the chunks sparse files (WALs) appended after their last record, timing the scan. */
+static int recover_sparse_chunks(zfs *fs, char *err, size_t errlen) {
   struct timespec scan_start, scan_end;
   clock_gettime(CLOCK_MONOTONIC, &scan_start);
   for (size_t i = 0; i < fs->n_files; i++) {
     fobj *f = fs->files[i];
     if (!is_sparse(f) || f->m.active_extent_start == ZFS_NO_ACTIVE_EXTENT) continue;
-    if ((*rc = recover_chunks(fs, f))) {
-      fail(*rc, err, errlen, "cannot recover the chunks of '%s' after its last record: %s", f->m.names[0],
-           zkv_status_message(*rc));
-      goto fail;
-    }
+    int rc = recover_chunks(fs, f);
+    if (rc)
+      return fail(rc, err, errlen, "cannot recover the chunks of '%s' after its last record: %s", f->m.names[0],
+                  zkv_status_message(rc));
   }
   clock_gettime(CLOCK_MONOTONIC, &scan_end);
   fs->st.mount_chunk_scan_ns =
       (uint64_t)((scan_end.tv_sec - scan_start.tv_sec) * 1000000000LL + (scan_end.tv_nsec - scan_start.tv_nsec));
-  fs->sb.sequence = max_seq; /* the roll below must outrank every superblock on the device */
-  for (uint32_t z = 0; z < fs->sb.meta_zones; z++) fs->zones[z].meta = 1;
-  uint8_t *not_wal = calloc(fs->g.nr_zones, 1); /* zones holding data of files other than WALs */
-  if (!not_wal) {
-    *rc = fail(-ENOMEM, err, errlen, "out of memory");
-    goto fail;
-  }
+  return 0;
+}
+
+/* Counts every file extent into its zone (live bytes, blocks, the file's zones, the lifetime);
+ * marks in `not_wal` the zones holding data of files other than WALs. */
+static int account_extents(zfs *fs, uint8_t *not_wal, char *err, size_t errlen) {
   for (size_t i = 0; i < fs->n_files; i++) {
     zfs_file_meta *m = &fs->files[i]->m;
     for (uint32_t k = 0; k < m->n_extents; k++) {
       uint32_t z = zone_of(fs, m->extents[k].start);
-      if (z < fs->sb.meta_zones || z >= fs->g.nr_zones || m->extents[k].start + m->extents[k].len > fs->zones[z].wp) {
-        *rc = fail(-EUCLEAN, err, errlen, "file '%s' has an extent at %llu beyond its zone's written data", m->names[0],
-                   (unsigned long long)m->extents[k].start);
-        free(not_wal);
-        goto fail;
-      }
+      if (z < fs->sb.meta_zones || z >= fs->g.nr_zones || m->extents[k].start + m->extents[k].len > fs->zones[z].wp)
+        return fail(-EUCLEAN, err, errlen, "file '%s' has an extent at %llu beyond its zone's written data",
+                    m->names[0], (unsigned long long)m->extents[k].start);
       if (!is_sparse(fs->files[i])) not_wal[z] = 1;
       fs->zones[z].live += m->extents[k].len;
       fs->zones[z].live_phys += extent_blocks(fs, m->extents[k]);
@@ -591,6 +579,11 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
       if (!fs->zones[z].labelled && m->lifetime > fs->zones[z].lifetime) fs->zones[z].lifetime = m->lifetime;
     }
   }
+  return 0;
+}
+
+/* Each zone's labels from what it holds: none when empty; otherwise its I/O class. */
+static void label_zones(zfs *fs, const uint8_t *not_wal) {
   for (uint32_t z = 0; z < fs->g.nr_zones; z++)
     if (fs->zones[z].live == 0) { /* reset since, or reset below */
       fs->zones[z].tag = -1;
@@ -608,27 +601,70 @@ zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen)
     }
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
     if (atomic_load(&fs->zones[z].lease_owner)) fs->zones[z].io_class = ZKV_CLASS_WAL; /* its owner's log */
+}
+
+/* The zones' live data and labels from the files' extents; 0 or -errno with `err` set. */
+static int build_zone_state(zfs *fs, char *err, size_t errlen) {
+  for (uint32_t z = 0; z < fs->sb.meta_zones; z++) fs->zones[z].meta = 1;
+  uint8_t *not_wal = calloc(fs->g.nr_zones, 1);
+  if (!not_wal) return fail(-ENOMEM, err, errlen, "out of memory");
+  int rc = account_extents(fs, not_wal, err, errlen);
+  if (rc == 0) label_zones(fs, not_wal);
   free(not_wal);
-  for (size_t i = 0; i < fs->n_files; i++) index_extents(fs->files[i]);
-  fs->readonly = flags & ZFS_MOUNT_READONLY;
-  if (fs->readonly) return fs; /* inspection: change nothing on the device */
-  /* Data written but never synced has no file: its zones are reset. */
+  if (rc == 0)
+    for (size_t i = 0; i < fs->n_files; i++) index_extents(fs->files[i]);
+  return rc;
+}
+
+/* Data written but never synced has no file: its zones are reset (leased zones are their owners'). */
+static int reset_unowned_zones(zfs *fs) {
   for (uint32_t z = fs->sb.meta_zones; z < fs->g.nr_zones; z++)
     if (fs->zones[z].live == 0 && fs->zones[z].wp > fs->zones[z].start && !atomic_load(&fs->zones[z].lease_owner)) {
-      if ((*rc = zkv_dev_zone_mgmt(dev, z, ZKV_ZONE_RESET))) goto fail;
+      int rc = zkv_dev_zone_mgmt(fs->dev, z, ZKV_ZONE_RESET);
+      if (rc) return rc;
       fs->zones[z].wp = fs->zones[z].start;
       fs->st.resets++;
       fs->st.resets_without_copy++;
     }
+  return 0;
+}
+
+/* What a writable mount changes on the device: unowned zones reset, a fresh metadata log. */
+static int prepare_for_writes(zfs *fs, char *err, size_t errlen) {
+  int rc = reset_unowned_zones(fs);
+  if (rc) return rc;
   /* Two zones of the active limit stay free: one for the metadata log, one for GC migration. */
   fs->active_limit = fs->g.max_active ? (fs->g.max_active > 3 ? fs->g.max_active - 2 : 1) : 0;
   /* Start a fresh log, so a torn tail is never followed by new records; it is written in the
    * current format (a version 1 log is a valid version 2 log). */
   fs->sb.version = ZFS_FORMAT_VERSION;
-  if ((*rc = roll_meta(fs))) {
-    fail(*rc, err, errlen, "cannot roll the metadata log: %s", zkv_status_message(*rc));
+  if ((rc = roll_meta(fs))) fail(rc, err, errlen, "cannot roll the metadata log: %s", zkv_status_message(rc));
+  return rc;
+}
+
+zfs *zfs_mount_flags(zkv_dev *dev, int flags, int *rc, char *err, size_t errlen) {
+  zfs *fs = alloc_fs(dev);
+  if (!fs) {
+    *rc = fail(-ENOMEM, err, errlen, "out of memory");
+    return NULL;
+  }
+  sb_candidates cands;
+  if ((*rc = load_zones(fs))) {
+    fail(*rc, err, errlen, "zone report failed: %s", zkv_status_message(*rc));
     goto fail;
   }
+  if ((*rc = find_superblocks(fs, &cands, err, errlen))) goto fail;
+  if ((*rc = replay_newest_log(fs, &cands, err, errlen))) goto fail;
+  /* The chunks recovered below may sit in the device's volatile write cache still (the process
+   * died, the power did not): the roll's snapshot, which lists them, must flush first (rule 1 of
+   * "Order of writes"). */
+  fs->data_gen++;
+  if ((*rc = recover_sparse_chunks(fs, err, errlen))) goto fail;
+  fs->sb.sequence = cands.max_seq; /* the roll below must outrank every superblock on the device */
+  if ((*rc = build_zone_state(fs, err, errlen))) goto fail;
+  fs->readonly = flags & ZFS_MOUNT_READONLY;
+  if (fs->readonly) return fs; /* inspection: change nothing on the device */
+  if ((*rc = prepare_for_writes(fs, err, errlen))) goto fail;
   return fs; /* background GC starts with zfs_start_gc, once the policies are installed */
 fail:
   free_fs(fs);

@@ -375,7 +375,7 @@ final class WaltzMode {
   }
 
   private static boolean roomToFlush(ZonedEnv env, RocksDB db, long writeBufferSize) {
-    long need = ZkvDb.roomToFlush(db, writeBufferSize);
+    long need = DatabaseResumption.roomToFlush(db, writeBufferSize);
     return env.rocksEnv().reclaim(need) >= need;
   }
 

@@ -62,6 +62,7 @@ public final class ZkvDb implements AutoCloseable {
   private final Set<ZkvIterator> iterators = new LinkedHashSet<>(); // guarded by itself
   private RocksDB db; // null while stopped after a failed resume(); guarded by gate
   private final WaltzMode waltz; // null unless ZkvOptions.walMode is WALTZ
+  private final DatabaseResumption resumption;
   private ZkvException stopped; // why db is null
   private volatile boolean closed;
 
@@ -89,6 +90,7 @@ public final class ZkvDb implements AutoCloseable {
     this.flushOptions = new FlushOptions().setWaitForFlush(true).setAllowWriteStall(true);
     this.compactOptions = new CompactRangeOptions().setAllowWriteStall(true);
     this.db = db;
+    this.resumption = new DatabaseResumption(env, path, options, rocksOptions, writeOptions, waltz);
   }
 
   /** Opens (or creates) the database at {@code path} with {@link ZkvOptions#defaults()}. */
@@ -251,7 +253,6 @@ public final class ZkvDb implements AutoCloseable {
     return p;
   }
 
-  /** RocksDB may hold two memtables; if they cannot be flushed, the device fills at once. */
   /** Placement is per device: a database cannot ask for another one than its env's. */
   private static void checkPlacement(ZonedEnv env, ZkvOptions options) {
     String envPlacement = env.options().placement().name();
@@ -625,38 +626,11 @@ public final class ZkvDb implements AutoCloseable {
           try {
             d.compactRange(d.getDefaultColumnFamily(), fromInclusive, toInclusive, compactOptions);
           } catch (RocksDBException e) {
-            deleteLeftovers(d, e);
+            DatabaseResumption.deleteLeftovers(d, e);
             throw e;
           }
           return null;
         });
-  }
-
-  /**
-   * Deletes the files a failed flush or compaction left behind. RocksDB deletes them at the job's
-   * end only if no other job holds an older pending output, and on a full device one usually does
-   * (an automatic compaction that fails for want of room and is retried), so the partial outputs of
-   * a {@code compactRange} that ran out of room stayed and kept the device full: the database took
-   * no write after {@link #resume()} (0 keys in 4 of about 100 {@code FullDeviceRecoveryTest}
-   * cases, random keys). With background work paused no job holds one, and re-enabling file
-   * deletions makes RocksDB scan for every obsolete file and delete it (if the user disabled
-   * deletions, say for a backup, they stay disabled and nothing is deleted). Best effort: a failure
-   * is attached to {@code cause}, if any, and otherwise ignored.
-   */
-  private static void deleteLeftovers(RocksDB d, RocksDBException cause) {
-    try {
-      d.pauseBackgroundWork(); // waits for running flushes and compactions to end
-      try {
-        d.disableFileDeletions();
-        d.enableFileDeletions(); // at a count of 0: a full scan, and the obsolete files go
-      } finally {
-        d.continueBackgroundWork();
-      }
-    } catch (RocksDBException e) {
-      if (cause != null) {
-        cause.addSuppressed(e);
-      }
-    }
   }
 
   /**
@@ -737,161 +711,34 @@ public final class ZkvDb implements AutoCloseable {
         throw new ZkvClosedException("database " + path + " is closed");
       }
       if (db != null) {
-        RocksDBException stoppedBy;
-        // Fails with the background error while stopped. Without the WAL: a synced probe made
-        // the WAL ask for a zone on a full device, and its failure left the WAL writer broken,
-        // so the close below was unclean and the reopen refused (FullDeviceRecoveryTest).
-        try (WriteBatch empty = new WriteBatch();
-            org.rocksdb.WriteOptions probe =
-                new org.rocksdb.WriteOptions().setDisableWAL(true).setSync(false)) {
-          db.write(probe, empty);
-          deleteLeftovers(db, null);
-          if (waltz != null) {
-            waltz.writesResumed(); // RocksDB takes writes: the log may log them again
-          }
-          return;
-        } catch (RocksDBException e) {
-          stoppedBy = e;
+        Optional<RocksDBException> stoppedBy = resumption.stoppedBy(db);
+        if (stoppedBy.isEmpty()) {
+          return; // it takes writes (leftovers deleted)
         }
-        if (options.disableWal()) { // still stopped by its cause: NoSpace stays NoSpace
-          throw ZkvException.typed(
-              "cannot resume "
-                  + path
-                  + " with the WAL disabled: RocksJava (9.7.3, 10.1.3) does not expose DB::Resume() and"
-                  + " reopening would drop unflushed writes, and RocksDB does not recover by itself"
-                  + " on zkv; close and reopen the database once space is free (writes not yet"
-                  + " flushed are lost). It is stopped by: "
-                  + stoppedBy.getMessage(),
-              stoppedBy);
-        }
-        checkRoomToResume(stoppedBy);
+        resumption.refuseUnlessReopenable(db, stoppedBy.get());
         releaseIterators(" (resume() reopened the database)");
         RocksDB old = db;
         db = null;
-        try {
-          old.closeE();
-          RocksDbLeaks.releaseAfterClose(old);
-        } catch (RocksDBException e) {
-          env.markUncleanClose(path, e.getMessage());
-          stopped =
-              ZkvException.typed(
-                  "cannot resume "
-                      + path
-                      + ": RocksDB could not close the stopped database cleanly ("
-                      + e.getMessage()
-                      + "), so reopening it in this mount is unsafe; close this ZkvDb, close"
-                      + " and reopen the ZonedEnv, then open the database again",
-                  e);
+        stopped = resumption.closeStopped(old);
+        if (stopped != null) {
           throw stopped;
         }
       }
-      if (waltz != null) {
-        // The reopened database numbers its writes from its SSTs' last sequence again: until the
-        // log is replayed into it, no bound the log holds may be compared with its flushes.
-        waltz.boundsUnknown();
-      }
+      hintListener = resumption.freshListener(hintListener);
       try {
-        freshListener();
-        RocksDB reopened = RocksDB.open(rocksOptions, path);
-        try {
-          env.rocksEnv().refreshLsmHints(reopened);
-          if (waltz != null) {
-            waltz.replayInto(reopened, writeOptions); // the dropped memtables' writes, from the log
-          }
-        } catch (RocksDBException | RuntimeException e) {
-          closeHalfReplayed(reopened);
-          throw e;
-        }
-        db = reopened;
+        db = resumption.reopen();
         stopped = null;
-      } catch (RocksDBException e) {
-        stopped = ZkvException.of("resume " + path + ": reopening failed", e);
-        throw stopped;
+      } catch (RuntimeException e) {
+        // stopped until a later resume succeeds (a replay's own exception included)
+        stopped =
+            e instanceof ZkvException z
+                ? z
+                : new ZkvException("resume " + path + ": reopening failed", e);
+        throw e;
       }
     } finally {
       gate.exitExclusive();
     }
-  }
-
-  /**
-   * Closes a reopened database whose WALTZ replay failed part way: read, it would show a state no
-   * writer made (a range delete not yet replayed over the puts before it), so the database stays
-   * stopped until a resume replays the whole log. A close that flushes the partial replay is
-   * harmless (the next replay applies every record over it, and the log keeps its zones: their
-   * bounds are unknown); a close that fails leaves nothing to protect (no WAL in WALTZ mode).
-   */
-  private static void closeHalfReplayed(RocksDB reopened) {
-    try {
-      reopened.closeE();
-    } catch (RocksDBException e) {
-      // nothing more to do: see above
-    }
-    RocksDbLeaks.releaseAfterClose(reopened);
-  }
-
-  /**
-   * Room a flush needs beyond its memtables' bytes: the SST's index, filter, properties and footer
-   * (assumption: under 64 KiB for one flush of a write buffer of zkv's sizes).
-   */
-  private static final long FLUSH_OVERHEAD = 64L << 10;
-
-  /**
-   * Refuses to reopen a stopped database when its memtables cannot be flushed. Judged by the
-   * memtables' real size (RocksDB's {@code rocksdb.cur-size-all-mem-tables}), not their limit: a
-   * stopped database often holds little more than the deletes that free space.
-   */
-  /**
-   * Gives the reopened database a listener of its own: the old one's account of write stalls (the
-   * full-device rule, {@code rocks/stalled_no_space.h}) describes the database just closed.
-   */
-  private void freshListener() {
-    AbstractEventListener fresh = env.rocksEnv().newLsmHintListener();
-    List<AbstractEventListener> listeners = new ArrayList<>(rocksOptions.listeners());
-    listeners.remove(hintListener);
-    listeners.add(fresh);
-    rocksOptions.setListeners(listeners);
-    hintListener.close(); // no open database uses it
-    hintListener = fresh;
-  }
-
-  private void checkRoomToResume(RocksDBException stoppedBy) {
-    long need = roomToFlush(db, options.writeBufferSize());
-    long memtables = need - FLUSH_OVERHEAD;
-    // Space freed by deletes often shares zones with live data: garbage collection gets it back.
-    long usable = env.rocksEnv().reclaim(need);
-    if (usable < need) {
-      throw new ZkvNoSpaceException(
-          "cannot resume "
-              + path
-              + ": "
-              + Math.max(0, usable)
-              + " bytes of the device are free for the flush of a reopen after garbage collection (the zone"
-              + " file system keeps a reserve for GC, metadata and space-freeing work), "
-              + need
-              + " are needed to flush the memtables ("
-              + memtables
-              + " bytes); free at least "
-              + (need - Math.max(0, usable))
-              + " bytes first, then call resume() again: deleteFilesInRange drops the SST files"
-              + " of a key range at once (it works while writes are stopped), and closing or"
-              + " deleting other databases on the device frees theirs (to delete single keys,"
-              + " remount, then deleteRange and compactRange). Writes are stopped by: "
-              + stoppedBy.getMessage(),
-          stoppedBy,
-          org.rocksdb.Status.Code.IOError,
-          org.rocksdb.Status.SubCode.NoSpace);
-    }
-  }
-
-  /** Bytes a flush of {@code db}'s memtables needs: their real size (else their limit) and more. */
-  static long roomToFlush(RocksDB db, long writeBufferSize) {
-    long memtables;
-    try {
-      memtables = Long.parseLong(db.getProperty("rocksdb.cur-size-all-mem-tables").trim());
-    } catch (RocksDBException | NumberFormatException e) {
-      memtables = ZkvOptions.MAX_WRITE_BUFFER_NUMBER * writeBufferSize; // the limit
-    }
-    return memtables + FLUSH_OVERHEAD;
   }
 
   private void releaseIterators(String reason) {

@@ -45,24 +45,14 @@ public final class ZonedEnvOptions {
 
   private static final ZonedEnvOptions DEFAULTS = builder().build();
 
-  private final PlacementPolicy placement;
-  private final VictimPolicy victimPolicy;
-  private final GcTrigger gcTrigger;
+  // The file system's settings are one model: these options are a ZoneFsSettings (mounting, never
+  // formatting) plus what the env adds on top of the file system (the window scheduler).
+  private final ZoneFsSettings fs;
   private final String windowScheduler;
-  private final WalOptions wal;
-  private final boolean writeBehind;
-  private final int opZones;
-  private final boolean noSpaceFallback;
 
   private ZonedEnvOptions(Builder b) {
-    this.placement = b.placement;
-    this.victimPolicy = b.victimPolicy;
-    this.gcTrigger = b.gcTrigger;
+    this.fs = b.fs.build();
     this.windowScheduler = b.windowScheduler;
-    this.wal = b.wal;
-    this.writeBehind = b.writeBehind;
-    this.opZones = b.opZones;
-    this.noSpaceFallback = b.noSpaceFallback;
   }
 
   public static Builder builder() {
@@ -76,17 +66,17 @@ public final class ZonedEnvOptions {
 
   /** The placement policy deciding every zone allocation. */
   public PlacementPolicy placement() {
-    return placement;
+    return fs.placement();
   }
 
   /** The policy choosing which zone garbage collection empties next. */
   public VictimPolicy victimPolicy() {
-    return victimPolicy;
+    return fs.victims();
   }
 
   /** When background GC runs ({@link GcTrigger#off()}: never; a writer without room still does). */
   public GcTrigger gcTrigger() {
-    return gcTrigger;
+    return fs.gcTrigger();
   }
 
   /**
@@ -96,6 +86,7 @@ public final class ZonedEnvOptions {
    * @throws IllegalStateException if the trigger is another one ({@link #gcTrigger()})
    */
   public int gcStartPercent() {
+    GcTrigger gcTrigger = fs.gcTrigger();
     if (gcTrigger == GcTrigger.off()) {
       return 0;
     }
@@ -107,16 +98,7 @@ public final class ZonedEnvOptions {
 
   /** The file system settings these options mount with ({@code ZkvEnv.onZones}). */
   public ZoneFsSettings toZoneFsSettings(boolean format) {
-    return ZoneFsSettings.builder()
-        .format(format)
-        .placement(placement)
-        .victims(victimPolicy)
-        .gcTrigger(gcTrigger)
-        .wal(wal)
-        .writeBehind(writeBehind)
-        .opZones(opZones)
-        .noSpaceFallback(noSpaceFallback)
-        .build();
+    return format ? fs.toBuilder().format(true).build() : fs;
   }
 
   /**
@@ -129,12 +111,12 @@ public final class ZonedEnvOptions {
 
   /** How RocksDB's WAL files are written on the device (their buffer). */
   public WalOptions wal() {
-    return wal;
+    return fs.wal();
   }
 
   /** Empty zones kept for garbage collection's copies ({@link Builder#opZones}). */
   public int opZones() {
-    return opZones;
+    return fs.opZones();
   }
 
   /**
@@ -142,66 +124,60 @@ public final class ZonedEnvOptions {
    * Builder#noSpaceFallback}).
    */
   public boolean noSpaceFallback() {
-    return noSpaceFallback;
+    return fs.noSpaceFallback();
   }
 
   /** Whether SST files are written behind their writer ({@link Builder#writeBehind}). */
   public boolean writeBehind() {
-    return writeBehind;
+    return fs.writeBehind();
   }
 
   @Override
   public boolean equals(Object o) {
     return o instanceof ZonedEnvOptions other
-        && placement.name().equals(other.placement.name())
-        && victimPolicy.name().equals(other.victimPolicy.name())
-        && gcTrigger.name().equals(other.gcTrigger.name())
+        && placement().name().equals(other.placement().name())
+        && victimPolicy().name().equals(other.victimPolicy().name())
+        && gcTrigger().name().equals(other.gcTrigger().name())
         && Objects.equals(windowScheduler, other.windowScheduler)
-        && wal.equals(other.wal)
-        && writeBehind == other.writeBehind
-        && opZones == other.opZones
-        && noSpaceFallback == other.noSpaceFallback;
+        && wal().equals(other.wal())
+        && writeBehind() == other.writeBehind()
+        && opZones() == other.opZones()
+        && noSpaceFallback() == other.noSpaceFallback();
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(
-        placement.name(),
-        victimPolicy.name(),
-        gcTrigger.name(),
+        placement().name(),
+        victimPolicy().name(),
+        gcTrigger().name(),
         windowScheduler,
-        wal,
-        writeBehind,
-        opZones,
-        noSpaceFallback);
+        wal(),
+        writeBehind(),
+        opZones(),
+        noSpaceFallback());
   }
 
   @Override
   public String toString() {
     return "ZonedEnvOptions{placement="
-        + placement.name()
+        + placement().name()
         + ", victimPolicy="
-        + victimPolicy.name()
+        + victimPolicy().name()
         + ", gcTrigger="
-        + gcTrigger.name()
+        + gcTrigger().name()
         + (windowScheduler != null ? ", windowScheduler=" + windowScheduler : "")
-        + (wal.equals(WalOptions.defaults()) ? "" : ", wal=" + wal)
-        + (writeBehind ? "" : ", writeBehind=false")
-        + (opZones == 0 ? "" : ", opZones=" + opZones)
-        + (noSpaceFallback ? "" : ", noSpaceFallback=false")
+        + (wal().equals(WalOptions.defaults()) ? "" : ", wal=" + wal())
+        + (writeBehind() ? "" : ", writeBehind=false")
+        + (opZones() == 0 ? "" : ", opZones=" + opZones())
+        + (noSpaceFallback() ? "" : ", noSpaceFallback=false")
         + "}";
   }
 
   /** Builder of {@link ZonedEnvOptions}; starts from the defaults. */
   public static final class Builder {
-    private PlacementPolicy placement = new LizaPolicy();
-    private VictimPolicy victimPolicy = new GreedyVictimPolicy();
-    private GcTrigger gcTrigger = GcTrigger.zenFsDefault();
+    private final ZoneFsSettings.Builder fs = ZoneFsSettings.builder(); // its defaults are ours
     private String windowScheduler;
-    private WalOptions wal = WalOptions.defaults();
-    private boolean writeBehind = true;
-    private int opZones;
-    private boolean noSpaceFallback = true;
 
     private Builder() {}
 
@@ -227,7 +203,7 @@ public final class ZonedEnvOptions {
 
     /** The placement policy (any zkv-placement {@link PlacementPolicy}, your own too). */
     public Builder placement(PlacementPolicy policy) {
-      this.placement = Objects.requireNonNull(policy, "placement must not be null");
+      fs.placement(policy);
       return this;
     }
 
@@ -269,7 +245,7 @@ public final class ZonedEnvOptions {
 
     /** The garbage collection victim policy (any zkv-placement {@link VictimPolicy}). */
     public Builder victimPolicy(VictimPolicy policy) {
-      this.victimPolicy = Objects.requireNonNull(policy, "victimPolicy must not be null");
+      fs.victims(Objects.requireNonNull(policy, "victimPolicy must not be null"));
       return this;
     }
 
@@ -310,7 +286,7 @@ public final class ZonedEnvOptions {
 
     /** When background GC runs: any {@link GcTrigger} (your own too), {@link GcTrigger#off()}. */
     public Builder gcTrigger(GcTrigger trigger) {
-      this.gcTrigger = Objects.requireNonNull(trigger, "gcTrigger must not be null");
+      fs.gcTrigger(trigger);
       return this;
     }
 
@@ -343,52 +319,35 @@ public final class ZonedEnvOptions {
       };
     }
 
-    /**
-     * How RocksDB's WAL files are written on this device: the mode ({@code WalMode.FILE}, ZenFS's,
-     * the default; {@code WalMode.ZWAL}, zone appends), the device bytes of one write-out (4 KiB-1
-     * MiB, default 1 MiB), ZWAL's queue depth and barrier ({@link WalOptions#builder()}).
-     */
+    /** How RocksDB's WAL files are written on this device: {@link ZoneFsSettings.Builder#wal}. */
     public Builder wal(WalOptions wal) {
-      this.wal = Objects.requireNonNull(wal, "wal must not be null");
+      fs.wal(wal);
       return this;
     }
 
-    /**
-     * Write SST files behind their writer (default true): a 512 KiB write-out on the device while
-     * RocksDB fills the next; false writes each 1 MiB synchronously, as ZenFS does ({@code
-     * ZoneFsSettings.Builder#writeBehind}; never on {@code plmarray:}).
-     */
+    /** Write SST files behind their writer: {@link ZoneFsSettings.Builder#writeBehind}. */
     public Builder writeBehind(boolean writeBehind) {
-      this.writeBehind = writeBehind;
+      fs.writeBehind(writeBehind);
       return this;
     }
 
     /**
-     * Over-provisioning (CAZA's OP zones, default 0): {@code zones} empty zones no writer but
-     * garbage collection may start, beyond the file system's own two reserved ones ({@code
-     * ZoneFsSettings.Builder#opZones}); CAZA's evaluation kept 10 of 100. Opening refuses a reserve
-     * that leaves data writers fewer than 4 zones.
+     * Over-provisioning (CAZA's OP zones; its evaluation kept 10 of 100): {@link
+     * ZoneFsSettings.Builder#opZones}.
      *
      * @throws IllegalArgumentException if negative
      */
     public Builder opZones(int zones) {
-      if (zones < 0) {
-        throw new IllegalArgumentException("op-zones must be >= 0, not " + zones);
-      }
-      this.opZones = zones;
+      fs.opZones(zones);
       return this;
     }
 
     /**
-     * Where the placement policy finds no zone for a data file's write (NoSpace, or NeedGc with
-     * nothing to collect): true (default), the file system's safety rule writes it into a zone with
-     * room, counted as a {@code NO_SPACE} override; false, the write fails with NoSpace as under
-     * ZenFS ({@code ZoneFsSettings.Builder#noSpaceFallback}): for measuring what the fallback does
-     * in a comparison. GC's copies, RocksDB's metadata files and the flush that replays a WAL at
-     * open keep it either way.
+     * Where the placement policy finds no zone for a data file's write: {@link
+     * ZoneFsSettings.Builder#noSpaceFallback}.
      */
     public Builder noSpaceFallback(boolean on) {
-      this.noSpaceFallback = on;
+      fs.noSpaceFallback(on);
       return this;
     }
 
