@@ -87,6 +87,29 @@ public record AllocationRequest(
     return builder(fileId, FileKind.fromName(fileName)).lifetime(lifetime).build();
   }
 
+  /** A builder starting from this request: change what differs, then {@code build()}. */
+  public Builder toBuilder() {
+    Builder b = new Builder(fileId, kind);
+    b.lifetime = lifetime;
+    b.level = level;
+    b.jobId = jobId;
+    b.expectedSize = expectedSize;
+    b.keyRange = keyRange;
+    b.compactionInputs = compactionInputs;
+    b.purpose = purpose;
+    return b;
+  }
+
+  /** This request with another lifetime (a policy's own reading of the file, say). */
+  public AllocationRequest withLifetime(WriteLifetime lifetime) {
+    return toBuilder().lifetime(lifetime).build();
+  }
+
+  /** This request for another purpose. */
+  public AllocationRequest withPurpose(AllocationPurpose purpose) {
+    return toBuilder().purpose(purpose).build();
+  }
+
   /** Assembles an {@link AllocationRequest}; unset hints stay empty. */
   public static final class Builder {
     private final long fileId;

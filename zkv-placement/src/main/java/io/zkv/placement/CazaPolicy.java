@@ -102,7 +102,7 @@ public final class CazaPolicy implements PlacementPolicy {
       return migration(request, zones);
     }
     ZoneTokens tokens = zones.tokens();
-    if (tokens.openIo() >= tokens.maxOpenIo() - 1) { // LIZA leaves the last open token to the WAL
+    if (tokens.openIo() >= ZenFsZoneRules.openTokenLimit(tokens, request.kind())) { // as LIZA
       return liza.allocate(request, zones);
     }
     int level = request.level().getAsInt();

@@ -115,8 +115,8 @@ public final class LizaPolicy implements PlacementPolicy {
     if (!wal && finishThresholdPercent > 0) {
       for (int i = 0; i < zones.zoneCount(); i++) {
         ZoneInfo z = zones.zone(i);
-        if (acquirable(z)
-            && isPartlyWritten(z)
+        if (ZenFsZoneRules.acquirable(z)
+            && ZenFsZoneRules.isPartlyWritten(z)
             && z.remaining() < z.capacity() * finishThresholdPercent / 100) {
           finished.add(i);
           active--;
@@ -125,7 +125,7 @@ public final class LizaPolicy implements PlacementPolicy {
     }
 
     // WaitForOpenIOZoneToken(prioritized = WAL): others leave the last open token to the WAL.
-    int openLimit = wal ? tokens.maxOpenIo() : tokens.maxOpenIo() - 1;
+    int openLimit = ZenFsZoneRules.openTokenLimit(tokens, request.kind());
     if (tokens.openIo() >= openLimit) {
       return new Allocation.Wait(
           Allocation.Resource.OPEN_TOKEN,
@@ -188,7 +188,7 @@ public final class LizaPolicy implements PlacementPolicy {
             + (best.zone >= 0 && !finished.contains(best.zone)
                 ? " (zone " + best.zone + " has room but lifetime diff " + best.diff + ")"
                 : " and no open zone with room");
-    return reclaimable(zones, finished)
+    return ZenFsZoneRules.reclaimable(zones, finished)
         ? new Allocation.NeedGc(finished, why + "; reclaimable space exists")
         : new Allocation.NoSpace(finished, why + "; nothing reclaimable");
   }
@@ -223,7 +223,9 @@ public final class LizaPolicy implements PlacementPolicy {
     int bestDiff = LifetimeDiff.NOT_GOOD;
     for (int i = 0; i < zones.zoneCount(); i++) {
       ZoneInfo z = zones.zone(i);
-      if (!acquirable(z) || finished.contains(i) || !servesClass(z, kind)) {
+      if (!ZenFsZoneRules.acquirable(z)
+          || finished.contains(i)
+          || !ZenFsZoneRules.servesClass(z, kind)) {
         continue;
       }
       if (z.liveBytes() > 0 && z.remaining() > 0 && z.remaining() >= minCapacity) {
@@ -243,7 +245,9 @@ public final class LizaPolicy implements PlacementPolicy {
     long victimRemaining = Long.MAX_VALUE;
     for (int i = 0; i < zones.zoneCount(); i++) {
       ZoneInfo z = zones.zone(i);
-      if (acquirable(z) && isPartlyWritten(z) && !finished.contains(i)) {
+      if (ZenFsZoneRules.acquirable(z)
+          && ZenFsZoneRules.isPartlyWritten(z)
+          && !finished.contains(i)) {
         if (z.remaining() < victimRemaining) {
           victim = i;
           victimRemaining = z.remaining();
@@ -254,73 +258,19 @@ public final class LizaPolicy implements PlacementPolicy {
   }
 
   /**
-   * {@code AllocateEmptyZone}: the first empty I/O zone not held by a writer; -1 if none. With
-   * over-provisioning configured ({@link ZoneTableView#opZones()} > 0: CAZA's GC), also -1 when
-   * every empty zone is one the file system keeps from this writer ({@link
-   * ZoneTableView#emptyZonesKept()}): the policy answers NeedGc and GC cleans, where asking for a
-   * kept zone would have the file system's safety rule place the write without regard to the policy
-   * (measured: that undid most of CAZA's gain). Without it, the last empty zones are asked for as
-   * ZenFS would (it has no reserve), and the file system's reserve rules place those writes
-   * (counted, {@code RESERVE}): on a nearly full device that needs no copying, and a database full
-   * to its reserve still reopens ({@code FullDeviceRecoveryTest}).
+   * The empty zone LIZA asks for ({@code AllocateEmptyZone}); -1 if none. With over-provisioning
+   * configured ({@link ZoneTableView#opZones()} > 0: CAZA's GC), it keeps the file system's
+   * reserves ({@link ZenFsZoneRules#firstEmptyZoneBeyondReserves}): the policy answers NeedGc and
+   * GC cleans, where asking for a kept zone would have the file system's safety rule place the
+   * write without regard to the policy (measured: that undid most of CAZA's gain). Without it, the
+   * last empty zones are asked for as ZenFS would ({@link ZenFsZoneRules#firstEmptyZone}: it has no
+   * reserve), and the file system's reserve rules place those writes (counted, {@code RESERVE}): on
+   * a nearly full device that needs no copying, and a database full to its reserve still reopens
+   * ({@code FullDeviceRecoveryTest}).
    */
   static int firstEmptyZone(ZoneTableView zones) {
-    boolean keepReserves = zones.opZones() > 0;
-    int first = -1;
-    int empty = 0; // as emptyZonesAvailable counts them, in the same walk
-    for (int i = 0; i < zones.zoneCount() && (keepReserves || first < 0); i++) {
-      ZoneInfo z = zones.zone(i);
-      if (first < 0 && acquirable(z) && z.isEmpty()) {
-        first = i;
-      }
-      if (z.isIoZone() && !z.busy() && z.isEmpty()) {
-        empty++;
-      }
-    }
-    return keepReserves && empty <= zones.emptyZonesKept() ? -1 : first;
-  }
-
-  /**
-   * True if resetting or GC could produce an empty zone: a zone not held by a writer that is full
-   * (or was just finished) with less live data than capacity, or partly written with no live data
-   * left (ZenFS's {@code ResetUnusedIOZones} resets it without copying).
-   */
-  static boolean reclaimable(ZoneTableView zones, List<Integer> finished) {
-    for (int i = 0; i < zones.zoneCount(); i++) {
-      ZoneInfo z = zones.zone(i);
-      if (!acquirable(z)) {
-        continue;
-      }
-      boolean full = z.condition() == ZoneCondition.FULL || finished.contains(i);
-      if (full && z.liveBytes() < z.capacity()) {
-        return true;
-      }
-      if (isPartlyWritten(z) && z.liveBytes() == 0) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /**
-   * Whether a written zone may take more of a file of this kind: where the device binds zones to an
-   * I/O class (a {@code plmarray:}) or the WAL is in ZWAL mode (WAL zones apart), only zones of the
-   * file's class (WAL or data); elsewhere every zone's class is {@link ZoneIoClass#NONE}. ZenFS has
-   * no such classes; without this rule the file system overrode LIZA's choice of a zone of the
-   * other class.
-   */
-  static boolean servesClass(ZoneInfo z, FileKind kind) {
-    ZoneIoClass wanted = kind.isWal() ? ZoneIoClass.WAL : ZoneIoClass.DATA;
-    return z.ioClass() == ZoneIoClass.NONE || z.ioClass() == wanted;
-  }
-
-  /** An I/O zone that ZenFS's {@code Zone::Acquire()} would grant: not reserved, not busy. */
-  static boolean acquirable(ZoneInfo z) {
-    return z.isIoZone() && !z.busy();
-  }
-
-  /** Neither empty nor full in ZenFS's sense ({@code !(IsEmpty() || IsFull())}). */
-  static boolean isPartlyWritten(ZoneInfo z) {
-    return z.isWritable() && z.written() > 0;
+    return zones.opZones() > 0
+        ? ZenFsZoneRules.firstEmptyZoneBeyondReserves(zones)
+        : ZenFsZoneRules.firstEmptyZone(zones);
   }
 }

@@ -105,8 +105,7 @@ public final class ZoneKvPolicy implements PlacementPolicy {
       return WalReservation.emptyZone(request, zones, OptionalInt.of(tagOf(LOG_CLASS)));
     }
     ZoneTokens tokens = zones.tokens();
-    boolean wal = request.kind().isWal();
-    int openLimit = wal ? tokens.maxOpenIo() : tokens.maxOpenIo() - 1;
+    int openLimit = ZenFsZoneRules.openTokenLimit(tokens, request.kind());
     if (tokens.openIo() >= openLimit) {
       return new Allocation.Wait(
           Allocation.Resource.OPEN_TOKEN,
@@ -166,7 +165,7 @@ public final class ZoneKvPolicy implements PlacementPolicy {
       return new Allocation.UseZone(anyZone, List.of(), "phase 3: the first zone with room");
     }
     String why = "no zone with room for class " + cls + " and no empty zone";
-    return LizaPolicy.reclaimable(zones, List.of())
+    return ZenFsZoneRules.reclaimable(zones, List.of())
         ? new Allocation.NeedGc(List.of(), why + "; reclaimable space exists")
         : new Allocation.NoSpace(List.of(), why + "; nothing reclaimable");
   }
@@ -190,11 +189,11 @@ public final class ZoneKvPolicy implements PlacementPolicy {
    * the kind (an empty one is phase 2's).
    */
   private static boolean usable(ZoneInfo z, FileKind kind) {
-    return LizaPolicy.acquirable(z)
+    return ZenFsZoneRules.acquirable(z)
         && z.isWritable()
         && z.remaining() > 0
         && !z.isEmpty()
-        && LizaPolicy.servesClass(z, kind);
+        && ZenFsZoneRules.servesClass(z, kind);
   }
 
   /**
@@ -230,7 +229,9 @@ public final class ZoneKvPolicy implements PlacementPolicy {
     long room = Long.MAX_VALUE;
     for (int i = 0; i < zones.zoneCount(); i++) {
       ZoneInfo z = zones.zone(i);
-      if (LizaPolicy.acquirable(z) && LizaPolicy.isPartlyWritten(z) && z.remaining() < room) {
+      if (ZenFsZoneRules.acquirable(z)
+          && ZenFsZoneRules.isPartlyWritten(z)
+          && z.remaining() < room) {
         victim = i;
         room = z.remaining();
       }

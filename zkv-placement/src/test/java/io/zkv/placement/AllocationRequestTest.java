@@ -14,6 +14,27 @@ import org.junit.jupiter.api.Test;
 class AllocationRequestTest {
 
   @Test
+  void withChangesOneHintAndKeepsTheRest() {
+    AllocationRequest r =
+        AllocationRequest.builder(42, FileKind.SST)
+            .lifetime(WriteLifetime.MEDIUM)
+            .level(3)
+            .jobId(7)
+            .expectedSize(1 << 20)
+            .keyRange(KeyRange.of(new byte[] {1}, new byte[] {2}))
+            .compactionInputs(List.of(5L, 6L))
+            .build();
+    assertEquals(r, r.toBuilder().build());
+    AllocationRequest longer = r.withLifetime(WriteLifetime.EXTREME);
+    assertEquals(WriteLifetime.EXTREME, longer.lifetime());
+    assertEquals(r.toBuilder().lifetime(WriteLifetime.EXTREME).build(), longer);
+    assertEquals(r, longer.withLifetime(WriteLifetime.MEDIUM));
+    AllocationRequest moved = r.withPurpose(AllocationPurpose.GC_MIGRATION);
+    assertEquals(AllocationPurpose.GC_MIGRATION, moved.purpose());
+    assertEquals(r, moved.withPurpose(AllocationPurpose.FILE_WRITE));
+  }
+
+  @Test
   void builderLeavesUnknownHintsEmpty() {
     AllocationRequest r = AllocationRequest.builder(4, FileKind.MANIFEST).build();
     assertEquals(4, r.fileId());

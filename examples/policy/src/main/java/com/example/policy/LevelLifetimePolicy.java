@@ -37,18 +37,7 @@ public final class LevelLifetimePolicy implements PlacementPolicy {
     if (lifetime == request.lifetime()) {
       return liza.allocate(request, zones);
     }
-    AllocationRequest byLevel =
-        new AllocationRequest(
-            request.fileId(),
-            request.kind(),
-            lifetime,
-            request.level(),
-            request.jobId(),
-            request.expectedSize(),
-            request.keyRange(),
-            request.compactionInputs(),
-            request.purpose());
-    return liza.allocate(byLevel, zones);
+    return liza.allocate(request.withLifetime(lifetime), zones);
   }
 
   /** The lifetime this policy gives the request's file. */
