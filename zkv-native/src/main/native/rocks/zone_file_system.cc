@@ -48,6 +48,11 @@ using rocksdb::IOStatus;
 using rocksdb::Slice;
 
 namespace {
+// The directory of a file (a LOCK, a WAL, an OPTIONS file).
+std::string DirOf(const std::string& name) { return name.substr(0, name.rfind('/')); }
+
+// RocksDB's OPTIONS file, as DB::Open writes it (OPTIONS-NNNNNN.dbtmp, renamed after).
+bool IsOptionsFile(const std::string& name) { return name.compare(name.rfind('/') + 1, 8, "OPTIONS-") == 0; }
 
 IOStatus ToStatus(int rc, const std::string& what) {
   if (rc >= 0) return IOStatus::OK();
@@ -257,6 +262,10 @@ IOStatus ZoneFileSystem::NewWritableFile(const std::string& fname, const FileOpt
       zfs_set_space_class(f, hint.manual ? ZFS_SPACE_MANUAL_COMPACTION : ZFS_SPACE_COMPACTION);
     else if (hint.recovery)
       zfs_set_space_class(f, ZFS_SPACE_RECOVERY_FLUSH);
+  } else if (IsOpeningWal(name)) {
+    zfs_set_space_class(f, ZFS_SPACE_OPENING_WAL);
+  } else if (IsOptionsFile(name)) {
+    EndOpen(DirOf(name));
   }
   result->reset(new ZoneWritableFile(f, o, BufferAlignment(fs_), name));
   return IOStatus::OK();
@@ -372,7 +381,6 @@ namespace {
 thread_local const ZoneFileSystem* expecting_fs = nullptr;
 thread_local uint64_t expecting_token = 0;
 
-std::string DirOf(const std::string& lock_name) { return lock_name.substr(0, lock_name.rfind('/')); }
 }  // namespace
 
 void ZoneFileSystem::ExpectOpen(uint64_t token) {
@@ -386,11 +394,40 @@ std::string ZoneFileSystem::OpenedDir(uint64_t token) {
   return it == opened_.end() ? "" : it->second;
 }
 
+// A database's open, as its file system sees it: the LOCK taken, the WAL created (DBImpl::Open
+// creates it right after replaying the old WALs: RocksDB 9.7 and 10.1), the OPTIONS file written
+// (every open writes one, after the WAL's first record), or the LOCK released when the open fails.
+// An open that found a torn WAL tail writes and syncs a record into its new WAL before the
+// replayed WALs are deleted, so that WAL takes its first zone at the replaying flush's tier of the
+// space reserve (ZFS_SPACE_OPENING_WAL) until the open ends.
+bool ZoneFileSystem::IsOpeningWal(const std::string& name) {
+  size_t n = name.size();
+  if (n <= 4 || name.compare(n - 4, 4, ".log") != 0) return false;
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = opening_.find(DirOf(name));
+  if (it == opening_.end() || !it->second.empty()) return false;
+  it->second = name;
+  return true;
+}
+
+void ZoneFileSystem::EndOpen(const std::string& dir) {
+  std::string wal;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = opening_.find(dir);
+    if (it == opening_.end()) return;
+    wal = it->second;
+    opening_.erase(it);
+  }
+  if (!wal.empty()) zfs_end_opening_wal(fs_, wal.c_str());  // after mu_: it takes the zones' lock
+}
+
 IOStatus ZoneFileSystem::LockFile(const std::string& fname, const IOOptions&, rocksdb::FileLock** lock,
                                   IODebugContext*) {
   std::string n = Normalize(fname);
   std::lock_guard<std::mutex> l(mu_);
   if (!locks_.insert(n).second) return IOStatus::IOError("lock " + fname + ": already held by this process");
+  opening_[DirOf(n)] = "";
   if (expecting_fs == this && expecting_token != 0) {
     opened_[expecting_token] = DirOf(n);
     expecting_token = 0;
@@ -414,6 +451,7 @@ IOStatus ZoneFileSystem::UnlockFile(rocksdb::FileLock* lock, const IOOptions&, I
     std::string dir = DirOf(l->name);
     for (auto it = opened_.begin(); it != opened_.end();) it = it->second == dir ? opened_.erase(it) : std::next(it);
   }
+  EndOpen(DirOf(l->name));  // a failed open
   delete l;
   return IOStatus::OK();
 }

@@ -87,12 +87,17 @@ class ZoneFileSystem : public rocksdb::FileSystem {
 
  private:
   bool DirExists(const std::string& dir);
+  bool IsOpeningWal(const std::string& name);
+  void EndOpen(const std::string& dir);
 
   zfs* fs_;
   std::shared_ptr<LsmHintRegistry> hints_;
   std::mutex mu_;
   std::set<std::string> dirs_;
   std::set<std::string> locks_;
+  // Databases whose open took the LOCK and has not ended: directory -> the WAL it created ("": none
+  // yet; ZFS_SPACE_OPENING_WAL)
+  std::map<std::string, std::string> opening_;
   std::map<uint64_t, std::string> opened_;  // ExpectOpen token -> database directory
 };
 

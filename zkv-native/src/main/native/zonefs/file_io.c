@@ -303,6 +303,13 @@ void zfs_set_space_class(zfs_file *h, int space_class) {
   pthread_mutex_unlock(&h->fs->mu);
 }
 
+void zfs_end_opening_wal(zfs *fs, const char *name) {
+  pthread_mutex_lock(&fs->mu);
+  fobj *f = file_find(fs, name, NULL);
+  if (f && f->space_class == ZFS_SPACE_OPENING_WAL) f->space_class = ZFS_SPACE_BY_NAME;
+  pthread_mutex_unlock(&fs->mu);
+}
+
 void zfs_set_lifetime(zfs_file *h, uint32_t lifetime) {
   pthread_mutex_lock(&h->fs->mu);
   h->f->m.lifetime = lifetime;

