@@ -51,6 +51,8 @@ typedef struct zkv_backend {
   int (*read_parallel)(zkv_dev *dev, int n, const uint64_t *offset, uint8_t *const *buf, const size_t *len);
   /* Its queues carry out each request at submit (sync_queue.c): nothing is ever in flight. */
   int synchronous_queues;
+  /* The device a composed device is made of (a plmarray: over one device); NULL: none. */
+  zkv_dev *(*made_of)(zkv_dev *dev);
 } zkv_backend;
 
 struct zkv_dev {
@@ -65,6 +67,11 @@ struct zkv_dev {
 struct zkv_queue {
   zkv_dev *dev;
 };
+
+/* The device dev is made of (its NVM Sets, clock and power are that device's); dev itself for a
+ * device not made of another. Through the backend table, so a device knows nothing of those built
+ * on it. */
+static inline zkv_dev *dev_made_of(zkv_dev *dev) { return dev && dev->be->made_of ? dev->be->made_of(dev) : dev; }
 
 /* Reads [offset[i], +len[i]) into buf[i] for each i < n, submitted together where the backend can
  * (a plmarray: rebuild reads the other sets' chunks so, as Vigil-KV's reqd does). */

@@ -18,7 +18,6 @@
 #include "crc32c.h"
 #include "emu_internal.h"
 #include "le_bytes.h"
-#include "plm_array.h"
 
 /* ---------- on-disk layout ---------- */
 
@@ -549,7 +548,7 @@ static int by_zone_then_offset_desc(const void *a, const void *b) {
 static int64_t power_cut_locked(emu_dev *dev, int mode, uint64_t seed, uint64_t keep_id, uint64_t keep_id_blocks);
 
 int64_t zkv_emu_power_cut(zkv_dev *d, int mode, uint64_t seed) {
-  d = plm_array_inner(d); /* a plmarray: device loses power with the device it is made of */
+  d = dev_made_of(d); /* a plmarray: device loses power with the device it is made of */
   if (d->be != &zkv_emu_backend) return -EOPNOTSUPP;
   emu_dev *dev = (emu_dev *)d;
   if (mode != ZKV_CUT_DROP_ALL && mode != ZKV_CUT_RANDOM) return -EINVAL;
@@ -624,7 +623,7 @@ void emu_wait_until(emu_dev *dev, uint64_t deadline) {
 }
 
 uint64_t zkv_emu_clock_ns(zkv_dev *d) {
-  d = plm_array_inner(d); /* a plmarray: device runs on the clock of the device it is made of */
+  d = dev_made_of(d); /* a plmarray: device runs on the clock of the device it is made of */
   return d->be == &zkv_emu_backend ? emu_now((emu_dev *)d) : 0;
 }
 
@@ -978,7 +977,7 @@ static int emu_admin(zkv_dev *d, zkv_admin_cmd *cmd) {
 
 /* On a plmarray: device, the NVM Sets are those of the device it is made of. */
 static emu_dev *plm_dev(zkv_dev *d) {
-  d = plm_array_inner(d);
+  d = dev_made_of(d);
   return d->be == &zkv_emu_backend && ((emu_dev *)d)->plm ? (emu_dev *)d : NULL;
 }
 

@@ -1,18 +1,17 @@
 /* Shared parts of the kernel-device backends (nvme:, zbd:): NVMe status mapping, synchronous
  * passthrough commands, request checks, error diagnosis, opening helpers, Identify geometry, the
- * zone report of the ng device and the pool of rings behind the synchronous calls. */
+ * zone report of the ng device and the I/O counters. Below the io_uring queues (kdev_queue.c); the
+ * synchronous calls over them are kdev_sync.c. */
 #define _GNU_SOURCE
 #include "kdev.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <linux/nvme_ioctl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <unistd.h>
 
 #include "le_bytes.h"
 
@@ -328,60 +327,6 @@ int kdev_nvme_report(kdev *d, uint32_t first, zkv_zone *out, uint32_t n) {
   return rc ? rc : (int)got;
 }
 
-/* ---------- synchronous calls over pooled rings ---------- */
-
-int kdev_sync_submit(kdev *d, const zkv_request *r, zkv_queue **ring) {
-  zkv_queue *q = NULL;
-  *ring = NULL;
-  pthread_mutex_lock(&d->pool_mu);
-  if (d->pool_len) q = d->pool[--d->pool_len];
-  pthread_mutex_unlock(&d->pool_mu);
-  if (!q) {
-    int err = 0;
-    if (!(q = kq_create(&d->base, 1, &err))) return err;
-  }
-  int rc = kq_submit(q, r);
-  *ring = q;
-  return rc;
-}
-
-int64_t kdev_sync_wait(kdev *d, zkv_queue *q, int submitted) {
-  zkv_completion c = {0};
-  int64_t res = submitted;
-  /* Never return while the request is in flight: the device still writes into the caller's buffer
-   * (kq_reap without a time limit returns only with the completion). */
-  if (submitted == 0) {
-    while (kq_reap(q, &c, 1, 1, -1) != 1) sched_yield();
-    res = c.result;
-  }
-  pthread_mutex_lock(&d->pool_mu);
-  if (d->pool_len == d->pool_cap) {
-    uint32_t cap = d->pool_cap ? d->pool_cap * 2 : 8;
-    zkv_queue **p = realloc(d->pool, cap * sizeof *p);
-    if (p) d->pool = p, d->pool_cap = cap;
-  }
-  if (d->pool_len < d->pool_cap) {
-    d->pool[d->pool_len++] = q;
-    q = NULL;
-  }
-  pthread_mutex_unlock(&d->pool_mu);
-  if (q) kq_destroy(q);
-  return res;
-}
-
-int64_t kdev_sync(kdev *d, const zkv_request *r) {
-  zkv_queue *q = NULL;
-  int rc = kdev_sync_submit(d, r, &q);
-  return q ? kdev_sync_wait(d, q, rc) : rc;
-}
-
-void kdev_pool_free(kdev *d) {
-  for (uint32_t i = 0; i < d->pool_len; i++) kq_destroy(d->pool[i]);
-  free(d->pool);
-  d->pool = NULL;
-  d->pool_len = d->pool_cap = 0;
-}
-
 void kdev_count(kdev *d, const zkv_request *r, int64_t res) {
   if (res < 0) return;
   switch (r->op) {
@@ -391,26 +336,6 @@ void kdev_count(kdev *d, const zkv_request *r, int64_t res) {
     case ZKV_OP_FLUSH: atomic_fetch_add(&d->st[ST_FLUSH], 1); break;
     default: break;
   }
-}
-
-int kdev_write(zkv_dev *dev, uint64_t offset, const void *buf, size_t len, int flags) {
-  zkv_request r = {.op = ZKV_OP_WRITE, .flags = flags, .offset = offset, .buf = (void *)buf, .len = len};
-  return (int)kdev_sync((kdev *)dev, &r);
-}
-
-int64_t kdev_append(zkv_dev *dev, uint32_t zone, const void *buf, size_t len, int flags) {
-  zkv_request r = {.op = ZKV_OP_APPEND, .flags = flags, .zone = zone, .buf = (void *)buf, .len = len};
-  return kdev_sync((kdev *)dev, &r);
-}
-
-int kdev_read(zkv_dev *dev, uint64_t offset, void *buf, size_t len) {
-  zkv_request r = {.op = ZKV_OP_READ, .offset = offset, .buf = buf, .len = len};
-  return (int)kdev_sync((kdev *)dev, &r);
-}
-
-int kdev_flush(zkv_dev *dev) {
-  zkv_request r = {.op = ZKV_OP_FLUSH};
-  return (int)kdev_sync((kdev *)dev, &r);
 }
 
 int kdev_stats(zkv_dev *dev, zkv_dev_stats *out) {
@@ -428,22 +353,4 @@ int kdev_stats(zkv_dev *dev, zkv_dev_stats *out) {
                          .flushes = v[ST_FLUSH],
                          .reports = v[ST_REPORT]};
   return 0;
-}
-
-void kdev_close(zkv_dev *dev) { kdev_free((kdev *)dev); }
-
-int kdev_is(const zkv_dev *dev) { return dev->be->close == kdev_close; }
-uint32_t kdev_nsid(const zkv_dev *dev) { return kdev_is(dev) ? ((const kdev *)dev)->nsid : 0; }
-
-void kdev_free(kdev *d) {
-  if (!d) return;
-  kdev_pool_free(d);
-  if (d->ng_fd >= 0) close(d->ng_fd);
-  if (d->blk_fd >= 0) close(d->blk_fd);
-  pthread_mutex_destroy(&d->pool_mu);
-  if (d->append_locks)
-    for (unsigned i = 0; i < KDEV_APPEND_LOCKS; i++) pthread_mutex_destroy(&d->append_locks[i]);
-  free(d->append_locks);
-  free(d->path);
-  free(d);
 }

@@ -1,6 +1,7 @@
 /* Internals shared by the kernel-device backends: nvme: (NVMe passthrough on /dev/ngXnY) and
  * zbd: (the zoned block device /dev/nvmeXnY, appends through its ng device). Both move data on
- * io_uring rings (kq_*, kdev_queue.c); synchronous calls borrow a ring from a per-device pool. */
+ * io_uring rings (kq_*, kdev_queue.c); synchronous calls borrow a ring from a per-device pool
+ * (kdev_sync.c). kdev.c is below the queues, kdev_sync.c above them. */
 #ifndef ZKV_KDEV_H
 #define ZKV_KDEV_H
 #include <pthread.h>
@@ -35,6 +36,9 @@ typedef struct kdev {
   uint32_t lba_shift;
   uint32_t max_xfer;             /* bytes one NVMe command may move */
   pthread_mutex_t *append_locks; /* zbd: without an ng device: KDEV_APPEND_LOCKS, by zone */
+  /* zbd: without an ng device, a zone append emulated at submit (zbd.c), the assigned offset or a
+   * code; NULL when appends go to the device. Set by the backend, so the queue knows none. */
+  int64_t (*append_emulated)(struct kdev *d, const zkv_request *r);
   pthread_mutex_t pool_mu;
   zkv_queue **pool; /* idle rings for synchronous calls */
   uint32_t pool_len, pool_cap;
@@ -93,10 +97,8 @@ int kdev_finish_check(kdev *d, uint32_t zone);
 /* zbd: the status of a failed block-layer request: the resource errnos mapped back, EIO
  * diagnosed (kdev_diagnose); other results unchanged. */
 int64_t kdev_block_status(kdev *d, const zkv_request *r, int64_t res);
-/* zbd: a zone append without an NVMe generic device (zbd.c); the assigned offset or a code. */
-int64_t zbd_append_emulated(kdev *d, const zkv_request *r);
 
-/* One synchronous request on a pooled ring; returns the completion result. */
+/* One synchronous request on a pooled ring (kdev_sync.c); returns the completion result. */
 int64_t kdev_sync(kdev *d, const zkv_request *r);
 /* The same in two steps, so that requests to several devices run at once: submit takes a ring
  * (*ring, NULL if none could be had) and returns kq_submit's code; wait, given that code, waits

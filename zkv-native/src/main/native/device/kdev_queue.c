@@ -226,8 +226,8 @@ int kq_submit(zkv_queue *base, const zkv_request *r) {
   sl->req = *r;
   q->inflight++;
   int rc = kdev_check(d, r);
-  if (!rc && r->op == ZKV_OP_APPEND && d->ng_fd < 0) { /* emulated: runs now, completes at the next reap */
-    int64_t at = zbd_append_emulated(d, r);
+  if (!rc && r->op == ZKV_OP_APPEND && d->append_emulated) { /* runs now, completes at the next reap */
+    int64_t at = d->append_emulated(d, r);
     if (at >= 0) {
       sl->result = at;
       make_ready(q, idx);

@@ -3,21 +3,6 @@
 #define _GNU_SOURCE
 #include "plm_array_internal.h"
 
-int pa_inner_mgmt_all(pa_dev *a, const lzone *l, int action) {
-  int rc = 0;
-  uint32_t members = l->kind == PA_STRIPE ? a->n : a->ndata;
-  for (uint32_t m = 0; !rc && m < members; m++) {
-    uint32_t z = l->kind == PA_STRIPE ? kv_zone(a, m, l->group) : meta_zone(a, l->group, m);
-    rc = zkv_dev_zone_mgmt(a->inner, z, action);
-    if (!rc && action == ZKV_ZONE_RESET) {
-      lock(a);
-      a->on_dev[z] = 0;
-      unlock(a);
-    }
-  }
-  return rc;
-}
-
 static int reset_zone(pa_dev *a, uint32_t zone) {
   lzone l = a->lz[zone];
   if (!l.kind) return 0;
@@ -329,7 +314,7 @@ fail:
   return NULL;
 }
 
-zkv_dev *plm_array_inner(zkv_dev *d) { return d && d->be == &zkv_plm_array_backend ? PA(d)->inner : d; }
+static zkv_dev *pa_made_of(zkv_dev *d) { return PA(d)->inner; }
 
 int zkv_plm_array_stats_get(zkv_dev *d, uint32_t nvm_set, zkv_plm_array_stats *out) {
   if (!d || d->be != &zkv_plm_array_backend) return -EOPNOTSUPP;
@@ -368,4 +353,5 @@ const zkv_backend zkv_plm_array_backend = {
     .stats = pa_stats,
     .admin = pa_admin,
     .zone_class = pa_zone_class,
+    .made_of = pa_made_of,
 };

@@ -16,7 +16,5 @@ enum pa_record_type { PA_REC_HEAD = 1, PA_REC_BIND = 2, PA_REC_HELD = 3, PA_REC_
 enum pa_kind { PA_UNBOUND = 0, PA_META = 1, PA_STRIPE = 2 };
 
 zkv_dev *plm_array_open(const char *uri, int *err);
-/* The device a plmarray: device is made of; any other device itself. */
-zkv_dev *plm_array_inner(zkv_dev *dev);
 extern const zkv_backend zkv_plm_array_backend;
 #endif

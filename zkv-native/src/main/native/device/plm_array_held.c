@@ -20,6 +20,21 @@ int pa_inner_write(pa_dev *a, uint32_t z, uint64_t rel, const void *buf, uint64_
 
 /* ---------- zone management ---------- */
 
+int pa_inner_mgmt_all(pa_dev *a, const lzone *l, int action) {
+  int rc = 0;
+  uint32_t members = l->kind == PA_STRIPE ? a->n : a->ndata;
+  for (uint32_t m = 0; !rc && m < members; m++) {
+    uint32_t z = l->kind == PA_STRIPE ? kv_zone(a, m, l->group) : meta_zone(a, l->group, m);
+    rc = zkv_dev_zone_mgmt(a->inner, z, action);
+    if (!rc && action == ZKV_ZONE_RESET) {
+      lock(a);
+      a->on_dev[z] = 0;
+      unlock(a);
+    }
+  }
+  return rc;
+}
+
 void pa_finish_inner_if_done(pa_dev *a, uint32_t z) {
   /* A finished logical zone whose held data has drained: its inner zones can be finished now. */
   for (uint32_t l = 0; l < a->zs.geo.nr_zones; l++) {

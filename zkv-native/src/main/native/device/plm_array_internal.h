@@ -1,9 +1,13 @@
 /* The PLM array's internals, shared by its parts (plm_array.h is the interface):
- *   plm_array.c          opening (URI options, the sets), closing, zone management, report, stats
+ *   plm_array_journal.c  the journal (docs/formats/plm-array.md): records written, rotation
+ *   plm_array_held.c     writes held for a set in its DTWIN, drained in its NDWIN; the inner zones'
+ *                        writes and management
  *   plm_array_io.c       reads (rebuilt from the other sets outside a DTWIN) and striped writes
- *   plm_array_held.c     writes held for a set in its DTWIN, drained in its NDWIN
- *   plm_array_journal.c  the journal (docs/formats/plm-array.md) and recovery at open
  *   plm_array_admin.c    admin commands: the PLM windows the array observes and enforces
+ *   plm_array_recover.c  recovery at open: the journal replayed, stripes made whole
+ *   plm_array.c          opening (URI options, the sets), closing, zone management, report, stats
+ * Each part calls only those above it in this list (journal, held, io, admin, recover, then
+ * plm_array.c); the array calls the device it is made of, never the reverse.
  *
  * Locks: `wmu` serialises everything that changes the device (writes, zone management, flushes,
  * admin commands, drains); `mu` guards the state readers consult (bindings, held writes, bytes on
@@ -110,6 +114,8 @@ static inline pa_set *set_of_izone(pa_dev *a, uint32_t z) {
 static inline uint64_t stripe_bytes(const pa_dev *a) { return a->ndata * a->chunk; }
 
 /* plm_array_held.c */
+/* Zone management `action` on every inner zone of logical zone l. */
+int pa_inner_mgmt_all(pa_dev *a, const lzone *l, int action);
 int pa_inner_write(pa_dev *a, uint32_t z, uint64_t rel, const void *buf, uint64_t len, int flags);
 void pa_finish_inner_if_done(pa_dev *a, uint32_t z);
 int pa_drain(pa_dev *a, pa_set *s);
@@ -121,7 +127,9 @@ int pa_sync_all(pa_dev *a);
 
 /* plm_array_journal.c */
 int pa_jappend(pa_dev *a, int type, uint32_t x, uint32_t y, uint64_t c, const void *payload, uint64_t len, int flags);
-int pa_recover(pa_dev *a);
+/* Starts a new generation in the other journal zone: the bindings, pending finishes and every
+ * held write, durable before the old zone is reset. */
+int pa_jrotate(pa_dev *a);
 
 /* plm_array_io.c */
 int pa_read(zkv_dev *d, uint64_t offset, void *buf, size_t len);
@@ -137,6 +145,6 @@ int pa_flush(zkv_dev *d);
 int pa_window_in_log(const void *page);
 int pa_admin(zkv_dev *d, zkv_admin_cmd *cmd);
 
-/* plm_array.c */
-int pa_inner_mgmt_all(pa_dev *a, const lzone *l, int action);
+/* plm_array_recover.c */
+int pa_recover(pa_dev *a);
 #endif

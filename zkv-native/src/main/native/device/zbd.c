@@ -3,7 +3,7 @@
  * come from sysfs (/sys/block/NAME/queue). The block layer has no zone append for user space, so
  * appends go as NVMe Zone Append commands through the matching generic device /dev/ngXnY. A device
  * without one (not NVMe, or no ng node) gets emulated appends: under a lock per zone, the zone's
- * write pointer is read and the data written there (zbd_append_emulated).
+ * write pointer is read and the data written there (append_emulated).
  *
  * The block layer reports most ZNS statuses as EIO (Too Many Active/Open have errnos of their
  * own); a failed command's status is then derived from a zone report (kdev_diagnose). */
@@ -78,7 +78,7 @@ static int diagnose_mgmt(kdev *d, uint32_t zone, int action, int err) {
 /* Appends of this process to one zone are serialized; another writer of the zone (a write at the
  * write pointer, another process) can still make one fail with Zone Invalid Write, as it would
  * make a real append's neighbour write fail. Costs a zone report per append. */
-int64_t zbd_append_emulated(kdev *d, const zkv_request *r) {
+static int64_t append_emulated(kdev *d, const zkv_request *r) {
   pthread_mutex_t *mu = &d->append_locks[r->zone % KDEV_APPEND_LOCKS];
   pthread_mutex_lock(mu);
   zkv_zone z;
@@ -207,6 +207,7 @@ static int open_block(kdev *d, const char *path) {
   if (d->ng_fd < 0) {
     if (!(d->append_locks = calloc(KDEV_APPEND_LOCKS, sizeof *d->append_locks))) return -ENOMEM;
     for (unsigned i = 0; i < KDEV_APPEND_LOCKS; i++) pthread_mutex_init(&d->append_locks[i], NULL);
+    d->append_emulated = append_emulated;
   }
   return 0;
 }
