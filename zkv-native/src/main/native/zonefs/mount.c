@@ -29,6 +29,7 @@ static zfs *alloc_fs(zkv_dev *dev) {
   for (uint32_t z = 0; z < fs->g.nr_zones; z++) fs->zones[z].tag = -1;
   fs->wal_buffer = WRITE_BUFFER;
   fs->write_behind = zkv_dev_queues_async(dev); /* on where appends can stay in flight */
+  fs->reap_idle_writer = zwal_reap_idle;
   pthread_mutex_init(&fs->ns_mu, NULL);
   pthread_mutex_init(&fs->mu, NULL);
   pthread_cond_init(&fs->zone_released, NULL);

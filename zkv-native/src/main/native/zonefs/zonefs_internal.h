@@ -202,6 +202,9 @@ struct zfs {
    * zfs_set_* wait until none is before a replaced policy's context may go. */
   uint32_t callouts_running;
   pthread_cond_t callouts_done;
+  /* zwal_reap_idle, set at mount: a writer waiting for a zone (take_zone) has an idle ZWAL
+   * writer's appends reaped through it, as the allocator sits below the I/O layer that owns them. */
+  int (*reap_idle_writer)(zfs *fs);
   pthread_t gc_thread;
   int gc_running, gc_stop;
   pthread_cond_t gc_wake;
@@ -293,7 +296,7 @@ static inline uint64_t extent_blocks(const zfs *fs, zfs_extent e) {
  * device still accepts the MANIFEST edit that deletes files, and GC can always run. */
 enum { FOR_WAL = 0, FOR_GC = 1, FOR_METADATA = 2, FOR_FREEING = 3, FOR_COMPACTION = 4, FOR_RECOVERY = 5 };
 
-/* Readers and what excludes them (file_io.c). Lock order: readers_exclude before fs->mu. */
+/* Readers and what excludes them (readers.c). Lock order: readers_exclude before fs->mu. */
 zkv_stripe *readers_enter(zfs *fs);
 void readers_exit(zkv_stripe *s);
 void readers_exclude(zfs *fs);
@@ -346,23 +349,32 @@ int reset_zone_now(zfs *fs, uint32_t z, int flags);
 int write_deferred_records_now(zfs *fs);
 /* Under mu, before a wait for zones or a policy call: the scope's records and resets are done now. */
 void run_deferred_now(zfs *fs);
+/* The log's writes (meta_write.c). */
 /* Makes data writes up to generation `needed` durable (a device flush unless one already did). */
 int make_durable(zfs *fs, uint64_t needed);
-int roll_meta(zfs *fs);
-int append_record(zfs *fs, uint16_t type, const uint8_t *payload, size_t len);
-int persist_file(zfs *fs, fobj *f);
-/* A sync's record, reserved under mu; the caller writes it with write_reserved after releasing mu. */
-int reserve_sync(zfs *fs, fobj *f, meta_pending *out);
 /* Writes a reserved record once every record reserved before it is written (no lock held, or mu);
  * frees it. */
 int write_reserved(zfs *fs, meta_pending *p);
 /* The error that failed the log this mount, 0 while it works: no zone is reset after it (a record
  * on the device may still point into the zone). Takes meta_mu. */
 int log_failed(zfs *fs);
+/* The roll's: waits until every reserved record is written (mu held), returning the log's failure;
+ * fails the log with rc; writes at the log's end now. */
+int wait_log_written(zfs *fs);
+void log_fail(zfs *fs, int rc);
+int write_meta(zfs *fs, const uint8_t *buf, size_t len);
+/* The log's records (meta_log.c). */
+int roll_meta(zfs *fs);
+int append_record(zfs *fs, uint16_t type, const uint8_t *payload, size_t len);
+int persist_file(zfs *fs, fobj *f);
+/* A sync's record, reserved under mu; the caller writes it with write_reserved after releasing mu. */
+int reserve_sync(zfs *fs, fobj *f, meta_pending *out);
 int persist_delete(zfs *fs, uint64_t id);
 int persist_active(zfs *fs, fobj *f, uint64_t active_extent_start);
 int persist_zone_labels(zfs *fs, uint32_t zone);
 int persist_policy_counts(zfs *fs);
+/* Leased zones (lease.c): a ZONE_LEASES record of the zones listed, with their owners now. */
+int persist_leases_of(zfs *fs, const uint32_t *zones, uint32_t n);
 /* zfs_stats.gc_totals: earlier mounts' (the log's) and this one's GC counters. */
 void gc_counts_since_format(const zfs *fs, uint64_t out[6]);
 
@@ -415,20 +427,58 @@ int remove_name(zfs *fs, fobj *f, uint32_t k);
 void reset_if_unused(zfs *fs, uint32_t z);
 void zone_drop_live(zfs *fs, zfs_extent e);
 
-/* zone allocation (zone_alloc.c) */
+/* The zone reserves (zone_reserves.c), all read with fs->mu held. */
 int purpose_of(const fobj *f, int for_gc);
 int is_wal_file(const char *name);
 int is_info_log_file(const char *name);
 int is_sst_file(const char *name);
+/* Held: a writer owns it, a write or GC is under way in it, the WAL reserve keeps it
+ * (wal_reserve.c) or it is leased (lease.c). Nobody else allocates it. */
+static inline int zone_held(const zone_state *s) {
+  return s->owner != NULL || s->busy || s->wal_reserved || atomic_load_explicit(&s->lease_owner, memory_order_relaxed);
+}
+static inline int partly_written(const zfs *fs, uint32_t z) {
+  return fs->zones[z].wp > fs->zones[z].start && fs->zones[z].wp < zone_end(fs, z);
+}
+/* Active zones: partly written, or held while still empty (taken, first write not yet done). */
+uint32_t active_data_zones(const zfs *fs);
+/* Whether `active` active zones leave a writer room to start one more (GC one more: its own
+ * token). */
+static inline int below_active_limit(const zfs *fs, uint32_t active, int purpose) {
+  return !fs->active_limit || active < fs->active_limit + (purpose == FOR_GC ? 1u : 0u);
+}
+/* The device binds zones to an I/O class (a plmarray:'s meta and stripe groups). */
+static inline int classes_bind_zones(const zfs *fs) {
+  return (fs->g.flags & ZKV_GEO_CLASS_BOUND_ZONES) && fs->g.meta_class_zones;
+}
+/* Whether an allocation of this purpose (and I/O class) may start an empty zone without eating
+ * into the reserves. */
+int may_take_empty_zone(const zfs *fs, int purpose, int cls);
+/* The empty zones an allocation of this purpose and class may not start (zfs_view.empty_kept). */
+uint32_t empty_zones_kept(const zfs *fs, int purpose, int cls);
+/* Whether the WAL reserve may keep one more empty zone beyond `target`. */
+int reserve_may_keep_one_more(const zfs *fs, uint32_t target);
+int within_space_reserve(const zfs *fs, int purpose);
+/* zfs_set_strict_no_space is on and this writer is a data file's: the policy's NoSpace stands. */
+int no_space_is_final(const zfs *fs, int purpose);
+uint64_t space_reserve(const zfs *fs, int purpose);
+uint64_t unoccupied_bytes(const zfs *fs);
+/* zfs_free_bytes with fs->mu held. */
+uint64_t free_bytes_for_data(const zfs *fs);
 int victim_eligible(zfs *fs, uint32_t zone, uint64_t max_live);
 /* Whether a collection for a writer of class cls (ZKV_CLASS_NONE: any writer) must spare the WAL's
  * share: where zones serve one class, emptying a WAL zone within it gives SST data no room (one
  * scan, once per collection); then whether emptying `zone` helps that writer. */
 int gc_spares_wal_share(const zfs *fs, int cls);
 int victim_helps(const zfs *fs, uint32_t zone, int spare_wal_share);
-/* zfs_free_bytes with fs->mu held. */
-uint64_t free_bytes_for_data(const zfs *fs);
 void fill_zone_info(zfs *fs, uint32_t zone, zfs_zone_info *out);
+/* Whether a lease (reserve_wal_zone with no target) would find an empty zone it may take now, by
+ * the reserves' counts alone (the policy may still decline). Called with fs->mu held. */
+int lease_finds_empty_zone(const zfs *fs);
+/* Whether a write is in flight in any zone (a claim): a zone will be released soon. mu held. */
+int any_write_in_flight(const zfs *fs);
+
+/* zone allocation (zone_alloc.c) */
 int allocate_by_policy(zfs *fs, const zfs_alloc_request *req, int purpose, int cls, uint32_t *out);
 /* The safety rule (zone_alloc.c): an empty zone beyond the reserves (gc_zone_too: GC's own too),
  * else the lowest-numbered partly written one with room the writer may use, or -ENOSPC. */
@@ -445,13 +495,17 @@ enum { TAKE_BY_POLICY = 0, TAKE_BY_SAFETY_RULE = 1, TAKE_GC_ZONE_TOO = 2 };
 /* *from_reserve: the zone came from the WAL reserve (wal_reserve_take). */
 int take_zone(zfs *fs, fobj *f, int safety, uint64_t want, uint32_t *out, int *from_reserve);
 void release_zone(zfs *fs, fobj *f);
-int zone_held(const zone_state *s);
+/* The reserve's request for an empty zone to keep: the policy's OPEN_EMPTY answer (its finishes
+ * carried out, as for a writer) while the space reserve allows and more empty zones than `target`
+ * are left beyond the reserves; -ENOSPC for anything else, never an override. mu held, released
+ * for the call. */
+int reserve_wal_zone(zfs *fs, const zfs_alloc_request *req, uint32_t target, uint32_t *out);
+/* At the active limit, finishes the partly written zone nobody holds with the least room left
+ * (ZenFS's FinishCheapestIOZone): its active token is free. Returns whether it finished one.
+ * Called with mu held; releases it for the device command. */
+int finish_cheapest_idle_zone(zfs *fs);
 /* allocate_by_policy: the policy says wait for a zone to be released (no open or active token
  * free). */
-/* The policy counts record's payload (docs/formats/zone-fs.md): decisions, fallbacks, steals, then
- * the overrides by reason (version 5). */
-#define ZFS_POLICY_COUNTS_V5_LEN (24 + 8 * ZFS_OVERRIDES)
-#define ZFS_POLICY_COUNTS_LEN (ZFS_POLICY_COUNTS_V5_LEN + 8 * 6) /* version 6: GC's counters */
 #define ALLOC_WAIT 1
 /* take_zone: the writer's tier of the space reserve is reached (within_space_reserve): NoSpace,
  * without collecting garbage (GC turns garbage into room, which the reserve counts already). */
@@ -459,13 +513,10 @@ int zone_held(const zone_state *s);
 /* allocate_by_policy / take_zone: the policy says collect garbage first (NeedGc); the writer
  * collects and asks again, or the safety rule decides if nothing could be collected. */
 #define ALLOC_NEED_GC 3
-int within_space_reserve(const zfs *fs, int purpose);
-/* zfs_set_strict_no_space is on and this writer is a data file's: the policy's NoSpace stands. */
-int no_space_is_final(const zfs *fs, int purpose);
-/* The empty zones an allocation of this purpose and class may not start (zfs_view.empty_kept). */
-uint32_t empty_zones_kept(const zfs *fs, int purpose, int cls);
-uint64_t space_reserve(const zfs *fs, int purpose);
-uint64_t unoccupied_bytes(const zfs *fs);
+/* The policy counts record's payload (docs/formats/zone-fs.md): decisions, fallbacks, steals, then
+ * the overrides by reason (version 5). */
+#define ZFS_POLICY_COUNTS_V5_LEN (24 + 8 * ZFS_OVERRIDES)
+#define ZFS_POLICY_COUNTS_LEN (ZFS_POLICY_COUNTS_V5_LEN + 8 * 6) /* version 6: GC's counters */
 
 /* A zone was released, reset or a write in it ended: writers waiting for a zone look again. */
 static inline void zones_changed(zfs *fs) {
@@ -495,37 +546,25 @@ int call_gc_trigger(zfs *fs, uint64_t *max_live);
 uint64_t wal_switch_room(const zfs *fs, const fobj *f);
 /* Gives WAL f a reserved zone (owned, class set, counted as a switch); 0, or -ENOENT if none is. */
 int wal_reserve_take(zfs *fs, fobj *f, uint32_t *out);
-/* WAL f leaves its zone (room below wal_switch_room) to the reserve's thread, which finishes it; the
- * zone stays claimed until then. */
-void wal_hand_over(zfs *fs, fobj *f);
-/* Leased zones (lease.c): a ZONE_LEASES record of the zones listed, with their owners now. */
-int persist_leases_of(zfs *fs, const uint32_t *zones, uint32_t n);
-/* The reserve's request for an empty zone to keep (zone_alloc.c): the policy's OPEN_EMPTY answer
- * (its finishes carried out, as for a writer) while the space reserve allows and more empty zones
- * than `target` are left beyond the reserves; -ENOSPC for anything else, never an override. mu
- * held, released for the call. */
-int reserve_wal_zone(zfs *fs, const zfs_alloc_request *req, uint32_t target, uint32_t *out);
-/* Whether a lease (reserve_wal_zone with no target) would find an empty zone it may take now, by
- * the reserves' counts alone (the policy may still decline). Called with fs->mu held. */
-int lease_finds_empty_zone(const zfs *fs);
-/* Whether a write is in flight in any zone (a claim): a zone will be released soon. mu held. */
-int any_write_in_flight(const zfs *fs);
-/* At the active limit, finishes the partly written zone nobody holds with the least room left
- * (ZenFS's FinishCheapestIOZone): its active token is free. Returns whether it finished one.
- * Called with mu held; releases it for the device command. */
-int finish_cheapest_idle_zone(zfs *fs);
-/* A lease left no empty zone for the next one (lease.c): background GC collects in its next round
- * for room, whatever the trigger says, until a lease would find one (gc.c). No lock held. */
-void gc_wake_for_room(zfs *fs);
 /* A writer found no zone: one reserved zone goes back to the pool. Returns whether one did. */
 int wal_reserve_give_back(zfs *fs);
 /* A zone is no longer reserved (its flag, labels and class cleared). */
 void wal_reserve_clear(zfs *fs, uint32_t z);
+/* Wakes the reserve's thread: a zone was taken or handed over, or a setting changed. */
+void wake_reserver(zfs *fs);
+
+/* The WAL reserve's thread (wal_reserve_thread.c). */
+/* WAL f leaves its zone (room below wal_switch_room) to the reserve's thread, which finishes it; the
+ * zone stays claimed until then. mu held. */
+void wal_hand_over(zfs *fs, fobj *f);
 int start_wal_reserve(zfs *fs);
 void stop_wal_reserve(zfs *fs);
 
 /* garbage collection (gc.c) */
 int collect_garbage(zfs *fs, uint64_t max_live, int for_class, int new_run);
 void stop_gc(zfs *fs);
+/* A lease left no empty zone for the next one (lease.c): background GC collects in its next round
+ * for room, whatever the trigger says, until a lease would find one. No lock held. */
+void gc_wake_for_room(zfs *fs);
 
 #endif
