@@ -1,5 +1,11 @@
-/* Internals of the emulated zoned device shared by the synchronous path (emu.c) and the
- * asynchronous queues (emu_queue.c). Backing-file format: docs/formats/emulated-device.md. */
+/* Internals of the emulated zoned device shared by its parts, each calling only those before it:
+ *   emu_layout.c  the backing file: header, persistent zone table, format and load, file I/O
+ *   emu_power.c   fault rules, writes not durable yet, power cuts
+ *   emu_io.c      the clock, requests (checked, timed, carried out), zone management, reports
+ *   emu_queue.c   asynchronous queues over emu_io.c's requests
+ *   emu.c         opening and closing, PLM admin commands, the backend table
+ *   emu_uri.c     the emu: URI and its options
+ * Backing-file format: docs/formats/emulated-device.md. */
 #ifndef ZKV_EMU_INTERNAL_H
 #define ZKV_EMU_INTERNAL_H
 #include <pthread.h>
@@ -60,7 +66,7 @@ typedef struct emu_dev {
   uint64_t reorder_seed; /* each queue's reordering draws from its own stream, from this */
   uint32_t queues_made;
   /* Deadlines of the requests begun and not ended whose deadline had not passed when last looked
-   * at: the device's queue depth for the timing model (busy_at, emu.c). */
+   * at: the device's queue depth for the timing model (busy_at, emu_io.c). */
   uint64_t *busy;
   uint32_t n_busy, cap_busy;
   nd_rec *nd;
@@ -68,7 +74,7 @@ typedef struct emu_dev {
   uint64_t nd_next_id;
   fault_rule faults[EMU_MAX_FAULTS];
   zkv_dev_stats stats;
-  /* Reads without the device lock (emu.c, read_unlocked): on when the profile models no read time
+  /* Reads without the device lock (emu_io.c, read_unlocked): on when the profile models no read time
    * and there is no PLM, so a read needs no timing state; taken only while no fault rule can hit a
    * read and the device is alive. They count per thread (a: reads, b: bytes), added to stats on a
    * get, so readers on different cores write no shared cache line. */
@@ -95,6 +101,16 @@ typedef struct emu_options {
 } emu_options;
 zkv_dev *emu_open(const char *path, const zkv_profile *prof, const emu_options *o, int *err);
 
+/* The backing file (emu_layout.c). Whole-buffer pwrite/pread at `off` (reads beyond the end of
+ * the sparse file give zeros); 0 or -errno. */
+int emu_write_full(int fd, const void *buf, size_t len, uint64_t off);
+int emu_read_full(int fd, void *buf, size_t len, uint64_t off);
+/* Takes the backing file for this opener alone; loads its header and zone table into dev. */
+int emu_take_ownership(int fd, const char *path);
+int emu_load(emu_dev *dev, const char *path);
+/* Where reads of the zone stop (emu_dev.readable), published again. With mu held. */
+void emu_publish_readable(emu_dev *dev, uint32_t zone);
+
 /* All of these run with dev->mu held. */
 /* 0, or the error the next matching fault rule gives the operation; EMU_CUT_DURING for a rule
  * that cuts the power during it (*cut_keep: its blocks kept + 1, for emu_cut_during). */
@@ -107,6 +123,8 @@ int emu_nd_complete(emu_dev *dev, uint64_t id, int fua);
 void emu_nd_flush(emu_dev *dev);
 /* A reordered append moved by `delta` bytes within its zone. */
 void emu_nd_move(emu_dev *dev, uint64_t id, int64_t delta);
+/* Zone bytes [rel, rel + len) read as zeros again (a hole punched, or zeros written). */
+void emu_punch(emu_dev *dev, uint32_t zone, uint64_t rel, uint64_t len);
 
 /* Validates and schedules one request; on success *deadline and (writes) *nd_id are set and
  * *file_off is where the data goes in the backing file. Returns the assigned offset for appends. */
@@ -141,6 +159,17 @@ int emu_read_data(emu_dev *dev, const struct emu_io *io, size_t skip, void *buf,
 uint64_t emu_now(emu_dev *dev);
 /* Waits until the deadline on the device's clock (a virtual clock just moves there). */
 void emu_wait_until(emu_dev *dev, uint64_t deadline);
+
+/* The backend's calls (emu_io.c). */
+int emu_write(zkv_dev *dev, uint64_t offset, const void *buf, size_t len, int flags);
+int64_t emu_append(zkv_dev *dev, uint32_t zone, const void *buf, size_t len, int flags);
+int emu_read(zkv_dev *d, uint64_t offset, void *buf, size_t len);
+int emu_read_part(zkv_dev *d, uint64_t offset, size_t len, size_t skip, void *out, size_t n);
+int emu_read_parallel(zkv_dev *d, int n, const uint64_t *offset, uint8_t *const *buf, const size_t *len);
+int emu_flush(zkv_dev *dev);
+int emu_report(zkv_dev *d, uint32_t first, zkv_zone *out, uint32_t n);
+int emu_zone_mgmt(zkv_dev *d, uint32_t zone, int action);
+int emu_stats(zkv_dev *d, zkv_dev_stats *out);
 
 /* The emulator's queues (emu_queue.c). */
 zkv_queue *emu_queue_create(zkv_dev *dev, uint32_t depth, int *err);
