@@ -24,9 +24,9 @@
 #include "test_util.h"
 #include "zkv/device.h"
 /* Only for the on-disk layout (where the header and zone table live), to corrupt files on purpose. */
-#include "crc32c.h"
-#include "emu_internal.h"
-#include "le_bytes.h"
+#include "common/crc32c.h"
+#include "common/le_bytes.h"
+#include "emulator/emu_internal.h"
 
 #define ZE(s) ZKV_ERR(ZKV_NVME_##s)
 #define KiB 1024ull

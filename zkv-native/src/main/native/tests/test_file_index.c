@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/timing.h"
 #include "file_index.h"
 #include "test_util.h"
-#include "timing.h"
 
 enum { KEYS = 3000, OPS = 200000 };
 

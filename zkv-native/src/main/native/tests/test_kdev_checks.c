@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "kdev.h"
+#include "kernel/kdev.h"
 #include "test_util.h"
 
 #define ZE(s) ZKV_ERR(ZKV_NVME_##s)

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kdev.h"
+#include "kernel/kdev.h"
 #include "test_util.h"
 #include "zkv/device.h"
 

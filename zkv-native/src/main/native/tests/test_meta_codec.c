@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc32c.h"
+#include "common/crc32c.h"
+#include "common/timing.h"
 #include "meta_codec.h"
 #include "test_util.h"
-#include "timing.h"
 
 static uint64_t rng;
 

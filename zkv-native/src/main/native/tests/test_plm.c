@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "le_bytes.h"
+#include "common/le_bytes.h"
 #include "test_util.h"
 #include "zkv/device.h"
 

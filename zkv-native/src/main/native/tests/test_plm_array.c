@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "le_bytes.h"
-#include "set_concat.h"
+#include "common/le_bytes.h"
+#include "plm_array/set_concat.h"
 #include "test_util.h"
 #include "zkv/device.h"
 

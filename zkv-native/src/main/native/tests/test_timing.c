@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/timing.h" /* zkv_timing_observe */
 #include "test_util.h"
-#include "timing.h" /* zkv_timing_observe */
 #include "zkv/device.h"
 
 #define KiB 1024ull

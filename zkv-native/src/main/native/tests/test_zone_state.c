@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/zone_state.h"
 #include "test_util.h"
-#include "zone_state.h"
 
 #define E(s) ZKV_ERR(ZKV_NVME_##s)
 #define EMPTY ZKV_ZONE_EMPTY

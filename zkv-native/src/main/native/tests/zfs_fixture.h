@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "emu_internal.h"
+#include "common/timing.h"
+#include "emulator/emu_internal.h"
 #include "test_policies.h"
 #include "test_util.h"
-#include "timing.h"
 #include "zonefs.h"
 
 /* Each test program uses a part of the fixture. */

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc32c.h"
-#include "le_bytes.h"
+#include "common/crc32c.h"
+#include "common/le_bytes.h"
 
 static const uint8_t SB_MAGIC[8] = {'Z', 'K', 'V', 'F', 'S', 0, 0, 1};
 #define REC_MAGIC 0x52564B5Au /* "ZKVR" little-endian */

@@ -39,10 +39,10 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "common/le_bytes.h"
+#include "common/stripes.h"
 #include "file_index.h"
-#include "le_bytes.h"
 #include "meta_codec.h"
-#include "stripes.h"
 #include "zonefs.h"
 
 #define WRITE_BUFFER (1u << 20) /* bytes a writer gathers before writing full blocks */

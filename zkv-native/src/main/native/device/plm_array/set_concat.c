@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kdev.h"
-#include "le_bytes.h"
-#include "sync_queue.h"
+#include "common/le_bytes.h"
+#include "common/sync_queue.h"
+#include "kernel/kdev.h"
 
 #define MAX_MEMBERS 64
 #define CTRATT_NVM_SETS (1u << 2)

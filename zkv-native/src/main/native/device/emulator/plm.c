@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "le_bytes.h"
-#include "timing.h"
+#include "common/backend.h"
+#include "common/le_bytes.h"
+#include "common/timing.h"
 
 #define MS 1000000ull
 #define SEC 1000000000ull

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "le_bytes.h"
+#include "common/le_bytes.h"
 
 #define ZE(s) ZKV_ERR(ZKV_NVME_##s)
 

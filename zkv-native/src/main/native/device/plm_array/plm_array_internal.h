@@ -21,12 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc32c.h"
-#include "le_bytes.h"
+#include "common/crc32c.h"
+#include "common/le_bytes.h"
+#include "common/sync_queue.h"
+#include "common/zone_state.h"
 #include "plm_array.h"
 #include "set_concat.h"
-#include "sync_queue.h"
-#include "zone_state.h"
 
 #define DEFAULT_CHUNK (64u * 1024)
 #define DEFAULT_HOLD (64ull << 20)

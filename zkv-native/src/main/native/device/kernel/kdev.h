@@ -7,7 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "backend.h"
+#include "common/backend.h"
 
 /* NVMe opcodes (NVM and Zoned Namespace command sets, admin set). */
 #define NVME_CMD_FLUSH 0x00

@@ -15,9 +15,9 @@
 #include <emmintrin.h>
 #endif
 
-#include "crc32c.h"
+#include "common/crc32c.h"
+#include "common/le_bytes.h"
 #include "emu_internal.h"
-#include "le_bytes.h"
 
 static uint64_t table_bytes(uint32_t nr_zones) { return (uint64_t)nr_zones * sizeof(zs_entry); }
 static uint64_t data_offset(uint32_t nr_zones) {

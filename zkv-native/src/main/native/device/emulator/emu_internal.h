@@ -11,12 +11,12 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "backend.h"
+#include "common/backend.h"
+#include "common/stripes.h"
+#include "common/timing.h"
+#include "common/zone_state.h"
 #include "plm.h"
-#include "stripes.h"
-#include "timing.h"
 #include "zkv/device.h"
-#include "zone_state.h"
 
 #define EMU_MAGIC "ZKVEMU\0\1"
 #define EMU_VERSION 1u

@@ -6,7 +6,7 @@
  * bounded buffer until its NDWIN. Journal format: docs/formats/plm-array.md. */
 #ifndef ZKV_PLM_ARRAY_H
 #define ZKV_PLM_ARRAY_H
-#include "backend.h"
+#include "common/backend.h"
 
 #define PA_JOURNAL_MAGIC 0x4A41505Au /* "ZPAJ" */
 #define PA_JOURNAL_VERSION 1u

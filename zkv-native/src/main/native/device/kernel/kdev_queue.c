@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/timing.h"
 #include "kdev.h"
-#include "timing.h"
 
 #define PIECE_BITS 20
 #define RING_ENTRIES 128u

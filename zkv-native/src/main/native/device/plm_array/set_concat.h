@@ -5,7 +5,7 @@
  * numbers translated to the namespaces' own NVM Set Identifiers. */
 #ifndef ZKV_SET_CONCAT_H
 #define ZKV_SET_CONCAT_H
-#include "backend.h"
+#include "common/backend.h"
 
 /* `list`: device URIs separated by commas (nvme: namespaces; emu: devices for tests). */
 zkv_dev *set_concat_open(const char *list, int *err);
