@@ -20,7 +20,7 @@
  *   no rule of its own that chooses by lifetime or garbage. Without a policy, or where it fails,
  *   the safety rule (zone_alloc.c, gc.c) takes a zone that keeps the file system going (an empty
  *   one first), each time counted by reason (enum zfs_override). The C tests install their own
- *   policies (tests/test_policies.h).
+ *   policies (src/test/native/test_policies.h).
  * - RocksDB's WAL files (*.log) are sparse, as in ZenFS: every write-out is a self-describing chunk
  *   (header, data, padding), a sync writes data only, and a mount finds the chunks written after
  *   the file's last record by reading them from the zone (docs/formats/zone-fs.md). A sync of any
