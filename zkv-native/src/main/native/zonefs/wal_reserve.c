@@ -10,9 +10,9 @@
  * before it waits, steals or collects. They are never written while reserved, so they persist
  * nothing: after a crash they are plain empty zones, and a mount reserves anew.
  *
- * Here the reserve itself, as writers and the allocator use it under fs->mu; its thread (filling it,
- * finishing the zones WALs leave) and its settings are wal_reserve_thread.c, above the allocator it
- * asks. */
+ * Here the reserve itself, as writers and the allocator use it under fs->mu; its thread
+ * (filling it, finishing the zones WALs leave) and its settings are wal_reserve_thread.c, above
+ * the allocator it asks. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
-/* Zone allocation: checking the placement policy's decision (asked through decisions.c) against the
- * reserves that protect the file system (zone_reserves.c) and carrying it out, the safety rule that
- * decides when the policy cannot (counted by reason), and which zone a writer writes next. Nothing here chooses by
- * lifetime or garbage: that is the policies' (zkv-placement). */
+/* Zone allocation: checking the placement policy's decision (asked through decisions.c) against
+ * the reserves that protect the file system (zone_reserves.c) and carrying it out, the safety rule
+ * that decides when the policy cannot (counted by reason), and which zone a writer writes next.
+ * Nothing here chooses by lifetime or garbage: that is the policies' (zkv-placement). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>

@@ -1,7 +1,8 @@
 /* The rules every allocation is checked against, read from the zones' state under fs->mu: which
- * zones are held, which I/O class a zone serves, the files' purposes and the reserves each purpose
- * must leave (empty zones, unoccupied bytes), and what GC and the WAL reserve may take. Nothing here
- * decides or allocates (zone_alloc.c): the decisions' view (decisions.c) reads it too. */
+ * zones are held, which I/O class a zone serves, the files' purposes and the reserves each
+ * purpose must leave (empty zones, unoccupied bytes), and what GC and the WAL reserve may take.
+ * Nothing here decides or allocates (zone_alloc.c): the decisions' view (decisions.c) reads it
+ * too. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>

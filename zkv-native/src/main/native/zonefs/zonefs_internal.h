@@ -1,16 +1,37 @@
 /* The zone file system core's private header: the state every part shares and the functions the
- * parts call across files. The API is zonefs.h, the format docs/formats/zone-fs.md. Where what is:
- *   meta_log.c   the metadata log: records, the roll, what each change persists
- *   after_unlock.c an operation's records and zone resets, done after the locks are released
- *   file_table.c file objects and their indexes (file_index.c), dropping a file's space
- *   decisions.c  the policies' call-outs: the view they decide on, called without the lock
- *   zone_alloc.c the reserves, checking and carrying out a placement decision
- *   gc.c         garbage collection: victims, moving extents, the background worker
- *   wal_reserve.c the WAL reserve (WALTZ's +R): empty zones kept for WALs, the zones they leave finished
- *   file_io.c    appends, write-out into zones, syncs, reads
- *   namespace.c  create/open/close, stat, delete, rename, link, list
- *   mount.c      mkfs, mount and log replay, unmount
- *   inspect.c    statistics and the consistency check
+ * parts call across files. The API is zonefs.h, the format docs/formats/zone-fs.md. Where what is,
+ * in layers: a file calls the files of the layers above its own and those listed before it in its
+ * own, never one below (scripts/c-call-graph.sh finds no circle of files calling each other).
+ *   metadata
+ *     meta_codec.c     the on-disk encodings of records, superblock and chunks (meta_codec.h)
+ *     meta_write.c     the log's writes: reserved records in order, the roll's, the log's failure
+ *     after_unlock.c   an operation's records and zone resets, done after the locks are released
+ *     meta_log.c       the metadata log: reserving records, the roll, what each change persists
+ *   files
+ *     file_index.c     hash tables of the files by name and by id (file_index.h)
+ *     file_table.c     file objects and their indexes, dropping a file's space
+ *     readers.c        readers' marks and what excludes them (GC's swap, a reopen)
+ *   allocation
+ *     zone_reserves.c  the rules: held zones, I/O classes, files' purposes, the reserves
+ *     decisions.c      the policies' call-outs: the view they decide on, called without the lock
+ *     wal_reserve.c    the WAL reserve (WALTZ's +R): empty zones kept for WALs, taken, given back
+ *     zone_alloc.c     checking and carrying out a placement decision, the safety rule, a
+ *                      writer's next zone
+ *     wal_reserve_thread.c  the WAL reserve's thread: filling it, finishing the zones WALs leave
+ *   garbage collection
+ *     gc.c             victims, moving extents, the background worker
+ *   I/O
+ *     read_ahead.c     a sealed WAL's read-ahead window
+ *     writer_zone.c    a writer's zone, claimed for each write (GC when none has room); extents
+ *     zwal.c           ZWAL's write path: write-outs as zone appends on the file's own queue
+ *     file_io.c        appends, the FILE mode's write-out into zones, syncs, reads
+ *   operations
+ *     namespace.c      create/open/close, stat, delete, rename, link, list
+ *     lease.c          leased zones: an owner's zone appends outside any file
+ *     mount.c          mkfs, mount and log replay, unmount
+ *     inspect.c        statistics and the consistency check
+ * One call goes up, through a pointer: a writer waiting for a zone (zone_alloc.c) has an idle
+ * ZWAL writer's appends reaped (fs->reap_idle_writer, zwal.c's, set at mount).
  *
  * Assumptions of this version (named so they are not mistaken for features):
  * - Zones are owned as in ZenFS: a writer holds the zone it writes (its open token) from the
@@ -203,7 +224,7 @@ struct zfs {
   uint32_t callouts_running;
   pthread_cond_t callouts_done;
   /* zwal_reap_idle, set at mount: a writer waiting for a zone (take_zone) has an idle ZWAL
-   * writer's appends reaped through it, as the allocator sits below the I/O layer that owns them. */
+   * writer's appends reaped through it, as the allocator sits below the I/O layer owning them. */
   int (*reap_idle_writer)(zfs *fs);
   pthread_t gc_thread;
   int gc_running, gc_stop;
@@ -395,9 +416,10 @@ void zwal_close(zfs *fs, fobj *f);
 /* Called with fs->mu held by a writer waiting for a zone: reaps the appends of one idle ZWAL
  * writer whose claim keeps a zone busy, releasing fs->mu meanwhile. Returns whether it did. */
 int zwal_reap_idle(zfs *fs);
+/* A writer's zone (writer_zone.c). */
 /* The zone for a writer's next device write or append, claimed, with at least min_room left (the
- * writer's own, or a new one; garbage collected when none has room), and where the write goes
- * (file_io.c). No lock held. */
+ * writer's own, or a new one; garbage collected when none has room), and where the write goes. No
+ * lock held. */
 int claim_writer_zone(zfs *fs, fobj *f, uint64_t want, uint64_t min_room, uint32_t *z, uint64_t *at);
 /* Records `logical` bytes written at device offset `at` in the file's extent list (fs->mu and
  * f->wmu held). */
@@ -554,8 +576,8 @@ void wal_reserve_clear(zfs *fs, uint32_t z);
 void wake_reserver(zfs *fs);
 
 /* The WAL reserve's thread (wal_reserve_thread.c). */
-/* WAL f leaves its zone (room below wal_switch_room) to the reserve's thread, which finishes it; the
- * zone stays claimed until then. mu held. */
+/* WAL f leaves its zone (room below wal_switch_room) to the reserve's thread, which finishes it;
+ * the zone stays claimed until then. mu held. */
 void wal_hand_over(zfs *fs, fobj *f);
 int start_wal_reserve(zfs *fs);
 void stop_wal_reserve(zfs *fs);

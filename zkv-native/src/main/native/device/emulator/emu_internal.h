@@ -1,4 +1,5 @@
 /* Internals of the emulated zoned device shared by its parts, each calling only those before it:
+ *   plm.c         the plm profile's NVM Sets, windows and internal work (plm.h)
  *   emu_layout.c  the backing file: header, persistent zone table, format and load, file I/O
  *   emu_power.c   fault rules, writes not durable yet, power cuts
  *   emu_io.c      the clock, requests (checked, timed, carried out), zone management, reports
@@ -74,10 +75,10 @@ typedef struct emu_dev {
   uint64_t nd_next_id;
   fault_rule faults[EMU_MAX_FAULTS];
   zkv_dev_stats stats;
-  /* Reads without the device lock (emu_io.c, read_unlocked): on when the profile models no read time
-   * and there is no PLM, so a read needs no timing state; taken only while no fault rule can hit a
-   * read and the device is alive. They count per thread (a: reads, b: bytes), added to stats on a
-   * get, so readers on different cores write no shared cache line. */
+  /* Reads without the device lock (emu_io.c's read_unlocked): on when the profile models no read
+   * time and there is no PLM, so a read needs no timing state; taken only while no fault rule can
+   * hit a read and the device is alive. They count per thread (a: reads, b: bytes), added to stats
+   * on a get, so readers on different cores write no shared cache line. */
   int unlocked_reads;
   _Atomic uint32_t read_fault_rules;
   zkv_stripe unlocked_read_counts[ZKV_STRIPES];

@@ -1,7 +1,14 @@
 /* Internals shared by the kernel-device backends: nvme: (NVMe passthrough on /dev/ngXnY) and
  * zbd: (the zoned block device /dev/nvmeXnY, appends through its ng device). Both move data on
- * io_uring rings (kq_*, kdev_queue.c); synchronous calls borrow a ring from a per-device pool
- * (kdev_sync.c). kdev.c is below the queues, kdev_sync.c above them. */
+ * io_uring rings; synchronous calls borrow a ring from a per-device pool. The files, each calling
+ * only those before it:
+ *   kdev.c        NVMe status codes, passthrough commands, request checks, error diagnosis,
+ *                 opening helpers, Identify geometry, the ng device's zone report, I/O counters
+ *   kdev_queue.c  the io_uring queues (kq_*); a zbd: device's emulated append through the hook
+ *                 its backend sets (kdev.append_emulated)
+ *   kdev_sync.c   synchronous calls on pooled rings, closing a device
+ *   nvme.c        the nvme: backend
+ *   zbd.c         the zbd: backend */
 #ifndef ZKV_KDEV_H
 #define ZKV_KDEV_H
 #include <pthread.h>

@@ -1,4 +1,5 @@
 /* The PLM array's internals, shared by its parts (plm_array.h is the interface):
+ *   set_concat.c         a drive's namespaces concatenated as its NVM Sets (set_concat.h)
  *   plm_array_journal.c  the journal (docs/formats/plm-array.md): records written, rotation
  *   plm_array_held.c     writes held for a set in its DTWIN, drained in its NDWIN; the inner zones'
  *                        writes and management
@@ -6,8 +7,9 @@
  *   plm_array_admin.c    admin commands: the PLM windows the array observes and enforces
  *   plm_array_recover.c  recovery at open: the journal replayed, stripes made whole
  *   plm_array.c          opening (URI options, the sets), closing, zone management, report, stats
- * Each part calls only those above it in this list (journal, held, io, admin, recover, then
- * plm_array.c); the array calls the device it is made of, never the reverse.
+ * Each part calls only those above it in this list; the array calls the device it is made of,
+ * never the reverse (the emulator's calls given a plmarray: reach the device it is made of
+ * through the backend table's made_of).
  *
  * Locks: `wmu` serialises everything that changes the device (writes, zone management, flushes,
  * admin commands, drains); `mu` guards the state readers consult (bindings, held writes, bytes on
