@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The native sources' call graph by file (docs/native-library.md, "Which file calls which"): compiles every C source of
-# zkv-native with gcc's -fcallgraph-info and prints which file calls which and every circle of files
-# calling each other. --check exits 1 on a circle.
+# The native sources' call graph by file (docs/native-library.md, "Which file calls which"):
+# compiles every C source of zkv-native with gcc's -fcallgraph-info and prints which file calls
+# which and every circle of files calling each other. --check exits 1 on a circle.
 # Usage: scripts/c-call-graph.sh [--check]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -15,6 +15,9 @@ jobs=2 # the machines have 2 cores
 echo "== C/C++ format check (clang-format, .clang-format)"
 git ls-files '*.c' '*.h' '*.cc' | xargs clang-format --dry-run --Werror
 
+echo "== C call graph: no circle of files calling each other (docs/native-library.md)"
+scripts/c-call-graph.sh --check >/dev/null
+
 echo "== C device tests"
 cmake -S zkv-native/src/main/native -B build/ctest -DZKV_JNI=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build/ctest -j"$jobs" >/dev/null
