@@ -18,29 +18,16 @@
 #include <utility>
 #include <vector>
 
+#include "file_hints.h"
 #include "rocksdb/db.h"
 #include "rocksdb/listener.h"
 #include "stalled_no_space.h"
 
 namespace zkv {
 
-struct LsmFileHint {
-  int level = -1;                   // -1: unknown
-  int64_t job_id = -1;              // the job writing the file; -1 once RocksDB lists it as live, or unknown
-  bool compaction = false;          // written by a compaction (its inputs are deleted after)
-  bool manual = false;              // ... that the user asked for (CompactRange: to free space)
-  bool recovery = false;            // the flush that replays a WAL when the database opens
-  std::vector<std::string> inputs;  // a compaction output's input files (paths)
-  bool has_range = false;
-  // User keys. Before the file is written: the union of its compaction's inputs (unknown for a
-  // flush); once RocksDB lists the file as live: its own smallest and largest key. Ordered
-  // bytewise (RocksDB's default comparator; a custom comparator's order is not known here).
-  std::string smallest, largest;
-};
-
 // Every SST of every database on one device, by path (paths include the database directory, so one
 // registry serves all databases of a device; job ids are per database).
-class LsmHintRegistry {
+class LsmHintRegistry : public FileHints {
  public:
   // A compaction begins: its outputs go to `level`, read from `inputs`.
   void CompactionBegun(const std::string& db, int64_t job, int level, const std::vector<std::string>& inputs,
@@ -54,7 +41,7 @@ class LsmHintRegistry {
   void Refresh(rocksdb::DB* db);
   void FileDeleted(const std::string& path);
   // False when nothing is known about `path`.
-  bool Lookup(const std::string& path, LsmFileHint* out) const;
+  bool Lookup(const std::string& path, LsmFileHint* out) const override;
   size_t Size() const;
 
  private:

@@ -228,9 +228,7 @@ void CollectName(const char* name, uint64_t, void* arg) {
 
 }  // namespace
 
-ZoneFileSystem::ZoneFileSystem(zfs* fs) : fs_(fs) {}
-
-ZoneFileSystem::~ZoneFileSystem() { zfs_unmount(fs_); }
+ZoneFileSystem::ZoneFileSystem(zfs* fs, std::shared_ptr<void> owner) : fs_(fs), owner_(std::move(owner)) {}
 
 IOStatus ZoneFileSystem::NewSequentialFile(const std::string& fname, const FileOptions& o,
                                            std::unique_ptr<rocksdb::FSSequentialFile>* result, IODebugContext*) {
@@ -484,9 +482,9 @@ IOStatus ZoneFileSystem::IsDirectory(const std::string& path, const IOOptions&, 
 // flush by stalling every writer while its SstFileManager polls for free space, which on zones
 // only GC makes, and GC runs on allocation: writers would wait forever. With NotSupported, RocksDB
 // reports the NoSpace to writers (ErrorHandler::OverrideNoSpaceError), and ZkvDb.resume() frees
-// space with GC and reopens. Free space is in ZkvEnv.zoneStats() and `zkv df`.
+// space with GC and reopens. Free space is in ZoneFs.stats() and `zkv df`.
 IOStatus ZoneFileSystem::GetFreeSpace(const std::string&, const IOOptions&, uint64_t*, IODebugContext*) {
-  return IOStatus::NotSupported("free space of a zoned device: see ZkvEnv.zoneStats()");
+  return IOStatus::NotSupported("free space of a zoned device: see ZoneFs.stats()");
 }
 
 }  // namespace zkv

@@ -20,9 +20,9 @@ std::string Normalize(const std::string& p);
 
 class ZoneFileSystem : public rocksdb::FileSystem {
  public:
-  // Takes ownership of the mounted file system (unmounted on destruction).
-  explicit ZoneFileSystem(zfs* fs);
-  ~ZoneFileSystem() override;
+  // Over a mounted file system that `owner` keeps mounted (jni/mounted_zone_fs.h) while this lives:
+  // RocksDB may hold the FileSystem after the Env and the Java side are gone.
+  ZoneFileSystem(zfs* fs, std::shared_ptr<void> owner);
   const char* Name() const override { return "ZkvZoneFileSystem"; }
   zfs* zone_fs() { return fs_; }
   // The device's LSM hints: a compaction's output files allocate from their own reserve tier.
@@ -91,6 +91,7 @@ class ZoneFileSystem : public rocksdb::FileSystem {
   void EndOpen(const std::string& dir);
 
   zfs* fs_;
+  std::shared_ptr<void> owner_;
   std::shared_ptr<LsmHintRegistry> hints_;
   std::mutex mu_;
   std::set<std::string> dirs_;

@@ -99,7 +99,7 @@ final class DatabaseResumption {
     long need = roomToFlush(db, options.writeBufferSize());
     long memtables = need - FLUSH_OVERHEAD;
     // Space freed by deletes often shares zones with live data: garbage collection gets it back.
-    long usable = env.rocksEnv().reclaim(need);
+    long usable = env.zoneFs().reclaim(need);
     if (usable < need) {
       throw new ZkvNoSpaceException(
           "cannot resume "

@@ -142,7 +142,7 @@ final class WaltzMode {
     DeviceGeometry g = env.geometry();
     ZoneBudget budget = budgetFor(g, env.options().wal().reservedZones(), env.uri());
     long owner = ownerOf(path);
-    ZoneLeases leases = new EnvZoneLeases(env.rocksEnv(), owner, g);
+    ZoneLeases leases = new EnvZoneLeases(env.zoneFs(), owner);
     WaltzRecovery.Result r = WaltzRecovery.scan(leases, owner);
     for (String p : r.problems()) {
       LOG.log(System.Logger.Level.WARNING, "WALTZ log of " + path + ": " + p);
@@ -168,7 +168,7 @@ final class WaltzMode {
       // Room for the replay's flushes first, any garbage collected (not only zones 1/8 garbage,
       // the writers' bound): they need the replayed bytes again as SSTs before the log's zones
       // can go back, more at once than the crashed run's flushes needed as it wrote.
-      env.rocksEnv().reclaim(replayBytes(r.records()) + writeBufferSize);
+      env.zoneFs().reclaim(replayBytes(r.records()) + writeBufferSize);
     }
     try (WriteOptions noWal = new WriteOptions().setDisableWAL(true)) {
       replay(db, noWal, r.records());
@@ -222,7 +222,7 @@ final class WaltzMode {
             inherited.replayedBound());
     log.afterEachRound(writer::markFlushed);
     // fewer empty zones left for leases than the log's next switch and refill take
-    log.flushEarlyWhen(() -> env.rocksEnv().leaseRoom() < 2);
+    log.flushEarlyWhen(() -> env.zoneFs().leaseRoom() < 2);
     return new WaltzMode(owner, leases, log, writer, r);
   }
 
@@ -376,7 +376,7 @@ final class WaltzMode {
 
   private static boolean roomToFlush(ZonedEnv env, RocksDB db, long writeBufferSize) {
     long need = DatabaseResumption.roomToFlush(db, writeBufferSize);
-    return env.rocksEnv().reclaim(need) >= need;
+    return env.zoneFs().reclaim(need) >= need;
   }
 
   /**
@@ -474,7 +474,7 @@ final class WaltzMode {
 
   /** Gives back the zones of a destroyed database's log. */
   static void destroy(ZonedEnv env, String path) {
-    new EnvZoneLeases(env.rocksEnv(), ownerOf(path), env.geometry()).giveBackAll();
+    new EnvZoneLeases(env.zoneFs(), ownerOf(path)).giveBackAll();
   }
 
   /**
@@ -483,7 +483,7 @@ final class WaltzMode {
    * not need it.
    */
   static int zonesLeft(ZonedEnv env, String path) {
-    EnvZoneLeases leases = new EnvZoneLeases(env.rocksEnv(), ownerOf(path), env.geometry());
+    EnvZoneLeases leases = new EnvZoneLeases(env.zoneFs(), ownerOf(path));
     int[] zones = leases.leased();
     int written = 0;
     for (int z : zones) {

@@ -293,7 +293,7 @@ public final class ZkvDb implements AutoCloseable {
   }
 
   private static void checkWriteBuffer(ZonedEnv env, ZkvOptions options) {
-    ZkvEnv.ZoneStats s = env.stats();
+    io.zkv.fs.ZoneStats s = env.stats();
     long usable = Math.max(0, s.dataZones() - 1L) * env.geometry().zoneCapacity();
     long need = ZkvOptions.MAX_WRITE_BUFFER_NUMBER * options.writeBufferSize();
     if (need > usable) {

@@ -490,6 +490,17 @@ public final class ZonedEnv implements AutoCloseable {
     return env;
   }
 
+  /**
+   * The zone file system the databases' files live in: its counters, views and settings, without
+   * RocksDB's Env ({@link #rocksEnv}). Stays valid until this env is closed.
+   *
+   * @throws ZkvClosedException if this env is closed
+   */
+  public synchronized io.zkv.fs.ZoneFs zoneFs() {
+    checkOpen();
+    return env.zoneFs();
+  }
+
   /** The device URI. */
   public String uri() {
     return device.uri();
@@ -519,9 +530,9 @@ public final class ZonedEnv implements AutoCloseable {
    *
    * @throws ZkvClosedException if this env is closed
    */
-  public synchronized ZkvEnv.ZoneStats stats() {
+  public synchronized io.zkv.fs.ZoneStats stats() {
     checkOpen();
-    return env.zoneStats();
+    return env.zoneFs().stats();
   }
 
   /**
@@ -529,9 +540,9 @@ public final class ZonedEnv implements AutoCloseable {
    * 6(a): the zones one compaction turns into garbage), as the placement policy's call-out saw
    * them.
    */
-  public synchronized ZkvEnv.CompactionZones compactionZones() {
+  public synchronized io.zkv.fs.CompactionZones compactionZones() {
     checkOpen();
-    return env.compactionZones();
+    return env.zoneFs().compactionZones();
   }
 
   /**
@@ -544,7 +555,7 @@ public final class ZonedEnv implements AutoCloseable {
    */
   public synchronized io.zkv.placement.ZoneTable zoneTable() {
     checkOpen();
-    return env.zoneTable();
+    return env.zoneFs().zoneTable();
   }
 
   /**
@@ -556,7 +567,7 @@ public final class ZonedEnv implements AutoCloseable {
    */
   public synchronized io.zkv.fs.HintOverlapCounts hintOverlaps() {
     checkOpen();
-    return env.hintOverlaps();
+    return env.zoneFs().hintOverlaps();
   }
 
   /**
@@ -565,9 +576,9 @@ public final class ZonedEnv implements AutoCloseable {
    *
    * @throws ZkvClosedException if this env is closed
    */
-  public synchronized ZkvEnv.PathUsage usage(String dir) {
+  public synchronized io.zkv.fs.PathUsage usage(String dir) {
     checkOpen();
-    return env.pathUsage(dir.endsWith("/") ? dir : dir + "/");
+    return env.zoneFs().pathUsage(dir.endsWith("/") ? dir : dir + "/");
   }
 
   /**

@@ -415,8 +415,7 @@ class FullDeviceRecoveryTest {
   static Reader withWaltzLog(ZonedEnv env, RocksDB db) {
     long owner = WaltzMode.ownerOf("/db");
     io.zkv.waltz.WaltzRecovery.Result r =
-        io.zkv.waltz.WaltzRecovery.scan(
-            new io.zkv.waltz.EnvZoneLeases(env.rocksEnv(), owner, env.geometry()), owner);
+        io.zkv.waltz.WaltzRecovery.scan(new io.zkv.waltz.EnvZoneLeases(env.zoneFs(), owner), owner);
     assertTrue(r.unreadZones() == 0, r.problems().toString());
     Map<String, Object[]> points = new java.util.HashMap<>(); // key -> {seq, value or null}
     List<Object[]> ranges = new ArrayList<>(); // {seq, from, to}

@@ -26,7 +26,6 @@ import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.rocksdb.ZkvEnv;
 
 /** Placement policies are objects that go straight to the file system's allocation call-out. */
 class PlacementPolicyObjectsTest {
@@ -74,7 +73,7 @@ class PlacementPolicyObjectsTest {
       // a compaction the flush started allocates too: the counts compare once none runs (one
       // read during a call saw the policy's count a call ahead, 1 run in 20 on a loaded host)
       awaitCompactions(db);
-      ZkvEnv.ZoneStats s = env.stats();
+      io.zkv.fs.ZoneStats s = env.stats();
       assertTrue(policy.calls.get() > 0, "the policy was never asked");
       // every call the policy answered is a decision the file system counted, and it overrode
       // none of them on this roomy device
@@ -194,7 +193,7 @@ class PlacementPolicyObjectsTest {
         d.flush();
       }
       d.compactRange();
-      ZkvEnv.ZoneStats s = env.stats();
+      io.zkv.fs.ZoneStats s = env.stats();
       assertTrue(s.policyDecisions() > 3, "decisions: " + s.policyDecisions());
       assertEquals(0, s.policyOverrides(), s.toString());
       assertArrayEquals(new byte[102], d.get(b("key12345")));
@@ -413,7 +412,7 @@ class PlacementPolicyObjectsTest {
           rocks.put(level, n);
         }
       }
-      ZkvEnv.ZoneStats s = env.stats();
+      io.zkv.fs.ZoneStats s = env.stats();
       assertEquals(0, s.policyOverrides(), s.toString());
       // the view taken on request (not at an allocation) shows every SST at RocksDB's level, and
       // the zones' live bytes the file system counts

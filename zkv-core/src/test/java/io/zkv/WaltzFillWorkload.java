@@ -155,7 +155,7 @@ public final class WaltzFillWorkload {
   static long reclaimable(ZonedEnv env, String db) {
     ZoneTable t = env.zoneTable();
     java.util.Set<Integer> log = new java.util.HashSet<>();
-    for (int z : env.rocksEnv().leasedZones(WaltzMode.ownerOf(db))) {
+    for (int z : env.zoneFs().leasedZones(WaltzMode.ownerOf(db))) {
       log.add(z);
     }
     long n = 0;

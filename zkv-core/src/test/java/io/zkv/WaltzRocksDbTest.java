@@ -408,25 +408,25 @@ class WaltzRocksDbTest {
         db.syncWal(); // a no-op: every write is durable already
       }
       long owner = WaltzMode.ownerOf("/waltz");
-      int[] kept = env.rocksEnv().leasedZones(owner); // the reserve: one empty zone
+      int[] kept = env.zoneFs().leasedZones(owner); // the reserve: one empty zone
       assertEquals(1, kept.length);
-      assertEquals(0, env.rocksEnv().leaseWritten(owner, kept[0]));
+      assertEquals(0, env.zoneFs().leaseWritten(owner, kept[0]));
       try (ZkvDb db = ZkvDb.open(env, "/waltz", waltz())) {
         assertEquals(0, db.waltzRecovery().orElseThrow().zones());
         assertNull(db.get(b("a")));
         assertArrayEquals(b("2"), db.get(b("a2")));
       }
       ZkvDb.destroy(env, "/waltz");
-      assertEquals(0, env.rocksEnv().leasedZones(owner).length);
+      assertEquals(0, env.zoneFs().leasedZones(owner).length);
       // Opened without WALTZ after a clean close: the reserve goes back, nothing to replay.
       try (ZkvDb db = ZkvDb.open(env, "/other", waltz())) {
         db.put(b("x"), b("1"));
       }
-      assertEquals(1, env.rocksEnv().leasedZones(WaltzMode.ownerOf("/other")).length);
+      assertEquals(1, env.zoneFs().leasedZones(WaltzMode.ownerOf("/other")).length);
       try (ZkvDb db = ZkvDb.open(env, "/other", TestDevices.small())) {
         assertArrayEquals(b("1"), db.get(b("x")));
       }
-      assertEquals(0, env.rocksEnv().leasedZones(WaltzMode.ownerOf("/other")).length);
+      assertEquals(0, env.zoneFs().leasedZones(WaltzMode.ownerOf("/other")).length);
     }
   }
 

@@ -121,7 +121,7 @@ class WaltzSmallDeviceTest {
 
   /** "stats gcRuns gcZones leaseCollections gcRoundsForRoom" of a mount, since it mounted. */
   static String statsLine(ZonedEnv env) {
-    org.rocksdb.ZkvEnv.ZoneStats s = env.stats();
+    io.zkv.fs.ZoneStats s = env.stats();
     return "stats "
         + s.gcRuns()
         + " "
@@ -512,7 +512,7 @@ class WaltzSmallDeviceTest {
   static String describe(ZonedEnv env) {
     io.zkv.placement.ZoneTable t = env.zoneTable();
     java.util.Set<Integer> log = new java.util.HashSet<>();
-    for (int z : env.rocksEnv().leasedZones(WaltzMode.ownerOf(WaltzFillWorkload.DB))) {
+    for (int z : env.zoneFs().leasedZones(WaltzMode.ownerOf(WaltzFillWorkload.DB))) {
       log.add(z);
     }
     StringBuilder b = new StringBuilder("zones (written/live KiB, condition, L: the log's):");
@@ -527,7 +527,7 @@ class WaltzSmallDeviceTest {
               z.condition().name().substring(0, 1),
               log.contains(i) ? "L" : ""));
     }
-    org.rocksdb.ZkvEnv.ZoneStats s = env.stats();
+    io.zkv.fs.ZoneStats s = env.stats();
     return b + "; files " + s.files() + ", live " + (s.liveBytes() >> 10) + " KiB, " + s;
   }
 

@@ -454,7 +454,7 @@ class ZonedEnvTest {
         for (ZonedEnv.Mode mode : ZonedEnv.Mode.values()) {
           ZkvException e = assertThrows(ZkvException.class, () -> ZonedEnv.open(dev, mode));
           assertTrue(
-              e.getMessage().contains("already mounted by a ZkvEnv in this process"),
+              e.getMessage().contains("already mounted by a ZoneFs in this process"),
               mode + ": " + e.getMessage());
         }
         db.put(b("after"), b("2")); // the first mount's syncs still work

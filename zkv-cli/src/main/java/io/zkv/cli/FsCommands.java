@@ -23,7 +23,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-import org.rocksdb.ZkvEnv;
 
 /**
  * The file-system commands of the {@code zkv} command line, like ZenFS's tool: mkfs, ls, df, zones,
@@ -343,7 +342,7 @@ final class FsCommands {
       out.printf("reclaimable  %s (reset or GC gets it back)%n", size(garbage));
       out.printf(
           "space amplification %.2f (used / live)%n", live == 0 ? 1.0 : (double) written / live);
-      ZkvEnv.ZoneStats st = fs.stats();
+      io.zkv.fs.ZoneStats st = fs.stats();
       out.printf(
           "placement    %d decisions by the policy, %d overridden by the file system (%d fallback"
               + " allocations, %d zones taken from idle writers, the rest GC's) since format, as of"
@@ -361,7 +360,7 @@ final class FsCommands {
       }
       out.printf(
           "overrides    %s (by reason, since format)%n", reasons.length() == 0 ? "none" : reasons);
-      ZkvEnv.GcTotals gc = st.gcTotals();
+      io.zkv.fs.GcTotals gc = st.gcTotals();
       out.printf(
           "GC           %d runs emptied %d zones copying %s; %d zone resets, %s without a copy; %d"
               + " zones finished (since format, as of the last log roll or clean unmount)%n",

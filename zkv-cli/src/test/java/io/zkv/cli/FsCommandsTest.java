@@ -76,11 +76,11 @@ class FsCommandsTest {
     int zone;
     try (ZonedDevice dev = ZonedDevice.open(uri());
         ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.mount())) {
-      zone = env.leaseZone(42);
+      zone = env.zoneFs().leaseZone(42);
       assertTrue(zone > 0, "lease: " + zone);
       java.nio.ByteBuffer block = java.nio.ByteBuffer.allocateDirect(8192).alignedSlice(4096);
       block.put(0, (byte) 7);
-      assertEquals(0, env.leaseAppend(42, zone, block, 4096, true));
+      assertEquals(0, env.zoneFs().leaseAppend(42, zone, block, 4096, true));
     }
     assertEquals(0, cli.run("zones", "--device", uri()));
     String row =

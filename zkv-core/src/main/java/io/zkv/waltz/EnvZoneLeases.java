@@ -1,22 +1,32 @@
 package io.zkv.waltz;
 
 import io.zkv.device.DeviceGeometry;
+import io.zkv.fs.ZoneFs;
 import java.nio.ByteBuffer;
-import org.rocksdb.ZkvEnv;
 
-/** {@link ZoneLeases} of a mounted zone file system ({@link ZkvEnv}), for one owner. */
+/** {@link ZoneLeases} of a mounted zone file system ({@link ZoneFs}), for one owner. */
 public final class EnvZoneLeases implements ZoneLeases {
-  private final ZkvEnv env;
+  private final ZoneFs env;
   private final long owner;
   private final DeviceGeometry geometry;
 
-  public EnvZoneLeases(ZkvEnv env, long owner, DeviceGeometry geometry) {
+  public EnvZoneLeases(ZoneFs fs, long owner) {
     if (owner == 0) {
       throw new IllegalArgumentException("owner 0 means no owner");
     }
-    this.env = env;
+    this.env = fs;
     this.owner = owner;
-    this.geometry = geometry;
+    this.geometry = fs.geometry();
+  }
+
+  /**
+   * Of the file system under a RocksDB Env.
+   *
+   * @deprecated use {@link #EnvZoneLeases(ZoneFs, long)} with {@code env.zoneFs()}
+   */
+  @Deprecated
+  public EnvZoneLeases(org.rocksdb.ZkvEnv env, long owner, DeviceGeometry geometry) {
+    this(env.zoneFs(), owner);
   }
 
   @Override
@@ -66,7 +76,7 @@ public final class EnvZoneLeases implements ZoneLeases {
 
   @Override
   public boolean isZoneFull(long result) {
-    return ZkvEnv.isZoneFull(result);
+    return ZoneFs.isZoneFull(result);
   }
 
   @Override

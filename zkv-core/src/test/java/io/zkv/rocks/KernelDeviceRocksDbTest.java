@@ -87,7 +87,7 @@ class KernelDeviceRocksDbTest {
           }
           db.compactRange();
         }
-        ZkvEnv.ZoneStats s = env.zoneStats();
+        io.zkv.fs.ZoneStats s = env.zoneFs().stats();
         System.out.println(uri + ": " + s);
         assertTrue(s.hostBytes() > KEYS * 100L, "the data went to the device's zones: " + s);
         assertTrue(s.files() > 1, "RocksDB files live in zones: " + s);

@@ -69,7 +69,7 @@ class WaltzForgeryTest {
     String uri = EmulatedDevice.uri(file, "instant", "");
     try (ZonedDevice dev = ZonedDevice.open(uri)) {
       ZonedEnv env = ZonedEnv.open(dev, ZonedEnv.Mode.FORMAT, options());
-      EnvZoneLeases leases = new EnvZoneLeases(env.rocksEnv(), OWNER, GEOMETRY);
+      EnvZoneLeases leases = new EnvZoneLeases(env.zoneFs(), OWNER);
       WaltzLog log = new WaltzLog(leases, BLOCK, 1, () -> 0, Long.MAX_VALUE, () -> {});
       WaltzWriter w = new WaltzWriter(log, OWNER, BLOCK, GEOMETRY.zasl(), 0);
       w.write(List.of(WaltzOp.put(b("a"), b("1"))), ops -> 1);
@@ -86,8 +86,7 @@ class WaltzForgeryTest {
     }
     try (ZonedDevice dev = ZonedDevice.open(uri);
         ZonedEnv env = ZonedEnv.open(dev, ZonedEnv.Mode.MOUNT, options())) {
-      WaltzRecovery.Result r =
-          WaltzRecovery.scan(new EnvZoneLeases(env.rocksEnv(), OWNER, GEOMETRY), OWNER);
+      WaltzRecovery.Result r = WaltzRecovery.scan(new EnvZoneLeases(env.zoneFs(), OWNER), OWNER);
       List<Long> seqs = new ArrayList<>();
       for (WaltzRecovery.Record rec : r.records()) {
         seqs.add(rec.seq());

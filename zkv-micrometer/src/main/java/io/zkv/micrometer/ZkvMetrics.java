@@ -12,12 +12,12 @@ import io.zkv.ZkvException;
 import io.zkv.ZonedEnv;
 import io.zkv.device.ZoneCondition;
 import io.zkv.fs.PolicyOverride;
+import io.zkv.fs.ZoneStats;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.function.ToDoubleFunction;
-import org.rocksdb.ZkvEnv.ZoneStats;
 
 /**
  * Micrometer meters for a {@link ZonedEnv} (one zoned device and its zone file system) and the

@@ -9,13 +9,13 @@ import io.micrometer.core.instrument.binder.BaseUnits;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.zkv.ZkvException;
 import io.zkv.ZonedEnv;
+import io.zkv.fs.PathUsage;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
-import org.rocksdb.ZkvEnv.PathUsage;
 
 /**
  * Micrometer meters of one store in the zone file system: the files of its RocksDB database (its

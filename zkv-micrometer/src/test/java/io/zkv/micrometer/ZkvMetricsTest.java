@@ -20,6 +20,7 @@ import io.zkv.device.ZoneCondition;
 import io.zkv.device.ZonedDevice;
 import io.zkv.device.ZonedDeviceException;
 import io.zkv.fs.PolicyOverride;
+import io.zkv.fs.ZoneStats;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -34,7 +35,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.rocksdb.ZkvEnv.ZoneStats;
 
 class ZkvMetricsTest {
   /** 16 zones of 8 MiB (6 MiB writable). */

@@ -6,7 +6,7 @@ import java.nio.ByteBuffer;
  * The zone file system's call-out when garbage collection needs a victim (once per zone to empty,
  * never per write): a policy picks the zone whose live data is migrated before it is reset. Called
  * on a snapshot of the zones without the file system's lock (one collection at a time), from a
- * RocksDB writer that ran out of space, the background GC thread or {@code ZkvEnv.reclaim}.
+ * RocksDB writer that ran out of space, the background GC thread or {@code ZoneFs.reclaim}.
  *
  * <p>Only zones with {@link ZoneView#zoneVictimOk} set are collected. Choosing another full zone
  * that nobody writes declines this collection (e.g. background GC only takes zones at least half

@@ -5,8 +5,9 @@ package io.zkv.fs;
  * chooses nothing by lifetime or garbage itself (placement, GC victims and when GC runs are the
  * policies'); its safety rule only keeps it going (never NoSpace while a zone has room, the
  * reserves kept), an empty zone first. Each override is counted ({@code
- * ZkvEnv.ZoneStats.overrides()}, {@code zkv df}, the bench's {@code policy overrides}). The order
- * is the native {@code enum zfs_override} ({@code zonefs/zonefs.h}) and the boundary's (layout 2).
+ * io.zkv.fs.ZoneStats.overrides()}, {@code zkv df}, the bench's {@code policy overrides}). The
+ * order is the native {@code enum zfs_override} ({@code zonefs/zonefs.h}) and the boundary's
+ * (layout 2).
  */
 public enum PolicyOverride {
   /** An allocation without a placement policy installed (or after it was removed at JVM exit). */

@@ -77,15 +77,15 @@ public final class ZoneFsInspector extends NativeHandle {
    * overrides since format ({@code ZoneStats.policyDecisionsTotal} and the two override totals); an
    * inspection mount itself decides nothing.
    */
-  public org.rocksdb.ZkvEnv.ZoneStats stats() {
-    ByteBuffer buf = ByteBuffer.allocateDirect(org.rocksdb.ZkvEnv.ZoneStats.BUFFER_BYTES);
+  public io.zkv.fs.ZoneStats stats() {
+    ByteBuffer buf = ByteBuffer.allocateDirect(io.zkv.fs.ZoneStats.BUFFER_BYTES);
     long h = acquire();
     try {
       check(nStats(h, buf), "counters");
     } finally {
       release();
     }
-    return org.rocksdb.ZkvEnv.ZoneStats.read(buf);
+    return io.zkv.fs.ZoneStats.read(buf);
   }
 
   // Boundary layout 3 (jni/boundary.h, zkv_bnd_superblock; docs/formats/native-boundary.md).

@@ -81,6 +81,10 @@ public final class ZkvNative {
     rocksJavaLibrary = nPromoteGlobal("librocksdbjni");
     loadOnce(libraryPath(library));
     checkHeaders(library, nRocksdbHeaderVersion(), rocksdb);
+    // RocksDB's default Env (whose thread pools exit()'s static destructors join) exists before a
+    // zone file system's call-out can register zkv's exit handler, which must run before them
+    // (jni/java_callouts.cc): a ZoneFs starts GC, and may call out, before any Env is built.
+    org.rocksdb.Env.getDefault();
     rocksDbVersion = rocksdb;
   }
 

@@ -3,7 +3,6 @@ package io.zkv.device;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 import org.junit.jupiter.api.Test;
-import org.rocksdb.ZkvEnv;
 
 /**
  * The device layer's crossings of the typed native boundary (layouts 5-7 and 9-11: geometry, zone
@@ -27,7 +26,7 @@ class DeviceBoundaryLayoutTest {
           DeviceGeometry.FLAGS,
           DeviceGeometry.META_CLASS_ZONES
         },
-        ZkvEnv.nativeBoundaryLayout(DeviceGeometry.LAYOUT));
+        io.zkv.fs.ZoneFs.nativeBoundaryLayout(DeviceGeometry.LAYOUT));
   }
 
   @Test
@@ -58,7 +57,7 @@ class DeviceBoundaryLayoutTest {
           EmulatedPlm.MODEL_READ_MAX_NS,
           EmulatedPlm.MODEL_READS_OVER_200US
         },
-        ZkvEnv.nativeBoundaryLayout(EmulatedPlm.STATS_LAYOUT));
+        io.zkv.fs.ZoneFs.nativeBoundaryLayout(EmulatedPlm.STATS_LAYOUT));
     assertArrayEquals(
         new int[] {
           1,
@@ -77,12 +76,12 @@ class DeviceBoundaryLayoutTest {
           PlmArray.JOURNAL_BYTES,
           PlmArray.WRITES_UNSCHEDULED
         },
-        ZkvEnv.nativeBoundaryLayout(PlmArray.STATS_LAYOUT));
+        io.zkv.fs.ZoneFs.nativeBoundaryLayout(PlmArray.STATS_LAYOUT));
     assertArrayEquals(
         new int[] {
           1, EmulatedDevice.LATENESS_RECORD, 0, EmulatedDevice.LATE, EmulatedDevice.WORST_LATE_NS
         },
-        ZkvEnv.nativeBoundaryLayout(EmulatedDevice.LATENESS_LAYOUT));
+        io.zkv.fs.ZoneFs.nativeBoundaryLayout(EmulatedDevice.LATENESS_LAYOUT));
   }
 
   @Test
@@ -97,9 +96,9 @@ class DeviceBoundaryLayoutTest {
           ZonedDevice.Z_COND,
           ZonedDevice.Z_INDEX
         },
-        ZkvEnv.nativeBoundaryLayout(ZonedDevice.REPORT_LAYOUT));
+        io.zkv.fs.ZoneFs.nativeBoundaryLayout(ZonedDevice.REPORT_LAYOUT));
     assertArrayEquals(
         new int[] {1, ZonedDevice.STATS_FIELDS * 8, 0, (ZonedDevice.STATS_FIELDS - 1) * 8},
-        ZkvEnv.nativeBoundaryLayout(ZonedDevice.STATS_LAYOUT));
+        io.zkv.fs.ZoneFs.nativeBoundaryLayout(ZonedDevice.STATS_LAYOUT));
   }
 }

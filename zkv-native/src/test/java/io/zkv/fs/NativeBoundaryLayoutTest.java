@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.zkv.nativelib.BoundaryBuffer;
 import org.junit.jupiter.api.Test;
-import org.rocksdb.ZkvEnv;
 
 /**
  * The Java readers of the native boundary and the native library agree on every layout: version,
@@ -19,7 +18,8 @@ class NativeBoundaryLayoutTest {
   void headerAndSectionTable() {
     int h = BoundaryBuffer.HEADER_SIZE;
     int s = BoundaryBuffer.SECTION_SIZE;
-    assertArrayEquals(new int[] {1, h, 0, 4, 6, 8, 12, s, 0, 4, 8}, ZkvEnv.nativeBoundaryLayout(0));
+    assertArrayEquals(
+        new int[] {1, h, 0, 4, 6, 8, 12, s, 0, 4, 8}, io.zkv.fs.ZoneFs.nativeBoundaryLayout(0));
   }
 
   @Test
@@ -75,7 +75,7 @@ class NativeBoundaryLayoutTest {
           RS_EMPTY_KEPT,
           RS_OP_ZONES
         },
-        ZkvEnv.nativeBoundaryLayout(LAYOUT));
+        io.zkv.fs.ZoneFs.nativeBoundaryLayout(LAYOUT));
   }
 
   @Test
@@ -91,7 +91,7 @@ class NativeBoundaryLayoutTest {
           10, 70 * 8, 0, 23 * 8, 24 * 8, 35 * 8, 46 * 8, 51 * 8, 52 * 8, 54 * 8, 55 * 8, 61 * 8,
           66 * 8, 69 * 8
         },
-        ZkvEnv.nativeBoundaryLayout(2));
+        io.zkv.fs.ZoneFs.nativeBoundaryLayout(2));
   }
 
   @Test
@@ -104,7 +104,7 @@ class NativeBoundaryLayoutTest {
           ZoneFsInspector.MS_SEQUENCE,
           ZoneFsInspector.MS_MESSAGE
         },
-        ZkvEnv.nativeBoundaryLayout(ZoneFsInspector.META_STATUS_LAYOUT));
+        io.zkv.fs.ZoneFs.nativeBoundaryLayout(ZoneFsInspector.META_STATUS_LAYOUT));
     assertArrayEquals(
         new int[] {
           1,
@@ -121,13 +121,13 @@ class NativeBoundaryLayoutTest {
           ZoneFsInspector.FL_EXTENT_START,
           ZoneFsInspector.FL_EXTENT_LENGTH
         },
-        ZkvEnv.nativeBoundaryLayout(ZoneFsInspector.FILE_LIST_LAYOUT));
+        io.zkv.fs.ZoneFs.nativeBoundaryLayout(ZoneFsInspector.FILE_LIST_LAYOUT));
   }
 
   @Test
   void pathUsage() {
     // version 1: one record of 4 64-bit counters (files, bytes, SST files, SST bytes)
-    assertArrayEquals(new int[] {1, 4 * 8, 0, 8, 16, 24}, ZkvEnv.nativeBoundaryLayout(8));
+    assertArrayEquals(new int[] {1, 4 * 8, 0, 8, 16, 24}, io.zkv.fs.ZoneFs.nativeBoundaryLayout(8));
   }
 
   @Test
@@ -147,14 +147,14 @@ class NativeBoundaryLayoutTest {
           ZoneFsInspector.SB_FINISH_THRESHOLD,
           ZoneFsInspector.SB_UUID
         },
-        ZkvEnv.nativeBoundaryLayout(ZoneFsInspector.SUPERBLOCK_LAYOUT));
+        io.zkv.fs.ZoneFs.nativeBoundaryLayout(ZoneFsInspector.SUPERBLOCK_LAYOUT));
     assertArrayEquals(
         new int[] {ZoneFsInspector.ZONE_USAGE_VERSION, ZONE_SIZE},
-        ZkvEnv.nativeBoundaryLayout(ZoneFsInspector.ZONE_USAGE_LAYOUT));
+        io.zkv.fs.ZoneFs.nativeBoundaryLayout(ZoneFsInspector.ZONE_USAGE_LAYOUT));
   }
 
   @Test
   void unknownLayoutsAreReportedAsSuch() {
-    assertNull(ZkvEnv.nativeBoundaryLayout(99));
+    assertNull(io.zkv.fs.ZoneFs.nativeBoundaryLayout(99));
   }
 }

@@ -131,7 +131,7 @@ class PlacementAllocatorTest {
         db.flush(flush);
         assertArrayEquals("v".getBytes(), db.get("k".getBytes()));
       }
-      ZkvEnv.ZoneStats s = env.zoneStats();
+      io.zkv.fs.ZoneStats s = env.zoneFs().stats();
       long failed = s.overrides().get(PolicyOverride.POLICY_FAILED);
       assertTrue(failed >= 2, "WAL, SST, MANIFEST...: " + s);
       assertEquals(failed, s.fallbackAllocations());
@@ -165,7 +165,7 @@ class PlacementAllocatorTest {
           db.flush(f);
         }
         db.compactRange();
-        ZkvEnv.CompactionZones c = env.compactionZones();
+        io.zkv.fs.CompactionZones c = env.zoneFs().compactionZones();
         assertTrue(c.compactions() >= 1 && c.zones() >= c.compactions(), c.toString());
       }
       synchronized (policy) {
@@ -180,7 +180,7 @@ class PlacementAllocatorTest {
           assertThrows(IllegalArgumentException.class, () -> ZkvEnv.onZones(dev, tooMany));
       assertTrue(e.getMessage().contains("op-zones 24"), e.getMessage());
       try (ZkvEnv env = ZkvEnv.onZones(dev, ZoneFsSettings.builder().opZones(23).build())) {
-        assertEquals(0, env.compactionZones().compactions()); // since this mount
+        assertEquals(0, env.zoneFs().compactionZones().compactions()); // since this mount
       }
     }
   }

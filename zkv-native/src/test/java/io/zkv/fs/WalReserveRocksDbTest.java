@@ -45,7 +45,7 @@ class WalReserveRocksDbTest {
     }
   }
 
-  private ZkvEnv.ZoneStats run(PlacementAllocatorTest.Recording policy, int reservedZones)
+  private io.zkv.fs.ZoneStats run(PlacementAllocatorTest.Recording policy, int reservedZones)
       throws Exception {
     Path file = dir.resolve("dev" + reservedZones + ".zkvemu");
     EmulatedDevice.format(file, GEOMETRY);
@@ -65,10 +65,10 @@ class WalReserveRocksDbTest {
                     .build())) {
       // the first WAL is created at open: wait until the reserve is full, so it is served from it
       long until = System.nanoTime() + 60_000_000_000L;
-      while (env.zoneStats().walReservedZones() < reservedZones && System.nanoTime() < until) {
+      while (env.zoneFs().stats().walReservedZones() < reservedZones && System.nanoTime() < until) {
         Thread.sleep(5);
       }
-      assertEquals(reservedZones, env.zoneStats().walReservedZones());
+      assertEquals(reservedZones, env.zoneFs().stats().walReservedZones());
       byte[] value = new byte[4000];
       try (Options o =
               new Options().setCreateIfMissing(true).setEnv(env).setWriteBufferSize(64 << 20);
@@ -84,18 +84,18 @@ class WalReserveRocksDbTest {
       // own: the puts above may have used up much of the first on a loaded host)
       until = System.nanoTime() + 60_000_000_000L;
       while (reservedZones > 0
-          && env.zoneStats().walZoneFinishes() < 1
+          && env.zoneFs().stats().walZoneFinishes() < 1
           && System.nanoTime() < until) {
         Thread.sleep(5);
       }
-      return env.zoneStats();
+      return env.zoneFs().stats();
     }
   }
 
   @Test
   void walZonesComeFromTheReserveAndThePolicyKeepsItFilled() throws Exception {
     PlacementAllocatorTest.Recording policy = new PlacementAllocatorTest.Recording();
-    ZkvEnv.ZoneStats s = run(policy, 2);
+    io.zkv.fs.ZoneStats s = run(policy, 2);
     long asked = walFileWrites(policy);
     // The first WAL's first zone and its switch at least came from the full reserve; a take the
     // refill had not caught up with would have asked the policy, and is counted as a wait.
@@ -129,7 +129,7 @@ class WalReserveRocksDbTest {
   @Test
   void withoutAReserveEveryWalZoneIsAskedOnThePutPath() throws Exception {
     PlacementAllocatorTest.Recording policy = new PlacementAllocatorTest.Recording();
-    ZkvEnv.ZoneStats s = run(policy, 0);
+    io.zkv.fs.ZoneStats s = run(policy, 0);
     assertEquals(0, s.walZoneSwitches());
     assertEquals(0, s.walReserveReturns());
     assertTrue(s.walZoneWaits() >= 2, s.toString()); // a WAL of 20 MB over 6 MiB zones

@@ -89,7 +89,7 @@ class ZoneFileSystemRocksDbTest {
           }
           db.compactRange();
         }
-        ZkvEnv.ZoneStats s = env.zoneStats();
+        io.zkv.fs.ZoneStats s = env.zoneFs().stats();
         assertTrue(s.hostBytes() > 50L << 20, "data went to zones: " + s);
         assertTrue(s.resets() > 0, "compaction freed zones that were reset: " + s);
         assertTrue(s.files() > 3, s.toString());
@@ -155,7 +155,7 @@ class ZoneFileSystemRocksDbTest {
             db.flush(f);
           }
         }
-        rolls += env.zoneStats().metaRolls();
+        rolls += env.zoneFs().stats().metaRolls();
       }
     }
     assertTrue(rolls > cycles, "the log rolled beyond the one roll of each mount: " + rolls);
@@ -207,7 +207,7 @@ class ZoneFileSystemRocksDbTest {
           assertEquals(version[i], bb.getInt(), "latest version of key " + i);
         }
       }
-      ZkvEnv.ZoneStats s = env.zoneStats();
+      io.zkv.fs.ZoneStats s = env.zoneFs().stats();
       double wa = (double) (s.hostBytes() + s.gcBytes()) / s.hostBytes();
       System.out.printf(
           "overwrite %d MiB through RocksDB on %d MiB of zones (%s): host %d MiB, GC copy %d MiB,"
@@ -315,7 +315,7 @@ class ZoneFileSystemRocksDbTest {
                   DeviceInUseException.class,
                   () -> ZkvEnv.onZones(dev, ZoneFsSettings.builder().format(format).build()));
           assertTrue(
-              e.getMessage().contains("already mounted by a ZkvEnv in this process"),
+              e.getMessage().contains("already mounted by a ZoneFs in this process"),
               e.getMessage());
         }
         DeviceInUseException inspect =

@@ -176,7 +176,7 @@ class GuideSnippetsTest {
     }
     StreamsFixture.awaitDeviceClosed(uri);
     try (ZonedEnv env = ZonedEnv.open(uri, ZonedEnv.Mode.MOUNT)) {
-      assertTrue(env.rocksEnv().zoneStats().files() > 0, "the stores' files are on the device");
+      assertTrue(env.zoneFs().stats().files() > 0, "the stores' files are on the device");
     }
   }
 

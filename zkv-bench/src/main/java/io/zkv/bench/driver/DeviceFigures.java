@@ -19,7 +19,7 @@ package io.zkv.bench.driver;
  * @param spaceAmplification zone space in use over live data at the end of the phase
  * @param policyDecisions zone allocations the placement policy decided in the phase
  * @param policyOverrides times the file system overrode the placement policy in the phase (a
- *     fallback allocation or a zone taken from an idle writer; see ZkvEnv.ZoneStats)
+ *     fallback allocation or a zone taken from an idle writer; see io.zkv.fs.ZoneStats)
  * @param gcRuns garbage collection runs in the phase that emptied a zone (CAZA's cleanings)
  * @param resets zone resets in the phase
  * @param resetsWithoutCopy of those, the ones that copied nothing (all garbage)

@@ -17,7 +17,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.rocksdb.ZkvEnv;
 
 /**
  * {@link ZkvDb} on a freshly formatted zoned device: a scratch emulated device in the scratch
@@ -164,7 +163,7 @@ final class ZkvStore implements BenchStore {
   @Override
   public RecoveryFigures reopen() {
     long entries = count();
-    ZkvEnv.PathUsage usage = env.usage(DB_PATH);
+    io.zkv.fs.PathUsage usage = env.usage(DB_PATH);
     long walBytes = usage.bytes() - usage.sstBytes();
     db.syncWal();
     if (uri.startsWith("emu:")) {
@@ -191,7 +190,7 @@ final class ZkvStore implements BenchStore {
     env = ZonedEnv.open(device, ZonedEnv.Mode.MOUNT, envOptions);
     long mounted = System.nanoTime();
     DeviceStats afterMount = device.stats();
-    ZkvEnv.ZoneStats mount = env.stats();
+    io.zkv.fs.ZoneStats mount = env.stats();
     db = ZkvDb.open(env, DB_PATH, reopenOptions);
     long opened = System.nanoTime();
     HostLateness lateAtOpen = EmulatedDevice.lateness();

@@ -1,9 +1,7 @@
 package io.zkv.bench.driver;
 
-import org.rocksdb.ZkvEnv;
-
 /**
- * A snapshot of the zone file system counters the reports use (from {@link ZkvEnv.ZoneStats}).
+ * A snapshot of the zone file system counters the reports use (from {@link io.zkv.fs.ZoneStats}).
  *
  * @param hostBytes file data RocksDB wrote (WAL, SSTs, manifest)
  * @param paddingBytes block padding written on syncs of partial blocks
@@ -49,8 +47,8 @@ public record ZoneCounters(
     java.util.Map<String, Long> overrides,
     WalZoneCounts walZones) {
   static ZoneCounters of(
-      ZkvEnv.ZoneStats s,
-      ZkvEnv.CompactionZones c,
+      io.zkv.fs.ZoneStats s,
+      io.zkv.fs.CompactionZones c,
       io.zkv.fs.HintOverlapCounts hints,
       long zoneCapacity) {
     java.util.Map<String, Long> reasons = new java.util.TreeMap<>();

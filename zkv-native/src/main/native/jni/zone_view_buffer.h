@@ -1,23 +1,23 @@
 // Builds the ZKV_BND_ZONE_VIEW buffer (jni/boundary.h) a placement or victim call-out hands Java:
 // the zones, the files with live data and their LSM hints, which file has what in which zone, and
 // for an allocation the request and room for the decision.
-#ifndef ZKV_ZONE_VIEW_H
-#define ZKV_ZONE_VIEW_H
+#ifndef ZKV_ZONE_VIEW_BUFFER_H
+#define ZKV_ZONE_VIEW_BUFFER_H
 
 #include <cstdint>
 #include <vector>
 
 #include "boundary.h"
-#include "lsm_hints.h"
+#include "file_hints.h"
 #include "zonefs.h"
 
 namespace zkv {
 
-class ZoneView {
+class ZoneViewBuffer {
  public:
   // From the view a call-out was handed. `req` null for a victim choice or a GC trigger.
-  // `registry` may be null (no hints). Returns 0 or a negative errno.
-  int Build(const zfs_view& view, const LsmHintRegistry* registry, const zfs_alloc_request* req);
+  // `hints` may be null (no hints). Returns 0 or a negative errno.
+  int Build(const zfs_view& view, const FileHints* hints, const zfs_alloc_request* req);
   void* data() { return words_.data(); }
   size_t size() const { return length_; }
   // The decision Java wrote (allocation views only).

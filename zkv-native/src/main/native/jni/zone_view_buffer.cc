@@ -1,4 +1,4 @@
-#include "zone_view.h"
+#include "zone_view_buffer.h"
 
 #include <cstring>
 #include <string>
@@ -31,7 +31,7 @@ constexpr uint32_t Align8(size_t v) { return static_cast<uint32_t>((v + 7) / 8 *
 // A range tombstone (DeleteRange) may start an SST before its first data key: the hint then
 // starts later than the file, by that tombstone's span; ranges deleted ahead are rare in SSTs.
 // Measured in docs/placement.md ("How good the hints are").
-void ZoneView::NarrowToFirstKey(const zfs_alloc_request& req, LsmFileHint* hint) {
+void ZoneViewBuffer::NarrowToFirstKey(const zfs_alloc_request& req, LsmFileHint* hint) {
   size_t off = 0, len = 0;
   if (!hint->compaction || !hint->has_range || req.head_len == 0 ||
       zkv_sst_first_user_key(req.head, req.head_len, &off, &len) != 0)
@@ -40,7 +40,7 @@ void ZoneView::NarrowToFirstKey(const zfs_alloc_request& req, LsmFileHint* hint)
   if (first >= hint->smallest && first <= hint->largest) hint->smallest = std::move(first);
 }
 
-int ZoneView::Build(const zfs_view& view, const LsmHintRegistry* registry, const zfs_alloc_request* req) {
+int ZoneViewBuffer::Build(const zfs_view& view, const FileHints* registry, const zfs_alloc_request* req) {
   const zfs_zone_info* zones = view.zones;
   const uint32_t n = view.n_zones;
   const zfs_zone_file* placements = view.files;
@@ -130,7 +130,7 @@ int ZoneView::Build(const zfs_view& view, const LsmHintRegistry* registry, const
   return 0;
 }
 
-const zkv_bnd_decision* ZoneView::decision() const {
+const zkv_bnd_decision* ZoneViewBuffer::decision() const {
   return reinterpret_cast<const zkv_bnd_decision*>(reinterpret_cast<const uint8_t*>(words_.data()) + decision_offset_);
 }
 
