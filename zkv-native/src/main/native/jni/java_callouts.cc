@@ -14,8 +14,7 @@ namespace zkv {
 
 std::atomic<int> mounted_file_systems{0};
 
-bool JavaCallout::Bind(JNIEnv* env, jobject object, const char* name, const char* signature,
-                       const HintSource* source) {
+bool JavaCallout::Bind(JNIEnv* env, jobject object, const char* name, const char* signature, const HintSource* source) {
   if (target) return false;
   jmethodID m = env->GetMethodID(env->GetObjectClass(object), name, signature);
   if (!m || env->GetJavaVM(&vm) != 0) {
