@@ -9,9 +9,9 @@ import java.util.OptionalLong;
 /**
  * Everything the file system knows about the file that needs a zone, as typed hints. Only {@link
  * #fileId}, {@link #kind}, {@link #lifetime} and {@link #purpose} are always present; the rest is
- * filled where the caller knows it (zkv-core learns level, job and key range from RocksJava's
- * listener callbacks and the live-files metadata, and hands them to the file system before the
- * file's first write).
+ * filled where the caller knows it (the native library learns level, job and key range from
+ * RocksDB's events, by a native listener that never calls into Java, and from the live-files
+ * metadata, before the file's first write: docs/zone-fs.md, "LSM hints").
  *
  * <p>Which policy uses what:
  *

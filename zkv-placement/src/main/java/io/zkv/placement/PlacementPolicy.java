@@ -2,7 +2,9 @@ package io.zkv.placement;
 
 /**
  * Chooses the zone for a file's next extent. The zone file system calls it each time a file needs a
- * zone (first write, or its zone filled up) and for each extent GC migrates, never per write.
+ * zone (first write, or its zone filled up) and when GC needs a zone to copy live extents into
+ * (purpose {@code GC_MIGRATION}, once per target zone: GC keeps writing into it while it has room),
+ * never per write.
  *
  * <p>The call gets typed hints about the file ({@link AllocationRequest}) and a read-only view of
  * the zones, their tokens and which files live where ({@link ZoneTableView}), and returns a

@@ -8,8 +8,9 @@ import java.util.Set;
 
 /**
  * Read-only view of the device's zones and of which files have live extents in them, handed to a
- * placement policy at each zone allocation. The file system holds its allocation lock for the
- * duration of the call, so the view does not change underneath the policy.
+ * placement policy at each zone allocation. It is a snapshot taken for the call, which runs without
+ * the file system's lock: other files go on writing meanwhile, and a decision the zones no longer
+ * allow when it is carried out is asked again on a fresh view ({@link PlacementPolicy}).
  *
  * <p>The file-level part serves policies that reason about the LSM tree: CAZA ranks the zones that
  * hold SSTs of level L+1 overlapping a new SST ({@link #files()}, {@link #zonesOf}) and falls back

@@ -11,7 +11,9 @@
  * fires. Policies decide; mechanism (append, finish, reset, copy) stays in the file system.
  *
  * <p>Policies: {@link io.zkv.placement.LizaPolicy} (ZenFS's default, reproduced exactly), {@link
- * io.zkv.placement.GreedyVictimPolicy}; CAZA and ZoneKV are to come on the same SPI. {@link
- * io.zkv.placement.ZoneTable} is an in-memory, validated zone table for tests and simulations.
+ * io.zkv.placement.CazaPolicy}, {@link io.zkv.placement.ZoneKvPolicy}, {@link
+ * io.zkv.placement.GreedyVictimPolicy}; ZenFS's token and reserve rules every policy needs are
+ * {@link io.zkv.placement.ZenFsZoneRules}. {@link io.zkv.placement.ZoneTable} is an in-memory,
+ * validated zone table for tests and simulations.
  */
 package io.zkv.placement;
