@@ -6,7 +6,7 @@ import java.nio.ByteBuffer;
 
 /** {@link ZoneLeases} of a mounted zone file system ({@link ZoneFs}), for one owner. */
 public final class EnvZoneLeases implements ZoneLeases {
-  private final ZoneFs env;
+  private final ZoneFs fs;
   private final long owner;
   private final DeviceGeometry geometry;
 
@@ -14,7 +14,7 @@ public final class EnvZoneLeases implements ZoneLeases {
     if (owner == 0) {
       throw new IllegalArgumentException("owner 0 means no owner");
     }
-    this.env = fs;
+    this.fs = fs;
     this.owner = owner;
     this.geometry = fs.geometry();
   }
@@ -31,47 +31,47 @@ public final class EnvZoneLeases implements ZoneLeases {
 
   @Override
   public int lease() {
-    return env.leaseZone(owner);
+    return fs.leaseZone(owner);
   }
 
   @Override
   public int giveBack(int zone) {
-    return env.returnLease(owner, zone);
+    return fs.returnLease(owner, zone);
   }
 
   @Override
   public int giveBackAll() {
-    return env.returnAllLeases(owner);
+    return fs.returnAllLeases(owner);
   }
 
   @Override
   public int giveBackSet(int[] zones) {
-    return env.returnLeaseSet(owner, zones);
+    return fs.returnLeaseSet(owner, zones);
   }
 
   @Override
   public int giveBackKeepingEmpty(int keep) {
-    return env.returnLeasesKeepEmpty(owner, keep);
+    return fs.returnLeasesKeepEmpty(owner, keep);
   }
 
   @Override
   public int[] leased() {
-    return env.leasedZones(owner);
+    return fs.leasedZones(owner);
   }
 
   @Override
   public long[] key(int zone) {
-    return env.leaseKey(owner, zone);
+    return fs.leaseKey(owner, zone);
   }
 
   @Override
   public int renew(int zone) {
-    return env.renewLease(owner, zone);
+    return fs.renewLease(owner, zone);
   }
 
   @Override
   public long append(int zone, ByteBuffer buf, int len) {
-    return env.leaseAppend(owner, zone, buf, len, true); // FUA: durable with a volatile cache too
+    return fs.leaseAppend(owner, zone, buf, len, true); // FUA: durable with a volatile cache too
   }
 
   @Override
@@ -81,17 +81,17 @@ public final class EnvZoneLeases implements ZoneLeases {
 
   @Override
   public int read(int zone, long offset, ByteBuffer buf, int len) {
-    return env.leaseRead(owner, zone, offset, buf, len);
+    return fs.leaseRead(owner, zone, offset, buf, len);
   }
 
   @Override
   public long written(int zone) {
-    return env.leaseWritten(owner, zone);
+    return fs.leaseWritten(owner, zone);
   }
 
   @Override
   public int finish(int zone) {
-    return env.finishLease(owner, zone);
+    return fs.finishLease(owner, zone);
   }
 
   @Override
